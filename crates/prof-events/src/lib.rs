@@ -1,0 +1,326 @@
+//! # prof-events: the vocabulary every profkit crate speaks
+//!
+//! This crate is the small interface at the bottom of profkit. It defines
+//!
+//! - dense id newtypes ([`BlockId`]) so analyses index vectors, not hash maps;
+//! - the block-granular event model: [`BlockInfo`] (what a translated block is),
+//!   [`Interest`] (what a sink wants for it), and the run-time events [`Edge`],
+//!   [`MemAccess`], [`Sample`], [`Syscall`] and [`Exit`];
+//! - the [`Sink`] trait with its combinators: `()`, tuples, [`Option`], `&mut S`,
+//!   `Box<dyn Sink>` and [`SinkExt::and`];
+//! - [`CodeView`], the read-only view of a program's code used by ISA-independent
+//!   analyses (CFG recovery, trace reconstruction, reports).
+//!
+//! It depends on nothing, so an analysis crate can depend on it without pulling in the
+//! emulator, and test suites can drive analyses with synthetic event streams.
+//!
+//! ## The cost model
+//!
+//! The emulator (the *driver*) owns the hot loop and pushes events into a sink. A sink pays
+//! only for what it asks:
+//!
+//! 1. **Translation time, once per block.** When the driver decodes a basic block it calls
+//!    [`Sink::interest`] with the block's [`BlockInfo`]. The answer is cached in the block.
+//!    This is the only call a sink that wants nothing ever receives, and it happens once per
+//!    distinct block, not once per execution.
+//! 2. **Run time, per wanted event.** When a cached block runs, the driver tests the cached
+//!    bits and calls only the wanted hooks: [`Sink::block`] on entry, [`Sink::edge`] for the
+//!    control transfer at its end, [`Sink::mem`] for every load and store (with the value only
+//!    if [`Interest::MEM_VALUES`] was asked). A block whose interest is empty runs exactly as
+//!    it would with no sink at all.
+//! 3. **Run-wide events** ([`Sink::syscall`], [`Sink::sample`], [`Sink::exit`]) are rare and
+//!    gated by [`Sink::wants`], asked once at the start of a run.
+//!
+//! The driver's run loop is generic over `S: Sink`, so with `()` every hook is an inlined
+//! empty function and the interest test folds to a constant.
+//!
+//! ## Composition
+//!
+//! Combined sinks see the union of their members' interests. Each member still receives only
+//! the events it asked for: the combinator ([`Both`], built by [`SinkExt::and`] or a tuple)
+//! remembers each member's interest per block and filters. Hooks return [`Control`]; a
+//! [`Control::Stop`] from any member stops the run at the next block boundary, and
+//! [`Sink::exit`] is still delivered to every member.
+//!
+//! ```
+//! use prof_events::{BlockId, BlockInfo, Control, Interest, Sink, SinkExt, BlockEnd};
+//!
+//! #[derive(Default)]
+//! struct CountBlocks(Vec<u64>);
+//!
+//! impl Sink for CountBlocks {
+//!     fn interest(&mut self, block: &BlockInfo) -> Interest {
+//!         let i = block.id.index();
+//!         if self.0.len() <= i { self.0.resize(i + 1, 0); }
+//!         Interest::BLOCK
+//!     }
+//!     fn block(&mut self, id: BlockId, _pc: u64) -> Control {
+//!         self.0[id.index()] += 1;
+//!         Control::Continue
+//!     }
+//! }
+//!
+//! // A driver (normally isa-emu) announces a block, then runs it twice.
+//! let mut sink = CountBlocks::default().and(());
+//! let info = BlockInfo { id: BlockId(0), start: 0x1000, end: 0x1008, insns: 2, ends_with: BlockEnd::Return };
+//! assert!(sink.interest(&info).contains(Interest::BLOCK));
+//! sink.block(BlockId(0), 0x1000);
+//! sink.block(BlockId(0), 0x1000);
+//! assert_eq!(sink.first().0[0], 2);
+//! ```
+#![forbid(unsafe_code)]
+
+mod code_view;
+mod combine;
+mod event;
+mod id;
+mod interest;
+mod recorder;
+
+pub use code_view::{CodeView, FlowClass, InsnInfo};
+pub use combine::{Both, SinkExt};
+pub use event::{
+    BlockEnd, BlockInfo, Edge, EdgeKind, Exit, ExitReason, MemAccess, MemKind, Sample, Syscall,
+};
+pub use id::BlockId;
+pub use interest::Interest;
+pub use recorder::{Event, Recorder};
+
+/// What a hook tells the driver: go on, or stop the run at the next block boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[must_use]
+pub enum Control {
+    /// Keep running.
+    #[default]
+    Continue,
+    /// Stop the run at the next block boundary; [`Sink::exit`] is still called.
+    Stop,
+}
+
+impl Control {
+    /// `Stop` if either is `Stop`.
+    #[inline(always)]
+    pub fn or(self, other: Control) -> Control {
+        if self == Control::Stop || other == Control::Stop {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    }
+}
+
+/// A consumer of execution events. Every hook has an empty default, so a sink implements
+/// only what it uses; see the crate docs for the cost model.
+///
+/// The trait is object safe: `Box<dyn Sink>` is a sink too.
+pub trait Sink {
+    /// Run-wide events wanted for this run: any of [`Interest::SYSCALL`],
+    /// [`Interest::SAMPLE`], [`Interest::EXIT`]. Asked once when a run starts.
+    #[inline]
+    fn wants(&mut self) -> Interest {
+        Interest::EXIT
+    }
+
+    /// Called once when the driver translates a block; the answer is cached with the block.
+    /// Block ids are dense and assigned in order of first translation, so a sink may use
+    /// them to index its own vectors.
+    #[inline]
+    fn interest(&mut self, _block: &BlockInfo) -> Interest {
+        Interest::NONE
+    }
+
+    /// The block `id` starting at `pc` is about to execute.
+    #[inline]
+    fn block(&mut self, _id: BlockId, _pc: u64) -> Control {
+        Control::Continue
+    }
+
+    /// The control transfer that ended block `edge.from` happened.
+    #[inline]
+    fn edge(&mut self, _edge: &Edge) -> Control {
+        Control::Continue
+    }
+
+    /// A memory access of an instruction of a block that asked for [`Interest::MEM`].
+    #[inline]
+    fn mem(&mut self, _access: &MemAccess) -> Control {
+        Control::Continue
+    }
+
+    /// A sampling interrupt fired.
+    #[inline]
+    fn sample(&mut self, _sample: &Sample) -> Control {
+        Control::Continue
+    }
+
+    /// A system call completed (or an environment call was handled).
+    #[inline]
+    fn syscall(&mut self, _call: &Syscall) -> Control {
+        Control::Continue
+    }
+
+    /// The run ended. Always the last event of a run.
+    #[inline]
+    fn exit(&mut self, _exit: &Exit) {}
+}
+
+impl Sink for () {
+    #[inline(always)]
+    fn wants(&mut self) -> Interest {
+        Interest::NONE
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    #[inline(always)]
+    fn wants(&mut self) -> Interest {
+        (**self).wants()
+    }
+    #[inline(always)]
+    fn interest(&mut self, block: &BlockInfo) -> Interest {
+        (**self).interest(block)
+    }
+    #[inline(always)]
+    fn block(&mut self, id: BlockId, pc: u64) -> Control {
+        (**self).block(id, pc)
+    }
+    #[inline(always)]
+    fn edge(&mut self, edge: &Edge) -> Control {
+        (**self).edge(edge)
+    }
+    #[inline(always)]
+    fn mem(&mut self, access: &MemAccess) -> Control {
+        (**self).mem(access)
+    }
+    #[inline(always)]
+    fn sample(&mut self, sample: &Sample) -> Control {
+        (**self).sample(sample)
+    }
+    #[inline(always)]
+    fn syscall(&mut self, call: &Syscall) -> Control {
+        (**self).syscall(call)
+    }
+    #[inline(always)]
+    fn exit(&mut self, exit: &Exit) {
+        (**self).exit(exit)
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for Box<S> {
+    #[inline(always)]
+    fn wants(&mut self) -> Interest {
+        (**self).wants()
+    }
+    #[inline(always)]
+    fn interest(&mut self, block: &BlockInfo) -> Interest {
+        (**self).interest(block)
+    }
+    #[inline(always)]
+    fn block(&mut self, id: BlockId, pc: u64) -> Control {
+        (**self).block(id, pc)
+    }
+    #[inline(always)]
+    fn edge(&mut self, edge: &Edge) -> Control {
+        (**self).edge(edge)
+    }
+    #[inline(always)]
+    fn mem(&mut self, access: &MemAccess) -> Control {
+        (**self).mem(access)
+    }
+    #[inline(always)]
+    fn sample(&mut self, sample: &Sample) -> Control {
+        (**self).sample(sample)
+    }
+    #[inline(always)]
+    fn syscall(&mut self, call: &Syscall) -> Control {
+        (**self).syscall(call)
+    }
+    #[inline(always)]
+    fn exit(&mut self, exit: &Exit) {
+        (**self).exit(exit)
+    }
+}
+
+/// `None` is a sink that wants nothing; `Some(s)` behaves as `s`. Switches a sink at run time.
+impl<S: Sink> Sink for Option<S> {
+    #[inline]
+    fn wants(&mut self) -> Interest {
+        self.as_mut().map_or(Interest::NONE, Sink::wants)
+    }
+    #[inline]
+    fn interest(&mut self, block: &BlockInfo) -> Interest {
+        self.as_mut().map_or(Interest::NONE, |s| s.interest(block))
+    }
+    #[inline]
+    fn block(&mut self, id: BlockId, pc: u64) -> Control {
+        self.as_mut().map_or(Control::Continue, |s| s.block(id, pc))
+    }
+    #[inline]
+    fn edge(&mut self, edge: &Edge) -> Control {
+        self.as_mut().map_or(Control::Continue, |s| s.edge(edge))
+    }
+    #[inline]
+    fn mem(&mut self, access: &MemAccess) -> Control {
+        self.as_mut().map_or(Control::Continue, |s| s.mem(access))
+    }
+    #[inline]
+    fn sample(&mut self, sample: &Sample) -> Control {
+        self.as_mut()
+            .map_or(Control::Continue, |s| s.sample(sample))
+    }
+    #[inline]
+    fn syscall(&mut self, call: &Syscall) -> Control {
+        self.as_mut().map_or(Control::Continue, |s| s.syscall(call))
+    }
+    #[inline]
+    fn exit(&mut self, exit: &Exit) {
+        if let Some(s) = self {
+            s.exit(exit)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(id: u32) -> BlockInfo {
+        BlockInfo {
+            id: BlockId(id),
+            start: 0x100 * u64::from(id),
+            end: 0x100 * u64::from(id) + 8,
+            insns: 2,
+            ends_with: BlockEnd::Jump,
+        }
+    }
+
+    #[test]
+    fn unit_sink_wants_nothing() {
+        let mut s = ();
+        assert_eq!(s.wants(), Interest::NONE);
+        assert_eq!(s.interest(&info(0)), Interest::NONE);
+    }
+
+    #[test]
+    fn option_none_wants_nothing_and_some_forwards() {
+        let mut none: Option<Recorder> = None;
+        assert_eq!(none.interest(&info(0)), Interest::NONE);
+        let mut some = Some(Recorder::new(Interest::BLOCK));
+        assert_eq!(some.interest(&info(0)), Interest::BLOCK);
+        let _ = some.block(BlockId(0), 0);
+        assert_eq!(some.unwrap().events.len(), 2);
+    }
+
+    #[test]
+    fn boxed_dyn_sink_forwards() {
+        let mut b: Box<dyn Sink> = Box::new(Recorder::new(Interest::EDGE));
+        assert_eq!(b.interest(&info(3)), Interest::EDGE);
+    }
+
+    #[test]
+    fn control_or() {
+        assert_eq!(Control::Continue.or(Control::Continue), Control::Continue);
+        assert_eq!(Control::Continue.or(Control::Stop), Control::Stop);
+        assert_eq!(Control::Stop.or(Control::Continue), Control::Stop);
+    }
+}

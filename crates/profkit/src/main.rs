@@ -1,0 +1,2 @@
+//! The `profkit` command-line profiler.
+fn main() {}

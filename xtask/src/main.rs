@@ -1,0 +1,37 @@
+//! Developer tasks: `cargo xtask <task> [args]`. Run `cargo xtask help` for the table.
+
+use std::process::ExitCode;
+
+type Task = (
+    &'static str,
+    &'static str,
+    fn(&[String]) -> Result<(), String>,
+);
+
+/// The task table: name, one-line description, entry point.
+const TASKS: &[Task] = &[("help", "list the tasks", help)];
+
+fn help(_: &[String]) -> Result<(), String> {
+    println!("cargo xtask <task> [args]\n");
+    for (name, what, _) in TASKS {
+        println!("  {name:<10} {what}");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = args.first().map(String::as_str).unwrap_or("help");
+    let Some((_, _, task)) = TASKS.iter().find(|(n, _, _)| *n == name) else {
+        eprintln!("xtask: unknown task `{name}`");
+        let _ = help(&[]);
+        return ExitCode::FAILURE;
+    };
+    match task(&args[1..]) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask {name}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
