@@ -231,6 +231,92 @@ impl Insn {
     }
 }
 
+/// Classification for block building and analyses.
+///
+/// Block boundaries: an instruction ends a basic block if it transfers control
+/// ([`Insn::flow`] is not `None`), or if it is `fence.i` (code may have changed), `wfi`, or
+/// a Zicsr instruction on any CSR other than `fflags`/`frm`/`fcsr`. Those CSRs hold machine
+/// state (status, trap vectors, counters) that the run loop settles at block boundaries,
+/// so accesses to them end the block; the floating-point CSRs are accessed often by libm
+/// and the interpreter reads `frm` on each dynamically rounded operation, so they do not.
+impl Insn {
+    /// True for a 16-bit (compressed) encoding.
+    #[inline]
+    pub fn is_compressed(&self) -> bool {
+        self.len == 2
+    }
+
+    /// The control-flow class of this instruction at address `pc`.
+    ///
+    /// Link registers follow the return-address-stack hints of the RISC-V specification
+    /// (x1 and x5 are link registers): `jal` linking one is a call, `jal x0` a jump;
+    /// `jalr` writing a link register is an indirect call, `jalr` reading a link register
+    /// without writing one is a return, other `jalr`s are indirect jumps. `mret` is an
+    /// indirect jump, `ecall` a system call, `ebreak` and illegal encodings halt.
+    pub fn flow(&self, pc: u64) -> prof_events::FlowClass {
+        use prof_events::FlowClass;
+        let target = pc.wrapping_add(self.imm as i64 as u64);
+        let is_link = |r: u8| r == 1 || r == 5;
+        match self.op {
+            Op::Jal if is_link(self.rd) => FlowClass::Call { target },
+            Op::Jal => FlowClass::Jump { target },
+            Op::Jalr if is_link(self.rd) => FlowClass::IndirectCall,
+            Op::Jalr if is_link(self.rs1) => FlowClass::Return,
+            Op::Jalr | Op::Mret => FlowClass::IndirectJump,
+            Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu => {
+                FlowClass::Branch { target }
+            }
+            Op::Ecall => FlowClass::Syscall,
+            Op::Ebreak | Op::Illegal => FlowClass::Halt,
+            _ => FlowClass::None,
+        }
+    }
+
+    /// True if this instruction must be the last of a basic block (see the impl docs).
+    pub fn ends_block(&self) -> bool {
+        match self.op {
+            Op::FenceI | Op::Wfi => true,
+            Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
+                !matches!(self.imm, 1..=3)
+            }
+            _ => self.flow(0).ends_block(),
+        }
+    }
+
+    /// The memory access this instruction makes, if any: size in bytes and kind.
+    ///
+    /// `lr` is a load and `sc` a store (it may not write); AMOs are atomic
+    /// read-modify-writes.
+    pub fn mem_access(&self) -> Option<(u8, prof_events::MemKind)> {
+        use prof_events::MemKind::{Atomic, Load, Store};
+        use Op::*;
+        Some(match self.op {
+            Lb | Lbu => (1, Load),
+            Lh | Lhu => (2, Load),
+            Lw | Lwu | Flw | LrW => (4, Load),
+            Ld | Fld | LrD => (8, Load),
+            Sb => (1, Store),
+            Sh => (2, Store),
+            Sw | Fsw | ScW => (4, Store),
+            Sd | Fsd | ScD => (8, Store),
+            AmoswapW | AmoaddW | AmoxorW | AmoandW | AmoorW | AmominW | AmomaxW | AmominuW
+            | AmomaxuW => (4, Atomic),
+            AmoswapD | AmoaddD | AmoxorD | AmoandD | AmoorD | AmominD | AmomaxD | AmominuD
+            | AmomaxuD => (8, Atomic),
+            _ => return None,
+        })
+    }
+
+    /// What an ISA-independent analysis needs to know about this instruction at `pc`.
+    pub fn info(&self, pc: u64) -> prof_events::InsnInfo {
+        prof_events::InsnInfo {
+            len: self.len,
+            flow: self.flow(pc),
+            accesses_memory: self.mem_access().is_some(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,12 @@
 //! (The crate manual is written as the crate takes shape; see `docs/architecture.md`.)
 #![forbid(unsafe_code)]
 
+pub mod decode;
+pub mod disasm;
 pub mod insn;
 pub mod memory;
 
+pub use decode::{decode, insn_len};
+pub use disasm::{disasm, disasm_at};
 pub use insn::{Insn, Op};
 pub use memory::{AccessKind, MemFault, Memory};
