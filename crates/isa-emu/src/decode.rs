@@ -501,3 +501,233 @@ fn decode16(x: u32) -> Option<Insn> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Op::*;
+
+    /// Asserts that `raw` decodes to `op rd, rs1, rs2, imm` of length `len`.
+    #[track_caller]
+    fn check(raw: u32, op: Op, rd: u8, rs1: u8, rs2: u8, imm: i32, len: u8) {
+        let insn = decode(raw);
+        assert_eq!(
+            (insn.op, insn.rd, insn.rs1, insn.rs2, insn.imm, insn.len),
+            (op, rd, rs1, rs2, imm, len),
+            "decode({raw:#x}) = {insn:?}"
+        );
+    }
+
+    // Encodings below were produced by `riscv64-unknown-elf-as -march=rv64gc` from the
+    // instruction in the comment; the expected fields come from that source text.
+
+    #[test]
+    fn compressed_quadrant0() {
+        check(0x1fe8, Addi, 10, 2, 0, 1020, 2); // c.addi4spn a0, sp, 1020
+        check(0x0040, Addi, 8, 2, 0, 4, 2); // c.addi4spn s0, sp, 4
+        check(0x3ffc, Fld, 15, 15, 0, 248, 2); // c.fld fa5, 248(a5)
+        check(0x5de8, Lw, 10, 11, 0, 124, 2); // c.lw a0, 124(a1)
+        check(0x7ef0, Ld, 12, 13, 0, 248, 2); // c.ld a2, 248(a3)
+        check(0xa404, Fsd, 0, 8, 9, 8, 2); // c.fsd fs1, 8(s0)
+        check(0xc35c, Sw, 0, 14, 15, 4, 2); // c.sw a5, 4(a4)
+        check(0xe144, Sd, 0, 10, 9, 128, 2); // c.sd s1, 128(a0)
+    }
+
+    #[test]
+    fn compressed_quadrant1() {
+        check(0x0001, Addi, 0, 0, 0, 0, 2); // c.nop
+        check(0x1501, Addi, 10, 10, 0, -32, 2); // c.addi a0, -32
+        check(0x0ffd, Addi, 31, 31, 0, 31, 2); // c.addi t6, 31
+        check(0x357d, Addiw, 10, 10, 0, -1, 2); // c.addiw a0, -1
+        check(0x5281, Addi, 5, 0, 0, -32, 2); // c.li t0, -32
+        check(0x7101, Addi, 2, 2, 0, -512, 2); // c.addi16sp sp, -512
+        check(0x617d, Addi, 2, 2, 0, 496, 2); // c.addi16sp sp, 496
+        check(0x7501, Lui, 10, 0, 0, -32 << 12, 2); // c.lui a0, 0xfffe0
+        check(0x647d, Lui, 8, 0, 0, 0x1f << 12, 2); // c.lui s0, 0x1f
+        check(0x917d, Srli, 10, 10, 0, 63, 2); // c.srli a0, 63
+        check(0x8485, Srai, 9, 9, 0, 1, 2); // c.srai s1, 1
+        check(0x997d, Andi, 10, 10, 0, -1, 2); // c.andi a0, -1
+        check(0x8c05, Sub, 8, 8, 9, 0, 2); // c.sub s0, s1
+        check(0x8d2d, Xor, 10, 10, 11, 0, 2); // c.xor a0, a1
+        check(0x8e55, Or, 12, 12, 13, 0, 2); // c.or a2, a3
+        check(0x8f7d, And, 14, 14, 15, 0, 2); // c.and a4, a5
+        check(0x9c1d, Subw, 8, 8, 15, 0, 2); // c.subw s0, a5
+        check(0x9fa1, Addw, 15, 15, 8, 0, 2); // c.addw a5, s0
+        check(0xb001, Jal, 0, 0, 0, -2048, 2); // c.j .-2048
+        check(0xaffd, Jal, 0, 0, 0, 2046, 2); // c.j .+2046
+        check(0xd101, Beq, 0, 10, 0, -256, 2); // c.beqz a0, .-256
+        check(0xeffd, Bne, 0, 15, 0, 254, 2); // c.bnez a5, .+254
+    }
+
+    #[test]
+    fn compressed_quadrant2() {
+        check(0x10fe, Slli, 1, 1, 0, 63, 2); // c.slli ra, 63
+        check(0x307e, Fld, 0, 2, 0, 504, 2); // c.fldsp ft0, 504(sp)
+        check(0x50fe, Lw, 1, 2, 0, 252, 2); // c.lwsp ra, 252(sp)
+        check(0x7ffe, Ld, 31, 2, 0, 504, 2); // c.ldsp t6, 504(sp)
+        check(0x8082, Jalr, 0, 1, 0, 0, 2); // c.jr ra
+        check(0x857e, Add, 10, 0, 31, 0, 2); // c.mv a0, t6
+        check(0x9002, Ebreak, 0, 0, 0, 0, 2); // c.ebreak
+        check(0x9502, Jalr, 1, 10, 0, 0, 2); // c.jalr a0
+        check(0x929a, Add, 5, 5, 6, 0, 2); // c.add t0, t1
+        check(0xbfee, Fsd, 0, 2, 27, 504, 2); // c.fsdsp fs11, 504(sp)
+        check(0xdf86, Sw, 0, 2, 1, 252, 2); // c.swsp ra, 252(sp)
+        check(0xfffe, Sd, 0, 2, 31, 504, 2); // c.sdsp t6, 504(sp)
+    }
+
+    #[test]
+    fn compressed_upper_half_is_ignored() {
+        check(0xdead_8082, Jalr, 0, 1, 0, 0, 2);
+        assert_eq!(insn_len(0x8082), 2);
+        assert_eq!(insn_len(0x0013), 4);
+        assert!((0..=u16::MAX).all(|h| insn_len(h) == if h & 3 == 3 { 4 } else { 2 }));
+    }
+
+    #[test]
+    fn all_zero_word_is_a_two_byte_illegal_instruction() {
+        assert_eq!(decode(0), Insn::illegal(0, 2));
+    }
+
+    #[test]
+    fn compressed_hints_are_legal() {
+        check(0x0005, Addi, 0, 0, 0, 1, 2); // c.nop 1
+        check(0x0501, Addi, 10, 10, 0, 0, 2); // c.addi a0, 0
+        check(0x4005, Addi, 0, 0, 0, 1, 2); // c.li x0, 1
+        check(0x6005, Lui, 0, 0, 0, 1 << 12, 2); // c.lui x0, 1
+        check(0x0002, Slli, 0, 0, 0, 0, 2); // c.slli x0, 0
+        check(0x8001, Srli, 8, 8, 0, 0, 2); // c.srli s0, 0
+        check(0x8006, Add, 0, 0, 1, 0, 2); // c.mv x0, ra
+        check(0x9006, Add, 0, 0, 1, 0, 2); // c.add x0, ra
+    }
+
+    #[test]
+    fn compressed_reserved_encodings_are_illegal() {
+        for (raw, why) in [
+            (0x0000, "all-zero halfword"),
+            (0x0010, "c.addi4spn with nzuimm = 0 (rd' = a2)"),
+            (0x2001, "c.addiw rd = 0"),
+            (0x6101, "c.addi16sp nzimm = 0"),
+            (0x6081, "c.lui ra, 0"),
+            (0x4002, "c.lwsp rd = 0"),
+            (0x6002, "c.ldsp rd = 0"),
+            (0x8002, "c.jr rs1 = 0"),
+            (0x8000, "quadrant 0 funct3 100 (reserved)"),
+            (0x9c41, "c.subw-space funct2 10 (reserved)"),
+            (0x9c61, "c.subw-space funct2 11 (reserved)"),
+        ] {
+            let insn = decode(raw);
+            assert_eq!(insn, Insn::illegal(raw, 2), "{why}");
+        }
+    }
+
+    #[test]
+    fn base_formats_and_sign_extension() {
+        check(0xffff_f537, Lui, 10, 0, 0, -4096, 4); // lui a0, 0xfffff
+        check(0x8000_0297, Auipc, 5, 0, 0, i32::MIN, 4); // auipc t0, 0x80000
+        check(0x8000_00ef, Jal, 1, 0, 0, -1_048_576, 4); // jal ra, .-1048576
+        check(0x7fff_f06f, Jal, 0, 0, 0, 1_048_574, 4); // j .+1048574
+        check(0x8007_8367, Jalr, 6, 15, 0, -2048, 4); // jalr t1, -2048(a5)
+        check(0x80b5_0063, Beq, 0, 10, 11, -4096, 4); // beq a0, a1, .-4096
+        check(0x7e94_6fe3, Bltu, 0, 8, 9, 4094, 4); // bltu s0, s1, .+4094
+        check(0x8001_0503, Lb, 10, 2, 0, -2048, 4); // lb a0, -2048(sp)
+        check(0x7ff5_6283, Lwu, 5, 10, 0, 2047, 4); // lwu t0, 2047(a0)
+        check(0xffbf_bfa3, Sd, 0, 31, 27, -1, 4); // sd s11, -1(t6)
+        check(0x8005_8513, Addi, 10, 11, 0, -2048, 4); // addi a0, a1, -2048
+        check(0x03f5_9513, Slli, 10, 11, 0, 63, 4); // slli a0, a1, 63
+        check(0x43f5_d513, Srai, 10, 11, 0, 63, 4); // srai a0, a1, 63
+        check(0x0205_d513, Srli, 10, 11, 0, 32, 4); // srli a0, a1, 32
+        check(0x41f5_d51b, Sraiw, 10, 11, 0, 31, 4); // sraiw a0, a1, 31
+        check(0x40c5_8533, Sub, 10, 11, 12, 0, 4); // sub a0, a1, a2
+        check(0x0324_a433, Mulhsu, 8, 9, 18, 0, 4); // mulhsu s0, s1, s2
+        check(0x0273_72bb, Remuw, 5, 6, 7, 0, 4); // remuw t0, t1, t2
+        check(0x0000_0073, Ecall, 0, 0, 0, 0, 4);
+        check(0x0010_0073, Ebreak, 0, 0, 0, 0, 4);
+        check(0x3020_0073, Mret, 0, 0, 0, 0, 4);
+        check(0x1050_0073, Wfi, 0, 0, 0, 0, 4);
+    }
+
+    #[test]
+    fn csr_fields() {
+        check(0xfff5_9573, Csrrw, 10, 11, 0, 0xfff, 4); // csrrw a0, 0xfff, a1
+        check(0x001f_f073, Csrrci, 0, 31, 0, 1, 4); // csrrci zero, fflags, 31 (zimm in rs1)
+    }
+
+    #[test]
+    fn atomics_keep_ordering_bits() {
+        let amo = decode(0x0eb6_352f); // amoswap.d.aqrl a0, a1, (a2)
+        assert_eq!(
+            (amo.op, amo.rd, amo.rs1, amo.rs2, amo.rm),
+            (AmoswapD, 10, 12, 11, 3)
+        );
+        let lr = decode(0x1403_22af); // lr.w.aq t0, (t1)
+        assert_eq!((lr.op, lr.rd, lr.rs1, lr.rm), (LrW, 5, 6, 2));
+        let sc = decode(0x1bce_b3af); // sc.d.rl t2, t3, (t4)
+        assert_eq!((sc.op, sc.rd, sc.rs1, sc.rs2, sc.rm), (ScD, 7, 29, 28, 1));
+        // lr with rs2 != 0 is reserved.
+        assert_eq!(decode(0x1413_22af).op, Illegal);
+    }
+
+    #[test]
+    fn floating_point_fields() {
+        let fma = decode(0x6ac5_9543); // fmadd.d fa0, fa1, fa2, fa3, rtz
+        assert_eq!(
+            (fma.op, fma.rd, fma.rs1, fma.rs2, fma.rs3, fma.rm),
+            (FmaddD, 10, 11, 12, 13, 1)
+        );
+        let fnma = decode(0xf820_f04f); // fnmadd.s ft0, ft1, ft2, ft11, dyn
+        assert_eq!((fnma.op, fnma.rs3, fnma.rm), (FnmaddS, 31, 7));
+        let cvt = decode(0xc005_1553); // fcvt.w.s a0, fa0, rtz
+        assert_eq!((cvt.op, cvt.rd, cvt.rs1, cvt.rm), (FcvtWS, 10, 10, 1));
+        assert_eq!(decode(0x4015_c553).op, FcvtSD); // fcvt.s.d fa0, fa1, rmm
+        assert_eq!(decode(0x4015_c553).rm, 4);
+        assert_eq!(decode(0x4205_8553).op, FcvtDS); // fcvt.d.s fa0, fa1
+        check(0x22c5_a553, FsgnjxD, 10, 11, 12, 0, 4); // fsgnjx.d fa0, fa1, fa2
+        check(0xe20f_8553, FmvXD, 10, 31, 0, 0, 4); // fmv.x.d a0, ft11
+        check(0xe005_1553, FclassS, 10, 10, 0, 0, 4); // fclass.s a0, fa0
+        check(0xffc1_2007, Flw, 0, 2, 0, -4, 4); // flw ft0, -4(sp)
+        check(0x7e85_3c27, Fsd, 0, 10, 8, 2040, 4); // fsd fs0, 2040(a0)
+                                                    // Reserved rounding modes decode (the interpreter traps on them).
+        assert_eq!(decode(0x0200_5053).rm, 5); // fadd.d ft0, ft0, ft0, rm=5
+    }
+
+    #[test]
+    fn fences() {
+        let f = decode(0x0f10_000f); // fence iorw, w
+        assert_eq!((f.op, f.rm), (Fence, 0xf1));
+        assert_eq!(decode(0x8330_000f).op, FenceTso);
+        assert_eq!(decode(0x8210_000f).op, Fence); // fm=1000 without rw,rw: a normal fence
+        assert_eq!(decode(0x0000_100f).op, FenceI);
+        assert_eq!(decode(0x0010_908f).op, FenceI); // reserved fields ignored
+    }
+
+    #[test]
+    fn base_reserved_encodings_are_illegal() {
+        for (raw, why) in [
+            (0xffff_ffff, "all-ones word"),
+            (0x0000_1067, "jalr funct3 != 0"),
+            (0x0000_2063, "branch funct3 010"),
+            (0x0000_7003, "load funct3 111"),
+            (0x0000_4023, "store funct3 100"),
+            (0x0400_1013, "slli with bit 26 set beyond shamt"),
+            (0x8000_5013, "srai with a bad funct6"),
+            (0x0200_101b, "slliw shamt bit 5 set"),
+            (0x0200_501b, "srliw shamt bit 5 set"),
+            (0x4000_1033, "sll with funct7 0x20"),
+            (0x0000_4073, "SYSTEM funct3 100"),
+            (0x1020_0073, "sret (supervisor)"),
+            (0x0000_300f, "MISC-MEM funct3 011"),
+            (0x0000_402f, "AMO funct3 100"),
+            (0x2800_202f, "AMO funct5 00101 (unassigned)"),
+            (0x0000_1007, "flh (Zfh, not in RV64GC)"),
+            (0x0400_0043, "fmadd with fmt = H"),
+            (0x0600_0053, "fadd with fmt = Q"),
+            (0x5810_1053, "fsqrt.s with rs2 != 0"),
+            (0x4020_0053, "fcvt.s.h (rs2 = 2; only fcvt.s.d exists)"),
+            (0xe000_2053, "fmv.x.w with funct3 010"),
+            (0x0000_001f, "48-bit encoding prefix"),
+            (0x0000_007f, "long encoding prefix"),
+        ] {
+            assert_eq!(decode(raw), Insn::illegal(raw, 4), "{why}: {raw:#x}");
+        }
+    }
+}

@@ -1019,3 +1019,64 @@ fn fp_text(i: &Insn, m: &mut String) -> String {
         _ => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expected texts are objdump 2.40's output for the same words.
+    #[test]
+    fn matches_objdump_samples() {
+        for (raw, pc, text) in [
+            (0x0000_0013, 0, "nop"),
+            (0x0000_8067, 0, "ret"),
+            (0x0000_006f, 8, "j\t0x8"),
+            (0x4501, 0, "li\ta0,0"),
+            (0x5678, 0, "lw\ta4,108(a2)"),
+            (0x1234, 0, "add\ta3,sp,296"),
+            (0x0200_5053, 0, "fadd.d\tft0,ft0,ft0,unknown"),
+            (0x0ff0_000f, 0, "fence"),
+            (0x0100_000f, 0, "fence\tw,unknown"),
+            (0x8330_000f, 0, "fence.tso"),
+            (0x0000_100f, 0, "fence.i"),
+            (0xc000_1073, 0, "unimp"),
+            (0x0010_2573, 0, "frflags\ta0"),
+            (0x0030_10f3, 0, "fscsr\tra,zero"),
+            (0xc010_2573, 0, "rdtime\ta0"),
+            (0x7b00_2573, 0, "csrr\ta0,dcsr"),
+            (0x0000_1073, 0, "csrw\t0x0,zero"),
+            (0x8002, 0, ".2byte\t0x8002"),
+            (0x0000, 0, "unimp"),
+            (0xfff0_0007, 0, ".4byte\t0xfff00007"),
+            (0x0ff5_f513, 0, "zext.b\ta0,a1"),
+            (0x0005, 0, "c.nop\t1"),
+            (0x1002, 0, "c.slli\tzero,0x20"),
+            (0x0002, 0, "c.slli64\tzero"),
+            (0xa001, 0xf002, "j\t0xf002"),
+            (0xc001, 0x12002, "beqz\ts0,0x12002"),
+            (0x000e_0c67, 0, "jalr\ts8,t3"),
+            (0x0eb6_352f, 0, "amoswap.d.aqrl\ta0,a1,(a2)"),
+            (0x6ac5_9543, 0, "fmadd.d\tfa0,fa1,fa2,fa3,rtz"),
+            (0x4205_8553, 0, "fcvt.d.s\tfa0,fa1"),
+            (0xc9a0_8f93, 0x684b8, "add\tt6,ra,-870"),
+        ] {
+            assert_eq!(disasm(&decode(raw), pc), text, "{raw:#x}");
+        }
+    }
+
+    #[test]
+    fn branch_targets_wrap_like_addresses() {
+        // c.j .-2048 at 0x34 (objdump: fffffffffffff834).
+        assert_eq!(disasm(&decode(0xb001), 0x34), "j\t0xfffffffffffff834");
+    }
+
+    #[test]
+    fn disasm_at_reads_guest_memory() {
+        let mut mem = Memory::new(0x1000, 0x10).unwrap();
+        mem.write_bytes(0x1000, &[0x13, 0x05, 0x10, 0x00, 0x82, 0x80])
+            .unwrap();
+        assert_eq!(disasm_at(&mem, 0x1000).as_deref(), Some("li\ta0,1"));
+        assert_eq!(disasm_at(&mem, 0x1004).as_deref(), Some("ret"));
+        assert_eq!(disasm_at(&mem, 0x2000), None);
+    }
+}

@@ -321,6 +321,59 @@ impl Insn {
 mod tests {
     use super::*;
 
+    use crate::decode::decode;
+    use prof_events::{FlowClass, MemKind};
+
+    #[test]
+    fn flow_follows_the_link_register_hints() {
+        let pc = 0x1000;
+        let flow = |raw| decode(raw).flow(pc);
+        assert_eq!(flow(0x0080_00ef), FlowClass::Call { target: 0x1008 }); // jal ra, +8
+        assert_eq!(flow(0x0080_02ef), FlowClass::Call { target: 0x1008 }); // jal t0, +8
+        assert_eq!(flow(0xff9f_f06f), FlowClass::Jump { target: 0xff8 }); // j -8
+        assert_eq!(flow(0x0080_056f), FlowClass::Jump { target: 0x1008 }); // jal a0, +8
+        assert_eq!(flow(0x0000_8067), FlowClass::Return); // ret
+        assert_eq!(flow(0x8082), FlowClass::Return); // c.jr ra
+        assert_eq!(flow(0x0002_8067), FlowClass::Return); // jr t0
+        assert_eq!(flow(0x0005_00e7), FlowClass::IndirectCall); // jalr a0
+        assert_eq!(flow(0x9502), FlowClass::IndirectCall); // c.jalr a0
+        assert_eq!(flow(0x0000_82e7), FlowClass::IndirectCall); // jalr t0, 0(ra)
+        assert_eq!(flow(0x0005_0067), FlowClass::IndirectJump); // jr a0
+        assert_eq!(flow(0xd101), FlowClass::Branch { target: 0xf00 }); // c.beqz a0, -256
+        assert_eq!(flow(0x0000_0073), FlowClass::Syscall);
+        assert_eq!(flow(0x0010_0073), FlowClass::Halt);
+        assert_eq!(flow(0x0000_0000), FlowClass::Halt);
+        assert_eq!(flow(0x3020_0073), FlowClass::IndirectJump); // mret
+        assert_eq!(flow(0x00b5_0533), FlowClass::None); // add
+    }
+
+    #[test]
+    fn block_ends() {
+        let ends = |raw| decode(raw).ends_block();
+        assert!(ends(0x0000_100f)); // fence.i
+        assert!(ends(0x1050_0073)); // wfi
+        assert!(ends(0xc010_2573)); // rdtime a0
+        assert!(ends(0x3005_9073)); // csrw mstatus, a1
+        assert!(ends(0x0000_8067)); // ret
+        assert!(!ends(0x0010_2573)); // frflags a0
+        assert!(!ends(0x0025_9073)); // fsrm a1
+        assert!(!ends(0x0ff0_000f)); // fence
+        assert!(!ends(0x00b5_0533)); // add
+    }
+
+    #[test]
+    fn memory_accesses() {
+        let mem = |raw| decode(raw).mem_access();
+        assert_eq!(mem(0x5de8), Some((4, MemKind::Load))); // c.lw
+        assert_eq!(mem(0xfffe), Some((8, MemKind::Store))); // c.sdsp
+        assert_eq!(mem(0x00b5_202f), Some((4, MemKind::Atomic))); // amoadd.w
+        assert_eq!(mem(0x1003_352f), Some((8, MemKind::Load))); // lr.d
+        assert_eq!(mem(0x1bce_b3af), Some((8, MemKind::Store))); // sc.d.rl
+        assert_eq!(mem(0xffc1_2007), Some((4, MemKind::Load))); // flw
+        assert_eq!(mem(0x00b5_0533), None); // add
+        assert!(!decode(0x00b5_0533).info(0).accesses_memory);
+    }
+
     #[test]
     fn insn_is_small() {
         assert_eq!(size_of::<Insn>(), 12);
