@@ -730,4 +730,18 @@ mod tests {
             assert_eq!(decode(raw), Insn::illegal(raw, 4), "{why}: {raw:#x}");
         }
     }
+
+    proptest::proptest! {
+        /// Every word decodes, its length follows its low bits, and the disassembler
+        /// marks exactly the illegal ones as data.
+        #[test]
+        fn decode_is_total_and_consistent(raw in proptest::prelude::any::<u32>()) {
+            let insn = decode(raw);
+            proptest::prop_assert_eq!(insn.len, insn_len(raw as u16));
+            let text = crate::disasm::disasm(&insn, 0x1000);
+            let data = text.starts_with(".2byte") || text.starts_with(".4byte")
+                || (insn.len == 2 && text == "unimp");
+            proptest::prop_assert_eq!(insn.op == Illegal, data, "{:#x}: {}", raw, text);
+        }
+    }
 }
