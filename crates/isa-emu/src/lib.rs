@@ -3,8 +3,12 @@
 //! (The crate manual is written as the crate takes shape; see `docs/architecture.md`.)
 #![forbid(unsafe_code)]
 
+pub mod elf;
 pub mod insn;
+pub mod linux;
 pub mod memory;
 
+pub use elf::{ElfError, ElfImage};
 pub use insn::{Insn, Op};
+pub use linux::{Linux, LinuxConfig, LinuxError, SyscallOutcome};
 pub use memory::{AccessKind, MemFault, Memory};
