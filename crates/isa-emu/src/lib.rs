@@ -5,10 +5,14 @@
 
 pub mod decode;
 pub mod disasm;
+pub mod elf;
 pub mod insn;
+pub mod linux;
 pub mod memory;
 
 pub use decode::{decode, insn_len};
 pub use disasm::{disasm, disasm_at};
+pub use elf::{ElfError, ElfImage};
 pub use insn::{Insn, Op};
+pub use linux::{Linux, LinuxConfig, LinuxError, SyscallOutcome};
 pub use memory::{AccessKind, MemFault, Memory};

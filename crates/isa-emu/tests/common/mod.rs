@@ -1,0 +1,69 @@
+//! Helpers shared by the isa-emu integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The committed tiny executable (see tests/data/tiny.S).
+pub const TINY: &[u8] = include_bytes!("../data/tiny.elf");
+
+/// Byte offsets of ELF64 header fields (ELF specification, "ELF Header").
+pub const E_TYPE: usize = 16;
+pub const E_MACHINE: usize = 18;
+pub const E_ENTRY: usize = 24;
+pub const E_PHOFF: usize = 32;
+/// Size of one ELF64 program header and offsets of its fields.
+pub const PHENT: usize = 56;
+pub const P_TYPE: usize = 0;
+pub const P_VADDR: usize = 16;
+pub const P_FILESZ: usize = 32;
+pub const P_MEMSZ: usize = 40;
+
+/// tiny.elf's program headers, in file order (riscv64-unknown-elf-readelf -l).
+pub const PH_PHDR: usize = 0;
+pub const PH_TEXT: usize = 1;
+pub const PH_DATA: usize = 2;
+pub const PH_NOTE: usize = 3;
+
+pub fn put_u16(b: &mut [u8], off: usize, v: u16) {
+    b[off..off + 2].copy_from_slice(&v.to_le_bytes());
+}
+pub fn put_u32(b: &mut [u8], off: usize, v: u32) {
+    b[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+pub fn put_u64(b: &mut [u8], off: usize, v: u64) {
+    b[off..off + 8].copy_from_slice(&v.to_le_bytes());
+}
+pub fn get_u64(b: &[u8], off: usize) -> u64 {
+    u64::from_le_bytes(b[off..off + 8].try_into().unwrap())
+}
+
+/// File offset of program header `i`.
+pub fn phdr(b: &[u8], i: usize) -> usize {
+    get_u64(b, E_PHOFF) as usize + i * PHENT
+}
+
+/// tiny.elf with `f` applied.
+pub fn tiny_with(f: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut b = TINY.to_vec();
+    f(&mut b);
+    b
+}
+
+/// A fresh empty directory under the host's temp dir.
+pub fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("isa-emu-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// True if `tool` can be run from PATH.
+pub fn have(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
