@@ -3,7 +3,7 @@
 use crate::{BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Sample, Sink, Syscall};
 
 /// One recorded event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
     /// A block was translated (the recorder answered with its configured interest).
     Interest(BlockInfo),

@@ -1,5 +1,34 @@
 //! # profkit: whole-program profiling of RISC-V programs
+//!
+//! The umbrella crate: it re-exports the profiling crates under short names and provides the
+//! profile that the `profkit` binary prints.
+//!
+//! | name | crate | what |
+//! |---|---|---|
+//! | [`events`] | prof-events | the event vocabulary: `Sink`, `BlockInfo`, `CodeView` |
+//! | [`emu`] | isa-emu | the RV64GC emulator that runs programs and pushes events |
+//! | [`profile`] | (here) | the block profile and its text/JSON report |
+//!
+//! ```no_run
+//! use profkit::emu::{Config, Machine, linux::LinuxConfig};
+//! use profkit::profile::BlockProfile;
+//!
+//! let elf = std::fs::read("guests/bin/sort.elf").unwrap();
+//! let linux = LinuxConfig { args: vec![b"sort".to_vec()], ..LinuxConfig::default() };
+//! let mut machine = Machine::linux(&elf, linux, Config::default()).unwrap();
+//! let mut profile = BlockProfile::new();
+//! let summary = machine.run(&mut profile);
+//! println!("{} instructions, hottest block at {:#x}", summary.instret, profile.hottest()[0].info.start);
+//! ```
 #![forbid(unsafe_code)]
 
 pub use isa_emu as emu;
 pub use prof_events as events;
+
+pub mod profile;
+
+/// The names most programs need.
+pub mod prelude {
+    pub use isa_emu::{Config, Machine, Outcome, RunSummary};
+    pub use prof_events::{BlockId, BlockInfo, CodeView, Control, Interest, Sink, SinkExt};
+}

@@ -1,2 +1,183 @@
 //! The `profkit` command-line profiler.
-fn main() {}
+//!
+//! - `profkit` with no arguments profiles the bundled default guest program.
+//! - `profkit run FILE [ARGS...]` runs a statically linked RISC-V program with stdin, stdout
+//!   and stderr passed through, prints a profile to stderr (or `--out FILE`) and exits with
+//!   the guest's exit code.
+
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use profkit::emu::linux::{Input, LinuxConfig, Output};
+use profkit::emu::{BareConfig, Config, Machine, Outcome, RunSummary};
+use profkit::profile::{BlockProfile, Report};
+
+/// The bundled guest that `profkit` with no arguments profiles.
+const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../guests/bin/DEFAULT_GUEST.elf"
+));
+const DEFAULT_GUEST_NAME: &str = "DEFAULT_GUEST";
+
+#[derive(Parser, Debug)]
+#[command(name = "profkit", version, about = "Whole-program profiler for RISC-V programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a statically linked RV64GC program and profile it.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Run with no profiling sink at all (for speed comparisons).
+    #[arg(long)]
+    no_profile: bool,
+    /// Write the profile to this file instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Profile format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Hottest blocks to show.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Stop after this many instructions.
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
+    /// Guest memory limit in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    memory: u64,
+    /// Host directory the guest may open files in (nothing else is reachable).
+    #[arg(long, value_name = "DIR")]
+    allow_dir: Option<PathBuf>,
+    /// Start the guest with an empty environment instead of the host's.
+    #[arg(long)]
+    clear_env: bool,
+    /// Set a guest environment variable (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    envs: Vec<String>,
+    /// Seed for the guest's randomness (AT_RANDOM, getrandom).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Decode and execute one instruction at a time (slow; for checking the block cache).
+    #[arg(long)]
+    single_step: bool,
+    /// The program is a bare-metal machine-mode ELF (HTIF console and exit).
+    #[arg(long)]
+    bare: bool,
+    /// The program to run.
+    file: PathBuf,
+    /// Its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Run(args)) => match fs::read(&args.file) {
+            Ok(elf) => {
+                let name = args.file.display().to_string();
+                run(&elf, &name, &args)
+            }
+            Err(e) => Err(format!("cannot read {}: {e}", args.file.display())),
+        },
+        None => {
+            let args = RunArgs::parse_from(["run", DEFAULT_GUEST_NAME]);
+            eprintln!("profkit: profiling the bundled guest `{DEFAULT_GUEST_NAME}` (try `profkit run FILE` for your own program)\n");
+            run(DEFAULT_GUEST, DEFAULT_GUEST_NAME, &args)
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(msg) => {
+            eprintln!("profkit: error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn guest_env(args: &RunArgs) -> Vec<Vec<u8>> {
+    let mut env: Vec<Vec<u8>> = if args.clear_env {
+        Vec::new()
+    } else {
+        std::env::vars_os()
+            .map(|(k, v)| {
+                let mut kv = k.into_encoded_bytes();
+                kv.push(b'=');
+                kv.extend(v.into_encoded_bytes());
+                kv
+            })
+            .collect()
+    };
+    env.extend(args.envs.iter().map(|s| s.as_bytes().to_vec()));
+    env
+}
+
+/// Runs the guest; returns the exit status to give the shell.
+fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
+    let config = Config {
+        fuel: args.fuel,
+        single_step: args.single_step,
+        memory: args.memory.checked_mul(1 << 20).ok_or("--memory is too large")?,
+        ..Config::default()
+    };
+    let mut machine = if args.bare {
+        Machine::bare_metal(elf, BareConfig::default(), config)
+    } else {
+        let mut argv = vec![name.as_bytes().to_vec()];
+        argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
+        let linux = LinuxConfig {
+            args: argv,
+            env: guest_env(args),
+            stdin: Input::Inherit,
+            stdout: Output::Inherit,
+            stderr: Output::Inherit,
+            allow_dir: args.allow_dir.clone(),
+            seed: args.seed,
+            ..LinuxConfig::default()
+        };
+        Machine::linux(elf, linux, config)
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
+
+    let summary: RunSummary;
+    if args.no_profile {
+        summary = machine.run(&mut ());
+    } else {
+        let mut profile = BlockProfile::new();
+        summary = machine.run(&mut profile);
+        let report = Report::new(name, &machine, &summary, &profile, args.top);
+        let text = match args.format {
+            Format::Text => report.to_text(),
+            Format::Json => report.to_json(),
+        };
+        match &args.out {
+            Some(path) => fs::write(path, text)
+                .map_err(|e| format!("cannot write the profile to {}: {e}", path.display()))?,
+            None => {
+                let _ = std::io::stdout().flush();
+                eprint!("{text}");
+            }
+        }
+    }
+    if let Outcome::Fault(f) = summary.outcome {
+        eprintln!("profkit: guest fault: {f}");
+    }
+    Ok(summary.outcome.exit_code())
+}

@@ -1,0 +1,438 @@
+//! The semantics of every instruction: one `match` over [`Op`], shared by the block-cached
+//! and single-step engines so both compute exactly the same thing.
+
+use prof_events::{BlockId, Control, MemAccess, MemKind, Sink};
+
+use crate::cpu::{Cpu, Mode};
+use crate::fpu;
+use crate::insn::{Insn, Op};
+use crate::memory::{AccessKind, MemFault, Memory};
+
+/// Why an instruction did not complete normally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Trap {
+    /// Not a valid instruction here (bad encoding, reserved rounding mode, missing CSR).
+    IllegalInstruction {
+        /// The instruction's bits (16 or 32).
+        bits: u32,
+    },
+    /// A load, store or fetch outside guest memory.
+    AccessFault(MemFault),
+    /// An atomic access to a misaligned address.
+    Misaligned {
+        /// The address.
+        addr: u64,
+        /// Load (LR) or store (SC, AMO).
+        kind: AccessKind,
+    },
+    /// `ecall`.
+    EnvironmentCall,
+    /// `ebreak`.
+    Breakpoint,
+    /// `mret` (machine mode only; the environment performs it).
+    MachineReturn,
+    /// `wfi`: wait for an interrupt. No interrupt source exists, so the environment decides.
+    WaitForInterrupt,
+    /// `fence.i`: translated code must be discarded before going on.
+    FenceI,
+}
+
+/// Where memory events go while a block that asked for them runs.
+pub(crate) struct MemHook<'a, S: ?Sized> {
+    pub sink: &'a mut S,
+    pub block: BlockId,
+    pub values: bool,
+    pub control: Control,
+}
+
+impl<S: Sink + ?Sized> MemHook<'_, S> {
+    #[inline(always)]
+    fn emit(&mut self, pc: u64, addr: u64, size: u8, kind: MemKind, value: u64) {
+        let value = if self.values { value } else { 0 };
+        let access = MemAccess { block: self.block, pc, addr, size, kind, value };
+        self.control = self.control.or(self.sink.mem(&access));
+    }
+}
+
+/// The bits of an instruction for an illegal-instruction trap.
+#[inline(never)]
+fn illegal(mem: &Memory, pc: u64, len: u8) -> Trap {
+    let bits = if len == 2 {
+        mem.load_u::<2>(pc).unwrap_or(0)
+    } else {
+        mem.load_u::<4>(pc).unwrap_or(0)
+    };
+    Trap::IllegalInstruction { bits: bits as u32 }
+}
+
+#[inline(always)]
+fn sext32(v: u64) -> u64 {
+    v as i32 as i64 as u64
+}
+
+/// Executes `insn` at `pc`. Returns the address of the next instruction.
+///
+/// `instret` is the number of instructions retired before this one (for counter CSRs).
+/// With `MEM = true`, every access is reported to `hook`.
+#[inline(always)]
+pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    insn: &Insn,
+    pc: u64,
+    instret: u64,
+    hook: &mut MemHook<'_, S>,
+) -> Result<u64, Trap> {
+    let rd = usize::from(insn.rd & 63);
+    let rs1 = usize::from(insn.rs1 & 31);
+    let rs2 = usize::from(insn.rs2 & 31);
+    let imm = insn.imm as i64 as u64;
+    let next = pc.wrapping_add(u64::from(insn.len));
+    let x = &mut cpu.x;
+
+    macro_rules! alu {
+        ($e:expr) => {{
+            x[rd] = $e;
+        }};
+    }
+    macro_rules! load {
+        ($n:literal, $ext:expr) => {{
+            let addr = x[rs1].wrapping_add(imm);
+            let raw = mem.load_u::<$n>(addr).map_err(Trap::AccessFault)?;
+            if MEM {
+                hook.emit(pc, addr, $n, MemKind::Load, raw);
+            }
+            let ext: fn(u64) -> u64 = $ext;
+            ext(raw)
+        }};
+    }
+    macro_rules! store {
+        ($n:literal, $v:expr) => {{
+            let addr = x[rs1].wrapping_add(imm);
+            let v: u64 = $v;
+            mem.store_u::<$n>(addr, v).map_err(Trap::AccessFault)?;
+            if MEM {
+                hook.emit(pc, addr, $n, MemKind::Store, v & (u64::MAX >> (64 - 8 * $n)));
+            }
+        }};
+    }
+    macro_rules! branch {
+        ($cond:expr) => {{
+            return Ok(if $cond { pc.wrapping_add(imm) } else { next });
+        }};
+    }
+    macro_rules! amo {
+        ($n:literal, $f:expr) => {{
+            let addr = x[rs1];
+            if addr % $n != 0 {
+                return Err(Trap::Misaligned { addr, kind: AccessKind::Store });
+            }
+            let old = mem.load_u::<$n>(addr).map_err(Trap::AccessFault)?;
+            let src = x[rs2];
+            let f: fn(u64, u64) -> u64 = $f;
+            let new = f(old, src);
+            mem.store_u::<$n>(addr, new).map_err(Trap::AccessFault)?;
+            if MEM {
+                hook.emit(pc, addr, $n, MemKind::Atomic, old);
+            }
+            x[rd] = if $n == 4 { sext32(old) } else { old };
+        }};
+    }
+
+    match insn.op {
+        Op::Illegal => return Err(illegal(mem, pc, insn.len)),
+        // RV64I
+        Op::Lui => alu!(imm),
+        Op::Auipc => alu!(pc.wrapping_add(imm)),
+        Op::Jal => {
+            x[rd] = next;
+            return Ok(pc.wrapping_add(imm));
+        }
+        Op::Jalr => {
+            let target = x[rs1].wrapping_add(imm) & !1;
+            x[rd] = next;
+            return Ok(target);
+        }
+        Op::Beq => branch!(x[rs1] == x[rs2]),
+        Op::Bne => branch!(x[rs1] != x[rs2]),
+        Op::Blt => branch!((x[rs1] as i64) < (x[rs2] as i64)),
+        Op::Bge => branch!((x[rs1] as i64) >= (x[rs2] as i64)),
+        Op::Bltu => branch!(x[rs1] < x[rs2]),
+        Op::Bgeu => branch!(x[rs1] >= x[rs2]),
+        Op::Lb => alu!(load!(1, |v| v as i8 as i64 as u64)),
+        Op::Lh => alu!(load!(2, |v| v as i16 as i64 as u64)),
+        Op::Lw => alu!(load!(4, sext32)),
+        Op::Ld => alu!(load!(8, |v| v)),
+        Op::Lbu => alu!(load!(1, |v| v)),
+        Op::Lhu => alu!(load!(2, |v| v)),
+        Op::Lwu => alu!(load!(4, |v| v)),
+        Op::Sb => store!(1, x[rs2]),
+        Op::Sh => store!(2, x[rs2]),
+        Op::Sw => store!(4, x[rs2]),
+        Op::Sd => store!(8, x[rs2]),
+        Op::Addi => alu!(x[rs1].wrapping_add(imm)),
+        Op::Slti => alu!(u64::from((x[rs1] as i64) < (imm as i64))),
+        Op::Sltiu => alu!(u64::from(x[rs1] < imm)),
+        Op::Xori => alu!(x[rs1] ^ imm),
+        Op::Ori => alu!(x[rs1] | imm),
+        Op::Andi => alu!(x[rs1] & imm),
+        Op::Slli => alu!(x[rs1] << (imm & 63)),
+        Op::Srli => alu!(x[rs1] >> (imm & 63)),
+        Op::Srai => alu!(((x[rs1] as i64) >> (imm & 63)) as u64),
+        Op::Add => alu!(x[rs1].wrapping_add(x[rs2])),
+        Op::Sub => alu!(x[rs1].wrapping_sub(x[rs2])),
+        Op::Sll => alu!(x[rs1] << (x[rs2] & 63)),
+        Op::Slt => alu!(u64::from((x[rs1] as i64) < (x[rs2] as i64))),
+        Op::Sltu => alu!(u64::from(x[rs1] < x[rs2])),
+        Op::Xor => alu!(x[rs1] ^ x[rs2]),
+        Op::Srl => alu!(x[rs1] >> (x[rs2] & 63)),
+        Op::Sra => alu!(((x[rs1] as i64) >> (x[rs2] & 63)) as u64),
+        Op::Or => alu!(x[rs1] | x[rs2]),
+        Op::And => alu!(x[rs1] & x[rs2]),
+        Op::Fence | Op::FenceTso => {}
+        Op::FenceI => return Err(Trap::FenceI),
+        Op::Ecall => return Err(Trap::EnvironmentCall),
+        Op::Ebreak => return Err(Trap::Breakpoint),
+        Op::Addiw => alu!(sext32(x[rs1].wrapping_add(imm))),
+        Op::Slliw => alu!(sext32(x[rs1] << (imm & 31))),
+        Op::Srliw => alu!(sext32((x[rs1] as u32 >> (imm & 31)) as u64)),
+        Op::Sraiw => alu!(((x[rs1] as i32) >> (imm & 31)) as i64 as u64),
+        Op::Addw => alu!(sext32(x[rs1].wrapping_add(x[rs2]))),
+        Op::Subw => alu!(sext32(x[rs1].wrapping_sub(x[rs2]))),
+        Op::Sllw => alu!(sext32(x[rs1] << (x[rs2] & 31))),
+        Op::Srlw => alu!(sext32((x[rs1] as u32 >> (x[rs2] & 31)) as u64)),
+        Op::Sraw => alu!(((x[rs1] as i32) >> (x[rs2] & 31)) as i64 as u64),
+        // M
+        Op::Mul => alu!(x[rs1].wrapping_mul(x[rs2])),
+        Op::Mulh => alu!(((i128::from(x[rs1] as i64) * i128::from(x[rs2] as i64)) >> 64) as u64),
+        Op::Mulhsu => {
+            alu!(((i128::from(x[rs1] as i64) * i128::from(x[rs2])) >> 64) as u64)
+        }
+        Op::Mulhu => alu!(((u128::from(x[rs1]) * u128::from(x[rs2])) >> 64) as u64),
+        Op::Div => alu!(div(x[rs1] as i64, x[rs2] as i64) as u64),
+        Op::Divu => alu!(x[rs1].checked_div(x[rs2]).unwrap_or(u64::MAX)),
+        Op::Rem => alu!(rem(x[rs1] as i64, x[rs2] as i64) as u64),
+        Op::Remu => alu!(x[rs1].checked_rem(x[rs2]).unwrap_or(x[rs1])),
+        Op::Mulw => alu!(sext32(x[rs1].wrapping_mul(x[rs2]))),
+        Op::Divw => alu!(i64::from(div32(x[rs1] as i32, x[rs2] as i32)) as u64),
+        Op::Divuw => {
+            let (a, b) = (x[rs1] as u32, x[rs2] as u32);
+            alu!(sext32(u64::from(a.checked_div(b).unwrap_or(u32::MAX))))
+        }
+        Op::Remw => alu!(i64::from(rem32(x[rs1] as i32, x[rs2] as i32)) as u64),
+        Op::Remuw => {
+            let (a, b) = (x[rs1] as u32, x[rs2] as u32);
+            alu!(sext32(u64::from(a.checked_rem(b).unwrap_or(a))))
+        }
+        // A
+        Op::LrW | Op::LrD => {
+            let addr = x[rs1];
+            let n = if insn.op == Op::LrW { 4 } else { 8 };
+            if addr % n != 0 {
+                return Err(Trap::Misaligned { addr, kind: AccessKind::Load });
+            }
+            let v = if n == 4 {
+                sext32(mem.load_u::<4>(addr).map_err(Trap::AccessFault)?)
+            } else {
+                mem.load_u::<8>(addr).map_err(Trap::AccessFault)?
+            };
+            if MEM {
+                hook.emit(pc, addr, n as u8, MemKind::Load, v & (u64::MAX >> (64 - 8 * n)));
+            }
+            cpu.reservation = Some((addr, v));
+            x[rd] = v;
+        }
+        Op::ScW | Op::ScD => {
+            let addr = x[rs1];
+            let n = if insn.op == Op::ScW { 4 } else { 8 };
+            if addr % n != 0 {
+                return Err(Trap::Misaligned { addr, kind: AccessKind::Store });
+            }
+            let reservation = cpu.reservation.take();
+            // As qemu does: succeed if the reserved address still holds the value LR read.
+            let current = if n == 4 {
+                mem.load_u::<4>(addr).map(sext32)
+            } else {
+                mem.load_u::<8>(addr)
+            }
+            .map_err(Trap::AccessFault)?;
+            let ok = reservation == Some((addr, current));
+            if ok {
+                let v = x[rs2];
+                if n == 4 {
+                    mem.store_u::<4>(addr, v).map_err(Trap::AccessFault)?;
+                } else {
+                    mem.store_u::<8>(addr, v).map_err(Trap::AccessFault)?;
+                }
+                if MEM {
+                    hook.emit(pc, addr, n as u8, MemKind::Store, v & (u64::MAX >> (64 - 8 * n)));
+                }
+            }
+            x[rd] = u64::from(!ok);
+        }
+        Op::AmoswapW => amo!(4, |_, s| s),
+        Op::AmoaddW => amo!(4, |o, s| o.wrapping_add(s)),
+        Op::AmoxorW => amo!(4, |o, s| o ^ s),
+        Op::AmoandW => amo!(4, |o, s| o & s),
+        Op::AmoorW => amo!(4, |o, s| o | s),
+        Op::AmominW => amo!(4, |o, s| (o as i32).min(s as i32) as u32 as u64),
+        Op::AmomaxW => amo!(4, |o, s| (o as i32).max(s as i32) as u32 as u64),
+        Op::AmominuW => amo!(4, |o, s| u64::from((o as u32).min(s as u32))),
+        Op::AmomaxuW => amo!(4, |o, s| u64::from((o as u32).max(s as u32))),
+        Op::AmoswapD => amo!(8, |_, s| s),
+        Op::AmoaddD => amo!(8, |o, s| o.wrapping_add(s)),
+        Op::AmoxorD => amo!(8, |o, s| o ^ s),
+        Op::AmoandD => amo!(8, |o, s| o & s),
+        Op::AmoorD => amo!(8, |o, s| o | s),
+        Op::AmominD => amo!(8, |o, s| (o as i64).min(s as i64) as u64),
+        Op::AmomaxD => amo!(8, |o, s| (o as i64).max(s as i64) as u64),
+        Op::AmominuD => amo!(8, |o, s| o.min(s)),
+        Op::AmomaxuD => amo!(8, |o, s| o.max(s)),
+        // Zicsr
+        Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
+            let num = (insn.imm & 0xfff) as u16;
+            let src = match insn.op {
+                Op::Csrrw | Op::Csrrs | Op::Csrrc => x[rs1],
+                _ => u64::from(insn.rs1),
+            };
+            let Some(old) = cpu.read_csr(num, instret) else {
+                return Err(illegal(mem, pc, insn.len));
+            };
+            let new = match insn.op {
+                Op::Csrrw | Op::Csrrwi => Some(src),
+                // csrrs/csrrc with rs1 = x0 (or zimm = 0) do not write.
+                _ if insn.rs1 == 0 => None,
+                Op::Csrrs | Op::Csrrsi => Some(old | src),
+                _ => Some(old & !src),
+            };
+            if let Some(v) = new {
+                if cpu.write_csr(num, v).is_none() {
+                    return Err(illegal(mem, pc, insn.len));
+                }
+            }
+            cpu.x[rd] = old;
+        }
+        Op::Mret => {
+            if cpu.mode != Mode::Machine {
+                return Err(illegal(mem, pc, insn.len));
+            }
+            return Err(Trap::MachineReturn);
+        }
+        Op::Wfi => {
+            if cpu.mode != Mode::Machine {
+                return Err(illegal(mem, pc, insn.len));
+            }
+            return Err(Trap::WaitForInterrupt);
+        }
+        // F and D loads and stores
+        Op::Flw => {
+            let v = load!(4, |v| v);
+            cpu.f[usize::from(insn.rd & 31)] = v | 0xffff_ffff_0000_0000;
+        }
+        Op::Fld => {
+            let v = load!(8, |v| v);
+            cpu.f[usize::from(insn.rd & 31)] = v;
+        }
+        Op::Fsw => store!(4, cpu.f[rs2]),
+        Op::Fsd => store!(8, cpu.f[rs2]),
+        // F and D computation
+        op => {
+            let rm = if fpu::uses_rm(op) {
+                let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
+                if rm > 4 {
+                    return Err(illegal(mem, pc, insn.len));
+                }
+                rm
+            } else {
+                0
+            };
+            let a = if fpu::reads_xreg(op) { x[rs1] } else { cpu.f[rs1] };
+            let b = cpu.f[rs2];
+            let c = cpu.f[usize::from(insn.rs3 & 31)];
+            let v = fpu::execute(op, a, b, c, rm, &mut cpu.fflags);
+            if fpu::writes_xreg(op) {
+                cpu.x[rd] = v;
+            } else {
+                cpu.f[usize::from(insn.rd & 31)] = v;
+            }
+        }
+    }
+    Ok(next)
+}
+
+#[inline(always)]
+fn div(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        -1
+    } else {
+        a.wrapping_div(b)
+    }
+}
+
+#[inline(always)]
+fn rem(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        a.wrapping_rem(b)
+    }
+}
+
+#[inline(always)]
+fn div32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        -1
+    } else {
+        a.wrapping_div(b)
+    }
+}
+
+#[inline(always)]
+fn rem32(a: i32, b: i32) -> i32 {
+    if b == 0 {
+        a
+    } else {
+        a.wrapping_rem(b)
+    }
+}
+
+/// True if `op` writes its result to the integer register `rd` (so that a write to x0 must
+/// be discarded).
+pub(crate) fn writes_xreg(op: Op) -> bool {
+    use Op::*;
+    match op {
+        Beq | Bne | Blt | Bge | Bltu | Bgeu | Sb | Sh | Sw | Sd | Fence | FenceTso | FenceI
+        | Ecall | Ebreak | Mret | Wfi | Illegal | Flw | Fld | Fsw | Fsd => false,
+        _ if op >= Flw => fpu::writes_xreg(op),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn division_corner_cases_follow_the_spec() {
+        assert_eq!(div(7, 0), -1);
+        assert_eq!(rem(7, 0), 7);
+        assert_eq!(div(i64::MIN, -1), i64::MIN);
+        assert_eq!(rem(i64::MIN, -1), 0);
+        assert_eq!(div32(i32::MIN, -1), i32::MIN);
+        assert_eq!(rem32(i32::MIN, -1), 0);
+        assert_eq!(div32(-7, 2), -3);
+        assert_eq!(rem32(-7, 2), -1);
+    }
+
+    #[test]
+    fn x_writers() {
+        assert!(writes_xreg(Op::Add));
+        assert!(writes_xreg(Op::Jal));
+        assert!(writes_xreg(Op::Csrrw));
+        assert!(!writes_xreg(Op::Sd));
+        assert!(!writes_xreg(Op::FaddD));
+        assert!(writes_xreg(Op::FeqD));
+        assert!(writes_xreg(Op::FmvXW));
+        assert!(!writes_xreg(Op::Flw));
+    }
+}

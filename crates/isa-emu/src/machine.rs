@@ -1,0 +1,548 @@
+//! The machine: a hart, its memory, an environment, the block cache, and the run loop.
+
+use std::fmt;
+
+use prof_events::{
+    BlockEnd, BlockId, CodeView, Control, Edge, EdgeKind, Exit, ExitReason, InsnInfo, Interest,
+    Sample, Sink, Syscall,
+};
+
+use crate::bare::{Bare, BareConfig, HtifRequest};
+use crate::block::{fetch_decode, Block, BlockCache};
+use crate::cpu::{Cpu, Mode};
+use crate::elf::ElfImage;
+use crate::error::Error;
+use crate::exec::{exec, MemHook, Trap};
+use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
+use crate::memory::{AccessKind, Memory};
+
+/// Settings that apply to every environment.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Stop after this many instructions (the fuel); `None` runs to completion.
+    pub fuel: Option<u64>,
+    /// Re-decode every instruction each time it executes, one at a time. Slow; it exists to
+    /// check that the block cache changes nothing: both modes give identical event streams.
+    pub single_step: bool,
+    /// Deliver a [`Sample`] to sinks that want [`Interest::SAMPLE`] at the first block
+    /// boundary after every this many instructions.
+    pub sample_interval: Option<u64>,
+    /// The longest block, in instructions.
+    pub max_block_insns: u32,
+    /// Guest memory in bytes (the memory cap): the span that holds the program, its heap,
+    /// its mappings and its stack.
+    pub memory: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            fuel: None,
+            single_step: false,
+            sample_interval: None,
+            max_block_insns: 64,
+            memory: 1 << 31,
+        }
+    }
+}
+
+/// Why a guest stopped with a fault, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fault {
+    /// Address of the faulting instruction.
+    pub pc: u64,
+    /// What happened.
+    pub trap: Trap,
+}
+
+impl Fault {
+    /// The Linux signal the fault would raise (SIGILL, SIGSEGV, SIGBUS, SIGTRAP).
+    pub fn signal(&self) -> i32 {
+        match self.trap {
+            Trap::IllegalInstruction { .. } | Trap::MachineReturn | Trap::WaitForInterrupt => 4,
+            Trap::AccessFault(_) => 11,
+            Trap::Misaligned { .. } => 7,
+            Trap::Breakpoint | Trap::EnvironmentCall | Trap::FenceI => 5,
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pc = self.pc;
+        match self.trap {
+            Trap::IllegalInstruction { bits } => {
+                write!(f, "illegal instruction {bits:#010x} at pc {pc:#x}")
+            }
+            Trap::AccessFault(m) => write!(f, "{m} at pc {pc:#x}"),
+            Trap::Misaligned { addr, kind } => {
+                let what = if kind == AccessKind::Load { "load" } else { "store" };
+                write!(f, "misaligned atomic {what} at address {addr:#x} at pc {pc:#x}")
+            }
+            Trap::Breakpoint => write!(f, "breakpoint (ebreak) at pc {pc:#x}"),
+            other => write!(f, "unexpected trap {other:?} at pc {pc:#x}"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The guest exited with this status.
+    Exited(i32),
+    /// The guest faulted.
+    Fault(Fault),
+    /// The instruction limit was reached.
+    FuelExhausted,
+    /// A sink asked to stop.
+    Stopped,
+    /// A bare-metal program made an HTIF request the emulator does not implement.
+    UnsupportedHtif(u64),
+}
+
+impl Outcome {
+    /// The exit status a shell would see: the guest's status, 128 + signal for a fault
+    /// (as under qemu), 124 for fuel exhaustion or a stop, 125 for unsupported HTIF.
+    pub fn exit_code(&self) -> i32 {
+        match *self {
+            Outcome::Exited(c) => c,
+            Outcome::Fault(f) => 128 + f.signal(),
+            Outcome::FuelExhausted | Outcome::Stopped => 124,
+            Outcome::UnsupportedHtif(_) => 125,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RunSummary {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The pc at the end: of the faulting instruction, or of the next one to execute.
+    pub pc: u64,
+    /// Instructions retired.
+    pub instret: u64,
+    /// Blocks translated (every flush included).
+    pub blocks_translated: u64,
+    /// Times translated code was discarded (`fence.i`, stores into code).
+    pub cache_flushes: u64,
+    /// Bytes held by the block cache at the end.
+    pub cache_bytes: usize,
+}
+
+/// The environment around the hart.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Env {
+    Linux(Linux),
+    Bare(Bare),
+}
+
+/// An emulated RV64GC machine with a loaded program.
+pub struct Machine {
+    cpu: Cpu,
+    mem: Memory,
+    env: Env,
+    cache: BlockCache,
+    image: ElfImage,
+    config: Config,
+    instret: u64,
+}
+
+impl fmt::Debug for Machine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Machine")
+            .field("pc", &format_args!("{:#x}", self.cpu.pc))
+            .field("instret", &self.instret)
+            .field("mem", &self.mem)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Rounds down to a 4 KiB page.
+fn page_down(a: u64) -> u64 {
+    a & !0xfff
+}
+
+impl Machine {
+    fn with_image(image: ElfImage, mode: Mode, config: Config, env: Env) -> Result<Machine, Error> {
+        let base = page_down(image.lowest_addr());
+        let needed = image.highest_addr() - base;
+        if needed > config.memory {
+            return Err(Error::MemoryTooSmall { needed, limit: config.memory });
+        }
+        let mut mem = Memory::new(base, config.memory)
+            .ok_or(Error::MemoryTooSmall { needed, limit: config.memory })?;
+        image.load_into(&mut mem)?;
+        let (lo, hi) = image
+            .exec_ranges()
+            .fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+        mem.set_code_range(lo, hi);
+        let cache = BlockCache::new(lo, hi, config.max_block_insns, !config.single_step);
+        let cpu = Cpu::new(mode, image.entry);
+        Ok(Machine { cpu, mem, env, cache, image, config, instret: 0 })
+    }
+
+    /// Loads a statically linked Linux ELF and prepares its stack, ready to run.
+    pub fn linux(elf: &[u8], linux: LinuxConfig, config: Config) -> Result<Machine, Error> {
+        let image = ElfImage::parse(elf)?;
+        let env = Env::Linux(Linux::new(linux));
+        let mut m = Machine::with_image(image, Mode::User, config, env)?;
+        let Env::Linux(linux) = &mut m.env else { unreachable!("constructed as Linux above") };
+        m.cpu.x[2] = linux.setup(&mut m.mem, &m.image)?;
+        Ok(m)
+    }
+
+    /// Loads a bare-metal ELF (machine mode, HTIF `tohost` for output and exit).
+    pub fn bare_metal(elf: &[u8], bare: BareConfig, config: Config) -> Result<Machine, Error> {
+        let image = ElfImage::parse(elf)?;
+        let tohost = image.tohost.ok_or(Error::NoTohost)?;
+        let env = Env::Bare(Bare::new(bare, tohost));
+        Machine::with_image(image, Mode::Machine, config, env)
+    }
+
+    /// The hart's state.
+    pub fn cpu(&self) -> &Cpu {
+        &self.cpu
+    }
+
+    /// Guest memory.
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+
+    /// The loaded program.
+    pub fn image(&self) -> &ElfImage {
+        &self.image
+    }
+
+    /// The Linux environment, if this machine runs one.
+    pub fn linux_env(&self) -> Option<&Linux> {
+        match &self.env {
+            Env::Linux(l) => Some(l),
+            Env::Bare(_) => None,
+        }
+    }
+
+    /// The bare-metal environment, if this machine runs one.
+    pub fn bare_env(&self) -> Option<&Bare> {
+        match &self.env {
+            Env::Bare(b) => Some(b),
+            Env::Linux(_) => None,
+        }
+    }
+
+    /// Instructions retired so far.
+    pub fn instret(&self) -> u64 {
+        self.instret
+    }
+
+    /// Runs until the guest exits, faults, runs out of fuel or a sink stops it, pushing the
+    /// events `sink` asks for. Guest behaviour never makes this panic or hang (given fuel).
+    pub fn run<S: Sink + ?Sized>(&mut self, sink: &mut S) -> RunSummary {
+        let run_interest = sink.wants();
+        let outcome = self.run_loop(sink, run_interest);
+        let summary = RunSummary {
+            outcome,
+            pc: self.cpu.pc,
+            instret: self.instret,
+            blocks_translated: self.cache.translated,
+            cache_flushes: self.cache.flushes,
+            cache_bytes: self.cache.footprint(),
+        };
+        let reason = match outcome {
+            Outcome::Exited(c) => ExitReason::Exited(c),
+            Outcome::Fault(_) | Outcome::UnsupportedHtif(_) => ExitReason::Fault,
+            Outcome::FuelExhausted => ExitReason::FuelExhausted,
+            Outcome::Stopped => ExitReason::Stopped,
+        };
+        sink.exit(&Exit { reason, pc: self.cpu.pc, instret: self.instret });
+        summary
+    }
+
+    fn run_loop<S: Sink + ?Sized>(&mut self, sink: &mut S, run_interest: Interest) -> Outcome {
+        let fuel = self.config.fuel.unwrap_or(u64::MAX);
+        let sampling = run_interest.contains(Interest::SAMPLE);
+        let interval = self.config.sample_interval.filter(|&i| i > 0 && sampling);
+        let mut next_sample = interval.map_or(u64::MAX, |i| self.instret.saturating_add(i));
+        let mut prev: Option<(u32, usize)> = None;
+        loop {
+            let pc = self.cpu.pc;
+            // Find the block: the chain of the previous block, the index, or translation.
+            let slot = match prev.and_then(|(from, exit)| self.cache.chained(from, exit, pc)) {
+                Some(s) => s,
+                None => {
+                    let s = match self.cache.lookup(pc) {
+                        Some(s) => s,
+                        None => match self.cache.translate(&self.mem, pc, sink) {
+                            Ok(s) => s,
+                            Err(fault) => {
+                                let trap = Trap::AccessFault(fault);
+                                match self.raise(trap, pc) {
+                                    Some(o) => return o,
+                                    None => {
+                                        prev = None;
+                                        continue;
+                                    }
+                                }
+                            }
+                        },
+                    };
+                    if let Some((from, exit)) = prev {
+                        self.cache.set_chain(from, exit, pc, s);
+                    }
+                    s
+                }
+            };
+            let block: Block = self.cache.blocks[slot as usize];
+            let id = BlockId(self.cache.id_base + slot);
+            let mut control = Control::Continue;
+            if block.interest.contains(Interest::BLOCK) {
+                control = sink.block(id, pc);
+            }
+            let remaining = fuel - self.instret;
+            let limit = remaining.min(u64::from(block.count)) as usize;
+            let (done, result, mem_control) = self.run_block(&block, id, limit, sink);
+            control = control.or(mem_control);
+            self.instret += done as u64;
+            let fallthrough = block.end;
+            prev = None;
+            match result {
+                Ok(next) if done < block.count as usize => {
+                    // Out of fuel inside the block.
+                    self.cpu.pc = next;
+                    return Outcome::FuelExhausted;
+                }
+                Ok(next) => {
+                    self.cpu.pc = next;
+                    let exit = usize::from(next != fallthrough);
+                    prev = Some((slot, exit));
+                    if block.interest.contains(Interest::EDGE) {
+                        let kind = edge_kind(block.ends_with, next == fallthrough);
+                        let pc = block_last_pc(&block, &self.cache, &self.mem);
+                        control = control.or(sink.edge(&Edge { from: id, pc, to: next, kind }));
+                    }
+                }
+                Err((at, trap)) => {
+                    self.cpu.pc = at;
+                    if let Some(o) =
+                        self.handle_trap(trap, at, &block, id, sink, run_interest, &mut control)
+                    {
+                        return o;
+                    }
+                }
+            }
+            if self.mem.take_code_written() {
+                self.cache.flush();
+                prev = None;
+            }
+            if let Env::Bare(bare) = &mut self.env {
+                match bare.poll(&mut self.mem) {
+                    None => {}
+                    Some(HtifRequest::Exit(code)) => return Outcome::Exited(code),
+                    Some(HtifRequest::Unsupported(v)) => return Outcome::UnsupportedHtif(v),
+                }
+            }
+            if self.instret >= next_sample {
+                let s = Sample { pc: self.cpu.pc, instret: self.instret };
+                control = control.or(sink.sample(&s));
+                next_sample = self.instret.saturating_add(interval.unwrap_or(u64::MAX));
+            }
+            if control == Control::Stop {
+                return Outcome::Stopped;
+            }
+            if self.instret >= fuel {
+                return Outcome::FuelExhausted;
+            }
+        }
+    }
+
+    /// Runs up to `limit` instructions of `block`. Returns how many completed, the next pc
+    /// or the trap (with the pc of the trapping instruction), and the sinks' control.
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn run_block<S: Sink + ?Sized>(
+        &mut self,
+        block: &Block,
+        id: BlockId,
+        limit: usize,
+        sink: &mut S,
+    ) -> (usize, Result<u64, (u64, Trap)>, Control) {
+        let values = block.interest.contains(Interest::MEM_VALUES);
+        let mut hook = MemHook { sink, block: id, values, control: Control::Continue };
+        let (done, r) = if block.interest.contains(Interest::MEM) {
+            self.exec_insns::<true, S>(block, limit, &mut hook)
+        } else {
+            self.exec_insns::<false, S>(block, limit, &mut hook)
+        };
+        (done, r, hook.control)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn exec_insns<const MEM: bool, S: Sink + ?Sized>(
+        &mut self,
+        block: &Block,
+        limit: usize,
+        hook: &mut MemHook<'_, S>,
+    ) -> (usize, Result<u64, (u64, Trap)>) {
+        let mut pc = block.start;
+        let cpu = &mut self.cpu;
+        let mem = &mut self.mem;
+        let base = self.instret;
+        if self.config.single_step {
+            for i in 0..limit {
+                let insn = match fetch_decode(mem, pc) {
+                    Ok(insn) => insn,
+                    Err(f) => return (i, Err((pc, Trap::AccessFault(f)))),
+                };
+                match exec::<MEM, S>(cpu, mem, &insn, pc, base + i as u64, hook) {
+                    Ok(next) => pc = next,
+                    Err(t) => return (i, Err((pc, t))),
+                }
+            }
+        } else {
+            for (i, insn) in self.cache.insns(block)[..limit].iter().enumerate() {
+                match exec::<MEM, S>(cpu, mem, insn, pc, base + i as u64, hook) {
+                    Ok(next) => pc = next,
+                    Err(t) => return (i, Err((pc, t))),
+                }
+            }
+        }
+        (limit, Ok(pc))
+    }
+
+    /// Handles a trap of the instruction at `pc`, the last one of `block` when it is an
+    /// environment call or similar. Returns the outcome if the run ends.
+    #[allow(clippy::too_many_arguments)]
+    fn handle_trap<S: Sink + ?Sized>(
+        &mut self,
+        trap: Trap,
+        pc: u64,
+        block: &Block,
+        id: BlockId,
+        sink: &mut S,
+        run_interest: Interest,
+        control: &mut Control,
+    ) -> Option<Outcome> {
+        let len = if block.end - pc == 2 { 2 } else { 4 };
+        let next = pc + len;
+        // Instructions that complete by trapping into the environment count as retired.
+        let resumes_at = match (trap, &mut self.env) {
+            (Trap::EnvironmentCall, Env::Linux(linux)) => {
+                self.instret += 1;
+                let regs: &mut [u64; 32] = (&mut self.cpu.x[..32]).try_into().ok()?;
+                let args = [regs[10], regs[11], regs[12], regs[13], regs[14], regs[15]];
+                let number = regs[17];
+                match linux.syscall(regs, &mut self.mem, self.instret) {
+                    SyscallOutcome::Exit(code) => return Some(Outcome::Exited(code)),
+                    SyscallOutcome::Continue => {}
+                }
+                if run_interest.contains(Interest::SYSCALL) {
+                    let ret = self.cpu.x[10] as i64;
+                    let call = Syscall { pc, number, args, ret };
+                    *control = control.or(sink.syscall(&call));
+                }
+                next
+            }
+            (Trap::FenceI, _) => {
+                self.instret += 1;
+                self.cache.flush();
+                next
+            }
+            (Trap::WaitForInterrupt, _) => {
+                self.instret += 1;
+                next
+            }
+            (Trap::MachineReturn, Env::Bare(_)) => {
+                self.instret += 1;
+                Bare::mret(&mut self.cpu)
+            }
+            (trap, Env::Bare(_)) => {
+                // Exceptions enter the guest's trap handler; no edge event for them.
+                if matches!(trap, Trap::EnvironmentCall | Trap::Breakpoint) {
+                    self.instret += 1;
+                }
+                self.cpu.pc = Bare::trap(&mut self.cpu, trap, pc);
+                return None;
+            }
+            (trap, Env::Linux(_)) => return Some(Outcome::Fault(Fault { pc, trap })),
+        };
+        self.cpu.pc = resumes_at;
+        if block.interest.contains(Interest::EDGE) {
+            let kind = edge_kind(block.ends_with, resumes_at == block.end);
+            *control = control.or(sink.edge(&Edge { from: id, pc, to: resumes_at, kind }));
+        }
+        None
+    }
+
+    /// Raises `trap` for an instruction that could not even be fetched.
+    fn raise(&mut self, trap: Trap, pc: u64) -> Option<Outcome> {
+        match self.env {
+            Env::Linux(_) => Some(Outcome::Fault(Fault { pc, trap })),
+            Env::Bare(_) => {
+                self.cpu.pc = Bare::trap(&mut self.cpu, trap, pc);
+                None
+            }
+        }
+    }
+}
+
+/// The pc of a block's last instruction.
+fn block_last_pc(block: &Block, cache: &BlockCache, mem: &Memory) -> u64 {
+    match cache.insns(block).last() {
+        Some(last) => block.end - u64::from(last.len),
+        // Single-step mode keeps no instructions: walk the block again.
+        None => {
+            let mut pc = block.start;
+            for _ in 1..block.count {
+                pc += fetch_decode(mem, pc).map_or(4, |i| u64::from(i.len));
+            }
+            pc
+        }
+    }
+}
+
+/// The edge kind of a block's exit; `sequential` if control went to the block's end.
+fn edge_kind(end: BlockEnd, sequential: bool) -> EdgeKind {
+    match end {
+        BlockEnd::Branch { .. } if sequential => EdgeKind::NotTaken,
+        BlockEnd::Branch { .. } => EdgeKind::Taken,
+        BlockEnd::Jump => EdgeKind::Jump,
+        BlockEnd::Call => EdgeKind::Call,
+        BlockEnd::Return => EdgeKind::Return,
+        BlockEnd::IndirectJump => EdgeKind::IndirectJump,
+        BlockEnd::IndirectCall => EdgeKind::IndirectCall,
+        BlockEnd::Syscall | BlockEnd::FallThrough => EdgeKind::FallThrough,
+    }
+}
+
+impl CodeView for Machine {
+    fn insn(&self, addr: u64) -> Option<InsnInfo> {
+        let insn = fetch_decode(&self.mem, addr).ok()?;
+        Some(InsnInfo {
+            len: insn.len,
+            flow: insn.flow(addr),
+            accesses_memory: insn.mem_access().is_some(),
+        })
+    }
+
+    fn text(&self, addr: u64) -> Option<String> {
+        let mut insn = fetch_decode(&self.mem, addr).ok()?;
+        if insn.rd == 32 {
+            insn.rd = 0;
+        }
+        Some(crate::disasm::disasm(&insn, addr))
+    }
+
+    fn symbol(&self, addr: u64) -> Option<(&str, u64)> {
+        self.image.symbolize(addr)
+    }
+
+    fn functions(&self) -> Vec<u64> {
+        let mut f: Vec<u64> =
+            self.image.symbols.iter().filter(|s| s.is_function).map(|s| s.addr).collect();
+        f.dedup();
+        f
+    }
+}
