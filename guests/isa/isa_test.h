@@ -154,7 +154,7 @@ case_\n:
 .endm
 
 /*
- * One floating-point case: clear fflags, run `op` on up to three operands,
+ * One floating-point check: clear fflags, run `op` on up to three operands,
  * then check the result bits and the accrued fflags exactly.
  *   dst: s = single result (the whole f register must be NaN-boxed),
  *        d = double result, x = integer result in a0.
@@ -164,8 +164,7 @@ case_\n:
  *   rm:  static rounding mode (rne, rtz, rdn, rup, rmm, dyn) or blank for
  *        ops without one (blank on an op with rm means dyn in the assembler).
  */
-.macro FTEST n, op, dst, src, flags, res, a, b, c, rm
-  CASE \n
+.macro FCASE op, dst, src, flags, res, a, b, c, rm
   .ifc \src, x
     li a1, \a
   .else
@@ -194,6 +193,60 @@ case_\n:
     CHECK a0, \res
   .endif
   CHECK t1, \flags
+.endm
+
+/* Case n: one FCASE. */
+.macro FTEST n, op, dst, src, flags, res, a, b, c, rm
+  CASE \n
+  FCASE \op, \dst, \src, \flags, \res, \a, \b, \c, \rm
+.endm
+
+/* Case n: one operation in all five rounding modes, same flags in each.
+ * mode = static: rne, rtz, rdn, rup, rmm in the instruction;
+ * mode = dyn: the same modes set in frm, the instruction says dyn
+ * (frm is left at RNE afterwards). */
+.macro FT5 n, op, dst, src, flags, a, b, rne, rtz, rdn, rup, rmm, mode=static
+  CASE \n
+  .irp m, rne, rtz, rdn, rup, rmm
+    .ifc \m, rne
+      .set .Lres, \rne
+    .endif
+    .ifc \m, rtz
+      .set .Lres, \rtz
+    .endif
+    .ifc \m, rdn
+      .set .Lres, \rdn
+    .endif
+    .ifc \m, rup
+      .set .Lres, \rup
+    .endif
+    .ifc \m, rmm
+      .set .Lres, \rmm
+    .endif
+    .ifc \mode, dyn
+      .ifc \m, rne
+        fsrmi x0, RM_RNE
+      .endif
+      .ifc \m, rtz
+        fsrmi x0, RM_RTZ
+      .endif
+      .ifc \m, rdn
+        fsrmi x0, RM_RDN
+      .endif
+      .ifc \m, rup
+        fsrmi x0, RM_RUP
+      .endif
+      .ifc \m, rmm
+        fsrmi x0, RM_RMM
+      .endif
+      FCASE \op, \dst, \src, \flags, .Lres, \a, \b, , dyn
+    .else
+      FCASE \op, \dst, \src, \flags, .Lres, \a, \b, , \m
+    .endif
+  .endr
+  .ifc \mode, dyn
+    fsrmi x0, RM_RNE
+  .endif
 .endm
 
 /* Set frm for the dynamic rounding mode (imm: RM_*). */
