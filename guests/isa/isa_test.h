@@ -204,8 +204,8 @@ case_\n:
 /* Case n: one operation in all five rounding modes, same flags in each.
  * mode = static: rne, rtz, rdn, rup, rmm in the instruction;
  * mode = dyn: the same modes set in frm, the instruction says dyn
- * (frm is left at RNE afterwards). */
-.macro FT5 n, op, dst, src, flags, a, b, rne, rtz, rdn, rup, rmm, mode=static
+ * (frm is left at RNE afterwards). c = third operand of the fused ops. */
+.macro FT5 n, op, dst, src, flags, a, b, rne, rtz, rdn, rup, rmm, mode=static, c
   CASE \n
   .irp m, rne, rtz, rdn, rup, rmm
     .ifc \m, rne
@@ -239,9 +239,9 @@ case_\n:
       .ifc \m, rmm
         fsrmi x0, RM_RMM
       .endif
-      FCASE \op, \dst, \src, \flags, .Lres, \a, \b, , dyn
+      FCASE \op, \dst, \src, \flags, .Lres, \a, \b, \c, dyn
     .else
-      FCASE \op, \dst, \src, \flags, .Lres, \a, \b, , \m
+      FCASE \op, \dst, \src, \flags, .Lres, \a, \b, \c, \m
     .endif
   .endr
   .ifc \mode, dyn
