@@ -25,6 +25,10 @@
  * gp-relative addressing (the Linux default script defines __global_pointer$). */
 .option norelax
 
+/* Name the source in the symbol table; otherwise the linker records gcc's
+ * randomly named temporary object and rebuilt ELFs differ byte for byte. */
+.file __BASE_FILE__
+
 /* fflags bits (RISC-V unprivileged spec, "Floating-Point Control and Status Register"). */
 .equ FNX, 0x01 /* inexact */
 .equ FUF, 0x02 /* underflow */
@@ -340,9 +344,13 @@ fail:
   .pushsection .tohost, "aw", @progbits
   .balign 64
   .globl tohost
+  .type tohost, @object
+  .size tohost, 8
 tohost: .dword 0
   .balign 64
   .globl fromhost
+  .type fromhost, @object
+  .size fromhost, 8
 fromhost: .dword 0
   .popsection
 .endm
