@@ -1,6 +1,6 @@
 # Zicsr on machine-mode CSRs (bare metal only; qemu-user cannot run this):
 # mscratch with every csrr* form and the rd = x0 / rs1 = x0 rules, mcycle /
-# minstret writes, mstatus.FS as the environment set it.
+# minstret writes, mstatus.FS as the environment set it, mie = 0.
 #include "isa_test.h"
 #ifdef ISA_ENV_USER
 #error "zicsr_m.S needs machine mode"
@@ -85,4 +85,11 @@ TEST_BEGIN
   li t0, MSTATUS_FS
   and a0, a0, t0
   beqz a0, fail
+  # mie is WARL, and zero is always legal: it reads back as written
+  CASE 17
+  csrw mie, zero
+  csrr a0, mie
+  CHECK a0, 0
+  csrrs a0, mie, x0
+  CHECK a0, 0
 TEST_END
