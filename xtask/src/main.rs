@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 mod disasm_check;
+mod isa;
 
 type Task = (
     &'static str,
@@ -17,6 +18,11 @@ const TASKS: &[Task] = &[
         "disasm-check",
         "compare the disassembler with objdump: ELF files, or --exhaustive",
         disasm_check::run,
+    ),
+    (
+        "isa",
+        "build guests/isa tests (--check: run under qemu)",
+        isa::run,
     ),
 ];
 
