@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+mod guests;
+
 type Task = (
     &'static str,
     &'static str,
@@ -9,7 +11,14 @@ type Task = (
 );
 
 /// The task table: name, one-line description, entry point.
-const TASKS: &[Task] = &[("help", "list the tasks", help)];
+const TASKS: &[Task] = &[
+    ("help", "list the tasks", help),
+    (
+        "guests",
+        "rebuild guest ELFs and expected outputs; --check: rerun",
+        guests::run,
+    ),
+];
 
 fn help(_: &[String]) -> Result<(), String> {
     println!("cargo xtask <task> [args]\n");
