@@ -6,6 +6,8 @@
  * check that the picolibc build prints what the glibc build prints; that variant skips the
  * machine-mode CSRs, which user mode may not touch. */
 
+    .file   "start.S"  /* else the symbol table names a random temporary file */
+
     .section .text.init.enter, "ax", @progbits
     .globl _start
     .type _start, @function

@@ -167,6 +167,13 @@ int main(int argc, char **argv)
            (unsigned long)t.size, (unsigned long)t.nbuckets, (unsigned long)t.rehashes,
            (unsigned long)longest, hits, total);
 
+    for (size_t i = 0; i < t.nbuckets; i++)
+        for (struct entry *e = t.buckets[i], *next; e; e = next) {
+            next = e->next;
+            free(e);
+        }
+    free(t.buckets);
+
     long inserted = 0, deleted = 0, present = 0;
     uint64_t sum = 0;
     for (size_t i = 0; i < ops; i++)

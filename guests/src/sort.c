@@ -138,5 +138,14 @@ int main(int argc, char **argv)
         sagree &= strcmp(sq[i], sb[i]) == 0;
     printf("strings: n=%lu first=%s middle=%s last=%s %s\n", (unsigned long)ns, sq[0], sq[ns / 2],
            sq[ns - 1], sagree ? "qsort=bucket" : "SORTS DISAGREE");
+    free(pool);
+    free(sb);
+    free(sq);
+    free(strs);
+    free(tmp);
+    free(c);
+    free(b);
+    free(a);
+    free(orig);
     return agree && sagree ? 0 : 1;
 }

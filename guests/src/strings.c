@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     for (char *tok = strtok(copy, " \n"); tok; tok = strtok(NULL, " \n")) {
         size_t n = strlen(tok);
         tokens++;
-        palindromes += is_palindrome(tok, n);
+        palindromes += (size_t)is_palindrome(tok, n);
         if (n > longest)
             longest = n;
         reverse(tok, n);
