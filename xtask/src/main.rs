@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 mod disasm_check;
+mod guests;
 mod isa;
 
 type Task = (
@@ -23,6 +24,11 @@ const TASKS: &[Task] = &[
         "isa",
         "build guests/isa tests (--check: run under qemu)",
         isa::run,
+    ),
+    (
+        "guests",
+        "rebuild guest ELFs and expected outputs; --check: rerun",
+        guests::run,
     ),
 ];
 

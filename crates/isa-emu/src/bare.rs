@@ -56,7 +56,11 @@ mod cause {
 impl Bare {
     /// An environment whose `tohost` word is at `tohost`.
     pub fn new(config: BareConfig, tohost: u64) -> Bare {
-        Bare { config, tohost, captured: Vec::new() }
+        Bare {
+            config,
+            tohost,
+            captured: Vec::new(),
+        }
     }
 
     /// Console output, when the console is [`Output::Capture`].
@@ -99,7 +103,10 @@ impl Bare {
                 AccessKind::Load => (cause::LOAD_ACCESS, f.addr),
                 AccessKind::Store => (cause::STORE_ACCESS, f.addr),
             },
-            Trap::Misaligned { addr, kind: AccessKind::Load } => (cause::LOAD_MISALIGNED, addr),
+            Trap::Misaligned {
+                addr,
+                kind: AccessKind::Load,
+            } => (cause::LOAD_MISALIGNED, addr),
             Trap::Misaligned { addr, .. } => (cause::STORE_MISALIGNED, addr),
             Trap::Breakpoint => (cause::BREAKPOINT, pc),
             Trap::EnvironmentCall => (cause::ECALL_M, 0),
@@ -135,16 +142,29 @@ mod tests {
     #[test]
     fn htif_console_and_exit() {
         let mut mem = Memory::new(0x8000_0000, 0x1000).unwrap();
-        let mut bare = Bare::new(BareConfig { console: Output::Capture }, 0x8000_0100);
+        let mut bare = Bare::new(
+            BareConfig {
+                console: Output::Capture,
+            },
+            0x8000_0100,
+        );
         assert_eq!(bare.poll(&mut mem), None);
-        mem.store_u::<8>(0x8000_0100, 1 << 56 | 1 << 48 | u64::from(b'A')).unwrap();
+        mem.store_u::<8>(0x8000_0100, 1 << 56 | 1 << 48 | u64::from(b'A'))
+            .unwrap();
         assert_eq!(bare.poll(&mut mem), None);
         assert_eq!(bare.console_captured(), b"A");
-        assert_eq!(mem.load_u::<8>(0x8000_0100).unwrap(), 0, "request acknowledged");
+        assert_eq!(
+            mem.load_u::<8>(0x8000_0100).unwrap(),
+            0,
+            "request acknowledged"
+        );
         mem.store_u::<8>(0x8000_0100, 3 << 1 | 1).unwrap();
         assert_eq!(bare.poll(&mut mem), Some(HtifRequest::Exit(3)));
         mem.store_u::<8>(0x8000_0100, 2 << 56 | 5).unwrap();
-        assert!(matches!(bare.poll(&mut mem), Some(HtifRequest::Unsupported(_))));
+        assert!(matches!(
+            bare.poll(&mut mem),
+            Some(HtifRequest::Unsupported(_))
+        ));
     }
 
     #[test]
@@ -152,10 +172,20 @@ mod tests {
         let mut cpu = Cpu::new(Mode::Machine, 0);
         cpu.m.mtvec = 0x8000_0041; // vectored mode: exceptions still go to the base
         cpu.m.mstatus = 1 << 3; // MIE
-        let pc = Bare::trap(&mut cpu, Trap::IllegalInstruction { bits: 0xdead }, 0x8000_0010);
+        let pc = Bare::trap(
+            &mut cpu,
+            Trap::IllegalInstruction { bits: 0xdead },
+            0x8000_0010,
+        );
         assert_eq!(pc, 0x8000_0040);
-        assert_eq!((cpu.m.mepc, cpu.m.mcause, cpu.m.mtval), (0x8000_0010, 2, 0xdead));
-        assert_eq!(cpu.m.mstatus & (1 << 3 | 1 << 7 | 3 << 11), 1 << 7 | 3 << 11);
+        assert_eq!(
+            (cpu.m.mepc, cpu.m.mcause, cpu.m.mtval),
+            (0x8000_0010, 2, 0xdead)
+        );
+        assert_eq!(
+            cpu.m.mstatus & (1 << 3 | 1 << 7 | 3 << 11),
+            1 << 7 | 3 << 11
+        );
         cpu.m.mepc += 4;
         assert_eq!(Bare::mret(&mut cpu), 0x8000_0014);
         assert_eq!(cpu.m.mstatus & (1 << 3 | 1 << 7 | 3 << 11), 1 << 3 | 1 << 7);

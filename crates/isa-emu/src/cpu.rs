@@ -174,7 +174,7 @@ impl Cpu {
             }
             _ if self.mode == Mode::User => return None,
             MSTATUS => self.m.mstatus = v & MSTATUS_WRITABLE,
-            MISA => {} // WARL: the extensions cannot be changed
+            MISA => {}                      // WARL: the extensions cannot be changed
             MTVEC => self.m.mtvec = v & !2, // direct (0) or vectored (1) mode
             MEPC => self.m.mepc = v & !1,
             MCAUSE => self.m.mcause = v,
@@ -222,7 +222,10 @@ mod tests {
     fn machine_csrs_hold_warl_values() {
         let mut c = Cpu::new(Mode::Machine, 0);
         c.write_csr(csr::MSTATUS, u64::MAX).unwrap();
-        assert_eq!(c.read_csr(csr::MSTATUS, 0), Some(MSTATUS_WRITABLE | MSTATUS_UXL64 | 1 << 63));
+        assert_eq!(
+            c.read_csr(csr::MSTATUS, 0),
+            Some(MSTATUS_WRITABLE | MSTATUS_UXL64 | 1 << 63)
+        );
         c.write_csr(csr::MEPC, 0x1001).unwrap();
         assert_eq!(c.read_csr(csr::MEPC, 0), Some(0x1000));
         c.write_csr(csr::SATP, 5).unwrap();

@@ -49,7 +49,14 @@ impl<S: Sink + ?Sized> MemHook<'_, S> {
     #[inline(always)]
     fn emit(&mut self, pc: u64, addr: u64, size: u8, kind: MemKind, value: u64) {
         let value = if self.values { value } else { 0 };
-        let access = MemAccess { block: self.block, pc, addr, size, kind, value };
+        let access = MemAccess {
+            block: self.block,
+            pc,
+            addr,
+            size,
+            kind,
+            value,
+        };
         self.control = self.control.or(self.sink.mem(&access));
     }
 }
@@ -112,7 +119,13 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let v: u64 = $v;
             mem.store_u::<$n>(addr, v).map_err(Trap::AccessFault)?;
             if MEM {
-                hook.emit(pc, addr, $n, MemKind::Store, v & (u64::MAX >> (64 - 8 * $n)));
+                hook.emit(
+                    pc,
+                    addr,
+                    $n,
+                    MemKind::Store,
+                    v & (u64::MAX >> (64 - 8 * $n)),
+                );
             }
         }};
     }
@@ -125,7 +138,10 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         ($n:literal, $f:expr) => {{
             let addr = x[rs1];
             if addr % $n != 0 {
-                return Err(Trap::Misaligned { addr, kind: AccessKind::Store });
+                return Err(Trap::Misaligned {
+                    addr,
+                    kind: AccessKind::Store,
+                });
             }
             let old = mem.load_u::<$n>(addr).map_err(Trap::AccessFault)?;
             let src = x[rs2];
@@ -229,7 +245,10 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let addr = x[rs1];
             let n = if insn.op == Op::LrW { 4 } else { 8 };
             if addr % n != 0 {
-                return Err(Trap::Misaligned { addr, kind: AccessKind::Load });
+                return Err(Trap::Misaligned {
+                    addr,
+                    kind: AccessKind::Load,
+                });
             }
             let v = if n == 4 {
                 sext32(mem.load_u::<4>(addr).map_err(Trap::AccessFault)?)
@@ -237,7 +256,13 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 mem.load_u::<8>(addr).map_err(Trap::AccessFault)?
             };
             if MEM {
-                hook.emit(pc, addr, n as u8, MemKind::Load, v & (u64::MAX >> (64 - 8 * n)));
+                hook.emit(
+                    pc,
+                    addr,
+                    n as u8,
+                    MemKind::Load,
+                    v & (u64::MAX >> (64 - 8 * n)),
+                );
             }
             cpu.reservation = Some((addr, v));
             x[rd] = v;
@@ -246,7 +271,10 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let addr = x[rs1];
             let n = if insn.op == Op::ScW { 4 } else { 8 };
             if addr % n != 0 {
-                return Err(Trap::Misaligned { addr, kind: AccessKind::Store });
+                return Err(Trap::Misaligned {
+                    addr,
+                    kind: AccessKind::Store,
+                });
             }
             let reservation = cpu.reservation.take();
             // As qemu does: succeed if the reserved address still holds the value LR read.
@@ -265,7 +293,13 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                     mem.store_u::<8>(addr, v).map_err(Trap::AccessFault)?;
                 }
                 if MEM {
-                    hook.emit(pc, addr, n as u8, MemKind::Store, v & (u64::MAX >> (64 - 8 * n)));
+                    hook.emit(
+                        pc,
+                        addr,
+                        n as u8,
+                        MemKind::Store,
+                        v & (u64::MAX >> (64 - 8 * n)),
+                    );
                 }
             }
             x[rd] = u64::from(!ok);
@@ -346,7 +380,11 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             } else {
                 0
             };
-            let a = if fpu::reads_xreg(op) { x[rs1] } else { cpu.f[rs1] };
+            let a = if fpu::reads_xreg(op) {
+                x[rs1]
+            } else {
+                cpu.f[rs1]
+            };
             let b = cpu.f[rs2];
             let c = cpu.f[usize::from(insn.rs3 & 31)];
             let v = fpu::execute(op, a, b, c, rm, &mut cpu.fflags);

@@ -76,8 +76,15 @@ impl fmt::Display for Fault {
             }
             Trap::AccessFault(m) => write!(f, "{m} at pc {pc:#x}"),
             Trap::Misaligned { addr, kind } => {
-                let what = if kind == AccessKind::Load { "load" } else { "store" };
-                write!(f, "misaligned atomic {what} at address {addr:#x} at pc {pc:#x}")
+                let what = if kind == AccessKind::Load {
+                    "load"
+                } else {
+                    "store"
+                };
+                write!(
+                    f,
+                    "misaligned atomic {what} at address {addr:#x} at pc {pc:#x}"
+                )
             }
             Trap::Breakpoint => write!(f, "breakpoint (ebreak) at pc {pc:#x}"),
             other => write!(f, "unexpected trap {other:?} at pc {pc:#x}"),
@@ -169,10 +176,15 @@ impl Machine {
         let base = page_down(image.lowest_addr());
         let needed = image.highest_addr() - base;
         if needed > config.memory {
-            return Err(Error::MemoryTooSmall { needed, limit: config.memory });
+            return Err(Error::MemoryTooSmall {
+                needed,
+                limit: config.memory,
+            });
         }
-        let mut mem = Memory::new(base, config.memory)
-            .ok_or(Error::MemoryTooSmall { needed, limit: config.memory })?;
+        let mut mem = Memory::new(base, config.memory).ok_or(Error::MemoryTooSmall {
+            needed,
+            limit: config.memory,
+        })?;
         image.load_into(&mut mem)?;
         let (lo, hi) = image
             .exec_ranges()
@@ -180,7 +192,15 @@ impl Machine {
         mem.set_code_range(lo, hi);
         let cache = BlockCache::new(lo, hi, config.max_block_insns, !config.single_step);
         let cpu = Cpu::new(mode, image.entry);
-        Ok(Machine { cpu, mem, env, cache, image, config, instret: 0 })
+        Ok(Machine {
+            cpu,
+            mem,
+            env,
+            cache,
+            image,
+            config,
+            instret: 0,
+        })
     }
 
     /// Loads a statically linked Linux ELF and prepares its stack, ready to run.
@@ -188,7 +208,9 @@ impl Machine {
         let image = ElfImage::parse(elf)?;
         let env = Env::Linux(Linux::new(linux));
         let mut m = Machine::with_image(image, Mode::User, config, env)?;
-        let Env::Linux(linux) = &mut m.env else { unreachable!("constructed as Linux above") };
+        let Env::Linux(linux) = &mut m.env else {
+            unreachable!("constructed as Linux above")
+        };
         m.cpu.x[2] = linux.setup(&mut m.mem, &m.image)?;
         Ok(m)
     }
@@ -256,7 +278,11 @@ impl Machine {
             Outcome::FuelExhausted => ExitReason::FuelExhausted,
             Outcome::Stopped => ExitReason::Stopped,
         };
-        sink.exit(&Exit { reason, pc: self.cpu.pc, instret: self.instret });
+        sink.exit(&Exit {
+            reason,
+            pc: self.cpu.pc,
+            instret: self.instret,
+        });
         summary
     }
 
@@ -320,7 +346,12 @@ impl Machine {
                     if block.interest.contains(Interest::EDGE) {
                         let kind = edge_kind(block.ends_with, next == fallthrough);
                         let pc = block_last_pc(&block, &self.cache, &self.mem);
-                        control = control.or(sink.edge(&Edge { from: id, pc, to: next, kind }));
+                        control = control.or(sink.edge(&Edge {
+                            from: id,
+                            pc,
+                            to: next,
+                            kind,
+                        }));
                     }
                 }
                 Err((at, trap)) => {
@@ -344,7 +375,10 @@ impl Machine {
                 }
             }
             if self.instret >= next_sample {
-                let s = Sample { pc: self.cpu.pc, instret: self.instret };
+                let s = Sample {
+                    pc: self.cpu.pc,
+                    instret: self.instret,
+                };
                 control = control.or(sink.sample(&s));
                 next_sample = self.instret.saturating_add(interval.unwrap_or(u64::MAX));
             }
@@ -369,7 +403,12 @@ impl Machine {
         sink: &mut S,
     ) -> (usize, Result<u64, (u64, Trap)>, Control) {
         let values = block.interest.contains(Interest::MEM_VALUES);
-        let mut hook = MemHook { sink, block: id, values, control: Control::Continue };
+        let mut hook = MemHook {
+            sink,
+            block: id,
+            values,
+            control: Control::Continue,
+        };
         let (done, r) = if block.interest.contains(Interest::MEM) {
             self.exec_insns::<true, S>(block, limit, &mut hook)
         } else {
@@ -440,7 +479,12 @@ impl Machine {
                 }
                 if run_interest.contains(Interest::SYSCALL) {
                     let ret = self.cpu.x[10] as i64;
-                    let call = Syscall { pc, number, args, ret };
+                    let call = Syscall {
+                        pc,
+                        number,
+                        args,
+                        ret,
+                    };
                     *control = control.or(sink.syscall(&call));
                 }
                 next
@@ -471,7 +515,12 @@ impl Machine {
         self.cpu.pc = resumes_at;
         if block.interest.contains(Interest::EDGE) {
             let kind = edge_kind(block.ends_with, resumes_at == block.end);
-            *control = control.or(sink.edge(&Edge { from: id, pc, to: resumes_at, kind }));
+            *control = control.or(sink.edge(&Edge {
+                from: id,
+                pc,
+                to: resumes_at,
+                kind,
+            }));
         }
         None
     }
@@ -540,8 +589,13 @@ impl CodeView for Machine {
     }
 
     fn functions(&self) -> Vec<u64> {
-        let mut f: Vec<u64> =
-            self.image.symbols.iter().filter(|s| s.is_function).map(|s| s.addr).collect();
+        let mut f: Vec<u64> = self
+            .image
+            .symbols
+            .iter()
+            .filter(|s| s.is_function)
+            .map(|s| s.addr)
+            .collect();
         f.dedup();
         f
     }

@@ -52,7 +52,11 @@ fn run(code: &[u32], fuel: Option<u64>) -> (Outcome, u64, u64) {
         stderr: Output::Capture,
         ..LinuxConfig::default()
     };
-    let config = Config { fuel, memory: 64 << 20, ..Config::default() };
+    let config = Config {
+        fuel,
+        memory: 64 << 20,
+        ..Config::default()
+    };
     let mut m = Machine::linux(&elf, linux, config).expect("tiny ELF loads");
     let s = m.run(&mut ());
     (s.outcome, s.pc - entry, s.instret)
@@ -71,14 +75,21 @@ const AMOADD_W_A1_A2_A0: u32 = 0x00c5_25af; // amoadd.w a1, a2, (a0)
 #[test]
 fn exit_status_is_passed_through() {
     // The run ends at the exit call itself.
-    assert_eq!(run(&[LI_A0_7, LI_A7_93, ECALL], None), (Outcome::Exited(7), 8, 3));
+    assert_eq!(
+        run(&[LI_A0_7, LI_A7_93, ECALL], None),
+        (Outcome::Exited(7), 8, 3)
+    );
 }
 
 #[test]
 fn illegal_instruction_is_a_fault_with_pc_and_bits() {
     let (o, at, n) = run(&[LI_A0_7, 0xffff_ffff], None);
     assert_eq!((at, n), (4, 1));
-    let Outcome::Fault(Fault { trap: Trap::IllegalInstruction { bits }, .. }) = o else {
+    let Outcome::Fault(Fault {
+        trap: Trap::IllegalInstruction { bits },
+        ..
+    }) = o
+    else {
         panic!("{o:?}")
     };
     assert_eq!(bits, 0xffff_ffff);
@@ -89,14 +100,24 @@ fn illegal_instruction_is_a_fault_with_pc_and_bits() {
 fn the_all_zero_word_is_illegal() {
     let (o, at, _) = run(&[0], None);
     assert_eq!(at, 0);
-    assert!(matches!(o, Outcome::Fault(Fault { trap: Trap::IllegalInstruction { bits: 0 }, .. })));
+    assert!(matches!(
+        o,
+        Outcome::Fault(Fault {
+            trap: Trap::IllegalInstruction { bits: 0 },
+            ..
+        })
+    ));
 }
 
 #[test]
 fn load_from_unmapped_memory_is_an_access_fault() {
     let (o, at, n) = run(&[LI_A0_7, LD_A0_0_ZERO], None);
     assert_eq!((at, n), (4, 1));
-    let expected = MemFault { addr: 0, size: 8, kind: AccessKind::Load };
+    let expected = MemFault {
+        addr: 0,
+        size: 8,
+        kind: AccessKind::Load,
+    };
     assert!(matches!(o, Outcome::Fault(Fault { trap: Trap::AccessFault(f), .. }) if f == expected));
     assert_eq!(o.exit_code(), 128 + 11, "SIGSEGV");
 }
@@ -104,26 +125,49 @@ fn load_from_unmapped_memory_is_an_access_fault() {
 #[test]
 fn jump_to_unmapped_code_is_a_fetch_fault() {
     let (elf, _) = tiny_elf(&[JR_ZERO]);
-    let linux = LinuxConfig { args: vec![b"t".to_vec()], ..LinuxConfig::default() };
+    let linux = LinuxConfig {
+        args: vec![b"t".to_vec()],
+        ..LinuxConfig::default()
+    };
     let mut m = Machine::linux(&elf, linux, Config::default()).unwrap();
     let s = m.run(&mut ());
     assert_eq!(s.pc, 0);
-    let Outcome::Fault(f) = s.outcome else { panic!("{:?}", s.outcome) };
-    assert!(matches!(f.trap, Trap::AccessFault(MemFault { kind: AccessKind::Fetch, .. })));
+    let Outcome::Fault(f) = s.outcome else {
+        panic!("{:?}", s.outcome)
+    };
+    assert!(matches!(
+        f.trap,
+        Trap::AccessFault(MemFault {
+            kind: AccessKind::Fetch,
+            ..
+        })
+    ));
     assert!(f.to_string().contains("instruction fetch"), "{f}");
 }
 
 #[test]
 fn ebreak_is_a_breakpoint_fault() {
     let (o, _, _) = run(&[EBREAK], None);
-    assert!(matches!(o, Outcome::Fault(Fault { trap: Trap::Breakpoint, .. })));
+    assert!(matches!(
+        o,
+        Outcome::Fault(Fault {
+            trap: Trap::Breakpoint,
+            ..
+        })
+    ));
 }
 
 #[test]
 fn misaligned_atomic_is_a_fault() {
     let (o, at, _) = run(&[LI_A0_1, AMOADD_W_A1_A2_A0], None);
     assert_eq!(at, 4);
-    assert!(matches!(o, Outcome::Fault(Fault { trap: Trap::Misaligned { addr: 1, .. }, .. })));
+    assert!(matches!(
+        o,
+        Outcome::Fault(Fault {
+            trap: Trap::Misaligned { addr: 1, .. },
+            ..
+        })
+    ));
 }
 
 #[test]

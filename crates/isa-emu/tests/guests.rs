@@ -29,7 +29,11 @@ fn every_guest_matches_its_recorded_output() {
             ));
         }
     }
-    assert!(failures.is_empty(), "guests that differ:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "guests that differ:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -40,8 +44,13 @@ fn every_isa_test_passes_on_bare_metal() {
     let mut failures = Vec::new();
     for t in &tests {
         let elf = std::fs::read(dir.join(&t.elf)).expect("ISA test ELF");
-        let bare = isa_emu::BareConfig { console: isa_emu::linux::Output::Capture };
-        let config = Config { fuel: Some(50_000_000), ..Config::default() };
+        let bare = isa_emu::BareConfig {
+            console: isa_emu::linux::Output::Capture,
+        };
+        let config = Config {
+            fuel: Some(50_000_000),
+            ..Config::default()
+        };
         let mut m = isa_emu::Machine::bare_metal(&elf, bare, config).expect("loads");
         let summary = m.run(&mut ());
         match summary.outcome {
@@ -50,5 +59,9 @@ fn every_isa_test_passes_on_bare_metal() {
             other => failures.push(format!("{}: {other:?} at pc {:#x}", t.name, summary.pc)),
         }
     }
-    assert!(failures.is_empty(), "ISA tests that fail:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "ISA tests that fail:\n{}",
+        failures.join("\n")
+    );
 }

@@ -21,7 +21,11 @@ struct Fingerprint {
 
 impl Fingerprint {
     fn new() -> Self {
-        Fingerprint { hasher: DefaultHasher::new(), count: 0, first: Vec::new() }
+        Fingerprint {
+            hasher: DefaultHasher::new(),
+            count: 0,
+            first: Vec::new(),
+        }
     }
     fn add(&mut self, e: Event) {
         e.hash(&mut self.hasher);
@@ -82,7 +86,13 @@ fn cached_and_single_step_event_streams_are_identical() {
             let mut m = common::machine(&g, config);
             let mut f = Fingerprint::new();
             let summary = m.run(&mut f);
-            (summary.instret, summary.outcome, f.count, f.hasher.finish(), f.first)
+            (
+                summary.instret,
+                summary.outcome,
+                f.count,
+                f.hasher.finish(),
+                f.first,
+            )
         };
         let cached = run(false);
         let stepped = run(true);

@@ -24,7 +24,11 @@ const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
 const DEFAULT_GUEST_NAME: &str = "DEFAULT_GUEST";
 
 #[derive(Parser, Debug)]
-#[command(name = "profkit", version, about = "Whole-program profiler for RISC-V programs")]
+#[command(
+    name = "profkit",
+    version,
+    about = "Whole-program profiler for RISC-V programs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -134,7 +138,10 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
     let config = Config {
         fuel: args.fuel,
         single_step: args.single_step,
-        memory: args.memory.checked_mul(1 << 20).ok_or("--memory is too large")?,
+        memory: args
+            .memory
+            .checked_mul(1 << 20)
+            .ok_or("--memory is too large")?,
         ..Config::default()
     };
     let mut machine = if args.bare {

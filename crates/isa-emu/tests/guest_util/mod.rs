@@ -48,7 +48,9 @@ pub fn machine(guest: &Guest, config: Config) -> Machine {
     let dir = guests_dir();
     let elf = std::fs::read(dir.join(&guest.elf)).expect("guest ELF");
     if guest.env == "bare" {
-        let bare = BareConfig { console: Output::Capture };
+        let bare = BareConfig {
+            console: Output::Capture,
+        };
         return Machine::bare_metal(&elf, bare, config).expect("bare-metal guest loads");
     }
     let mut args = vec![guest.name.as_bytes().to_vec()];

@@ -46,7 +46,9 @@ impl BlockProfile {
             })
             .collect();
         rows.sort_by(|a, b| {
-            b.instructions.cmp(&a.instructions).then(a.info.start.cmp(&b.info.start))
+            b.instructions
+                .cmp(&a.instructions)
+                .then(a.info.start.cmp(&b.info.start))
         });
         rows
     }

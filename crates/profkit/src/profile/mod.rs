@@ -29,7 +29,13 @@ impl<'a> Report<'a> {
         profile: &'a BlockProfile,
         top: usize,
     ) -> Self {
-        Report { name, machine, summary, profile, top }
+        Report {
+            name,
+            machine,
+            summary,
+            profile,
+            top,
+        }
     }
 
     fn outcome_text(&self) -> String {
@@ -71,7 +77,12 @@ impl<'a> Report<'a> {
             let _ = writeln!(out, "  cache flushes         {}", s.cache_flushes);
         }
         let _ = writeln!(out);
-        out.push_str(&render_hot_blocks(self.profile, self.machine, s.instret, self.top));
+        out.push_str(&render_hot_blocks(
+            self.profile,
+            self.machine,
+            s.instret,
+            self.top,
+        ));
         let rows = self.syscall_rows();
         if !rows.is_empty() {
             let _ = writeln!(out, "\nsystem calls:");
@@ -82,13 +93,8 @@ impl<'a> Report<'a> {
         if let Some(linux) = self.machine.linux_env() {
             let unknown = linux.unknown_syscalls();
             if !unknown.is_empty() {
-                let list: Vec<String> =
-                    unknown.iter().map(|(n, c)| format!("#{n} x{c}")).collect();
-                let _ = writeln!(
-                    out,
-                    "  unsupported (answered ENOSYS): {}",
-                    list.join(", ")
-                );
+                let list: Vec<String> = unknown.iter().map(|(n, c)| format!("#{n} x{c}")).collect();
+                let _ = writeln!(out, "  unsupported (answered ENOSYS): {}", list.join(", "));
             }
         }
         out
