@@ -71,6 +71,11 @@ pub struct MachineCsrs {
     pub mie: u64,
     /// mip (no interrupt sources are modelled; software may write it).
     pub mip: u64,
+    /// What software wrote to minstret and mcycle, as offsets from the retired-instruction
+    /// count (the counters keep counting from the written value).
+    pub instret_offset: u64,
+    /// See `instret_offset`.
+    pub cycle_offset: u64,
     /// Registers that hold what is written and have no other effect
     /// (medeleg, mideleg, mcounteren, satp, pmpcfg0, pmpaddr0).
     pub inert: [u64; 6],
@@ -129,18 +134,33 @@ impl Cpu {
         }
     }
 
+    /// True if floating-point instructions are disabled (machine mode with mstatus.FS = Off);
+    /// they are then illegal instructions.
+    #[inline(always)]
+    pub fn fp_disabled(&self) -> bool {
+        self.mode == Mode::Machine && self.m.mstatus & (3 << 13) == 0
+    }
+
     /// Reads CSR `num`. `instret` is the number of instructions retired before the reading
     /// instruction (cycle and time are virtual and equal to it). `None` if the CSR does not
     /// exist in this mode.
     pub fn read_csr(&self, num: u16, instret: u64) -> Option<u64> {
         use csr::*;
+        if matches!(num, FFLAGS | FRM | FCSR) && self.fp_disabled() {
+            return None;
+        }
         let v = match num {
             FFLAGS => u64::from(self.fflags),
             FRM => u64::from(self.frm),
             FCSR => u64::from(self.frm) << 5 | u64::from(self.fflags),
+            CYCLE | MCYCLE if self.mode == Mode::Machine => {
+                instret.wrapping_add(self.m.cycle_offset)
+            }
+            INSTRET | MINSTRET if self.mode == Mode::Machine => {
+                instret.wrapping_add(self.m.instret_offset)
+            }
             CYCLE | TIME | INSTRET => instret,
             _ if self.mode == Mode::User => return None,
-            MCYCLE | MINSTRET => instret,
             MSTATUS => {
                 let fs_dirty = self.m.mstatus >> 13 & 3 == 3;
                 self.m.mstatus | MSTATUS_UXL64 | u64::from(fs_dirty) << 63
@@ -159,11 +179,15 @@ impl Cpu {
         Some(v)
     }
 
-    /// Writes CSR `num`. `None` if it does not exist or is read-only.
-    pub fn write_csr(&mut self, num: u16, v: u64) -> Option<()> {
+    /// Writes CSR `num`; `instret` as for [`read_csr`](Self::read_csr). `None` if it does
+    /// not exist or is read-only.
+    pub fn write_csr(&mut self, num: u16, v: u64, instret: u64) -> Option<()> {
         use csr::*;
         if num >> 10 == 3 {
             return None; // read-only space (counters, ids)
+        }
+        if matches!(num, FFLAGS | FRM | FCSR) && self.fp_disabled() {
+            return None;
         }
         match num {
             FFLAGS => self.fflags = (v & 0x1f) as u8,
@@ -182,7 +206,8 @@ impl Cpu {
             MSCRATCH => self.m.mscratch = v,
             MIE => self.m.mie = v,
             MIP => self.m.mip = v,
-            MCYCLE | MINSTRET => {} // virtual counters are derived from instret
+            MINSTRET => self.m.instret_offset = v.wrapping_sub(instret),
+            MCYCLE => self.m.cycle_offset = v.wrapping_sub(instret),
             _ => self.m.inert[inert_slot(num)?] = v,
         }
         Some(())
@@ -210,26 +235,32 @@ mod tests {
     fn user_mode_has_only_fp_csrs_and_counters() {
         let mut c = Cpu::new(Mode::User, 0);
         assert_eq!(c.read_csr(csr::MSTATUS, 0), None);
-        assert_eq!(c.write_csr(csr::MSCRATCH, 1), None);
-        c.write_csr(csr::FCSR, 0xff).unwrap();
+        assert_eq!(c.write_csr(csr::MSCRATCH, 1, 0), None);
+        c.write_csr(csr::FCSR, 0xff, 0).unwrap();
         assert_eq!((c.frm, c.fflags), (7, 0x1f));
         assert_eq!(c.read_csr(csr::FCSR, 0), Some(0xff));
         assert_eq!(c.read_csr(csr::INSTRET, 42), Some(42));
-        assert_eq!(c.write_csr(csr::CYCLE, 1), None);
+        assert_eq!(c.write_csr(csr::CYCLE, 1, 0), None);
     }
 
     #[test]
     fn machine_csrs_hold_warl_values() {
         let mut c = Cpu::new(Mode::Machine, 0);
-        c.write_csr(csr::MSTATUS, u64::MAX).unwrap();
+        c.write_csr(csr::MSTATUS, u64::MAX, 0).unwrap();
         assert_eq!(
             c.read_csr(csr::MSTATUS, 0),
             Some(MSTATUS_WRITABLE | MSTATUS_UXL64 | 1 << 63)
         );
-        c.write_csr(csr::MEPC, 0x1001).unwrap();
+        c.write_csr(csr::MEPC, 0x1001, 0).unwrap();
         assert_eq!(c.read_csr(csr::MEPC, 0), Some(0x1000));
-        c.write_csr(csr::SATP, 5).unwrap();
+        c.write_csr(csr::SATP, 5, 0).unwrap();
         assert_eq!(c.read_csr(csr::SATP, 0), Some(5));
         assert_eq!(c.read_csr(0x7c0, 0), None);
+        c.write_csr(csr::MINSTRET, 1000, 10).unwrap();
+        assert_eq!(c.read_csr(csr::MINSTRET, 15), Some(1005));
+        assert_eq!(c.read_csr(csr::INSTRET, 15), Some(1005));
+        c.write_csr(csr::MSTATUS, 0, 0).unwrap();
+        assert!(c.fp_disabled());
+        assert_eq!(c.read_csr(csr::FCSR, 0), None);
     }
 }

@@ -129,6 +129,14 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             }
         }};
     }
+    macro_rules! fp_enabled {
+        () => {
+            // Field by field (not `Cpu::fp_disabled`) so `x` may stay borrowed.
+            if cpu.mode == Mode::Machine && cpu.m.mstatus & (3 << 13) == 0 {
+                return Err(illegal(mem, pc, insn.len));
+            }
+        };
+    }
     macro_rules! branch {
         ($cond:expr) => {{
             return Ok(if $cond { pc.wrapping_add(imm) } else { next });
@@ -340,7 +348,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 _ => Some(old & !src),
             };
             if let Some(v) = new {
-                if cpu.write_csr(num, v).is_none() {
+                if cpu.write_csr(num, v, instret).is_none() {
                     return Err(illegal(mem, pc, insn.len));
                 }
             }
@@ -360,17 +368,26 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         }
         // F and D loads and stores
         Op::Flw => {
+            fp_enabled!();
             let v = load!(4, |v| v);
             cpu.f[usize::from(insn.rd & 31)] = v | 0xffff_ffff_0000_0000;
         }
         Op::Fld => {
+            fp_enabled!();
             let v = load!(8, |v| v);
             cpu.f[usize::from(insn.rd & 31)] = v;
         }
-        Op::Fsw => store!(4, cpu.f[rs2]),
-        Op::Fsd => store!(8, cpu.f[rs2]),
+        Op::Fsw => {
+            fp_enabled!();
+            store!(4, cpu.f[rs2])
+        }
+        Op::Fsd => {
+            fp_enabled!();
+            store!(8, cpu.f[rs2])
+        }
         // F and D computation
         op => {
+            fp_enabled!();
             let rm = if fpu::uses_rm(op) {
                 let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
                 if rm > 4 {

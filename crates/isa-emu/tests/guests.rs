@@ -38,12 +38,12 @@ fn every_guest_matches_its_recorded_output() {
 
 #[test]
 fn every_isa_test_passes_on_bare_metal() {
-    let dir = common::guests_dir().join("isa");
+    let root = common::guests_dir().join("..");
     let tests = common::isa_tests();
     assert!(!tests.is_empty());
     let mut failures = Vec::new();
     for t in &tests {
-        let elf = std::fs::read(dir.join(&t.elf)).expect("ISA test ELF");
+        let elf = std::fs::read(root.join(&t.elf)).expect("ISA test ELF");
         let bare = isa_emu::BareConfig {
             console: isa_emu::linux::Output::Capture,
         };

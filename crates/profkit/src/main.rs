@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 use profkit::emu::linux::{Input, LinuxConfig, Output};
 use profkit::emu::{BareConfig, Config, Machine, Outcome, RunSummary};
@@ -19,9 +19,9 @@ use profkit::profile::{BlockProfile, Report};
 /// The bundled guest that `profkit` with no arguments profiles.
 const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../guests/bin/DEFAULT_GUEST.elf"
+    "/../../guests/bin/coremark.elf"
 ));
-const DEFAULT_GUEST_NAME: &str = "DEFAULT_GUEST";
+const DEFAULT_GUEST_NAME: &str = "coremark";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -40,7 +40,7 @@ enum Command {
     Run(RunArgs),
 }
 
-#[derive(Args, Debug)]
+#[derive(Parser, Debug)]
 struct RunArgs {
     /// Run with no profiling sink at all (for speed comparisons).
     #[arg(long)]

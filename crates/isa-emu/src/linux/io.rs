@@ -415,7 +415,8 @@ impl Linux {
         Ok(0)
     }
 
-    /// `readlinkat`: `/proc/self/exe` is argv\[0\]; other links only inside the sandbox.
+    /// `readlinkat`: `/proc/self/exe` is argv\[0\] made absolute (glibc asserts that it
+    /// starts with `/`); other links only inside the sandbox.
     pub(crate) fn readlinkat(
         &mut self,
         mem: &mut Memory,
@@ -429,7 +430,13 @@ impl Linux {
         }
         let guest = read_path(mem, path)?;
         let target: Vec<u8> = if guest == b"/proc/self/exe" {
-            self.args.first().cloned().ok_or(ENOENT)?
+            let exe = self.args.first().ok_or(ENOENT)?;
+            if exe.starts_with(b"/") {
+                exe.clone()
+            } else {
+                let rel = exe.strip_prefix(b"./").unwrap_or(exe);
+                [b"/".as_slice(), rel].concat()
+            }
         } else {
             let link = self.resolve_at(dirfd, guest, true)?;
             match std::fs::read_link(link) {
