@@ -3,6 +3,7 @@
 //! (The crate manual is written as the crate takes shape; see `docs/architecture.md`.)
 #![forbid(unsafe_code)]
 
+pub mod fpu;
 pub mod insn;
 pub mod memory;
 
