@@ -142,12 +142,8 @@ pub fn arith_s(op: u8, a: u32, b: u32, flags: &mut u8) -> Option<u64> {
                 return Some(u64::from((q as f32).to_bits()));
             }
             // Exact iff r * y == x; the product of two binary32 values is exact in binary64.
-            let r = q as f32;
-            let exact = y.is_finite() && f64::from(r) * y == x;
-            finish_s(q, true, flags).map(|bits| {
-                nx_if(!exact, flags);
-                bits
-            })
+            let exact = y.is_finite() && f64::from(q as f32) * y == x;
+            finish_s(q, exact, flags)
         }
     }
 }
@@ -159,10 +155,6 @@ pub fn sqrt_s(a: u32, flags: &mut u8) -> Option<u64> {
         return None;
     }
     let d = x.sqrt();
-    let r = d as f32;
-    let exact = f64::from(r) * f64::from(r) == x;
-    finish_s(d, true, flags).map(|bits| {
-        nx_if(!exact, flags);
-        bits
-    })
+    let r = f64::from(d as f32);
+    finish_s(d, r * r == x, flags)
 }

@@ -1,4 +1,7 @@
 //! FPU verification: spec corner cases, simple-soft-float oracle, host-float oracle, bench.
 
+mod bench;
 mod gen;
+mod host;
+mod spec_rules;
 mod ssf;
