@@ -3,5 +3,6 @@
 mod bench;
 mod gen;
 mod host;
+mod qemu;
 mod spec_rules;
 mod ssf;
