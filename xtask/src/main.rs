@@ -1,5 +1,7 @@
 //! Developer tasks: `cargo xtask <task> [args]`. Run `cargo xtask help` for the table.
 
+mod randtest;
+
 use std::process::ExitCode;
 
 type Task = (
@@ -9,7 +11,14 @@ type Task = (
 );
 
 /// The task table: name, one-line description, entry point.
-const TASKS: &[Task] = &[("help", "list the tasks", help)];
+const TASKS: &[Task] = &[
+    ("help", "list the tasks", help),
+    (
+        "randtest",
+        "random instruction streams: our emulator vs qemu-riscv64",
+        randtest::main,
+    ),
+];
 
 fn help(_: &[String]) -> Result<(), String> {
     println!("cargo xtask <task> [args]\n");
