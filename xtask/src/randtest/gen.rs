@@ -16,6 +16,12 @@
 //!   never traps: a unit that may write an invalid `frm` reads it back and then repairs
 //!   it with `fsrmi`. Illegal instructions are deliberately not generated.
 //! - Branches and jumps only go forward, so there are no loops.
+//!
+//! The one deliberate trap: one program in eight ends with a [`TrapTail`]: after the units
+//! it writes an invalid `frm` (5..=7) and runs an FP operation with a static rounding mode
+//! (which must not trap; its result is in the dump), writes the dump, and then runs an
+//! operation with `dyn` rounding, which must raise an illegal-instruction exception: under
+//! qemu-user SIGILL kills the process, exit status 132.
 
 use super::values::{fp_value, int_value};
 use rand::seq::SliceRandom;
@@ -127,6 +133,30 @@ impl Unit {
     }
 }
 
+/// The end of a program that deliberately traps (see the module docs).
+#[derive(Clone, Debug)]
+pub struct TrapTail {
+    /// The invalid rounding mode written to frm (5..=7).
+    pub frm: u8,
+    /// An FP operation with a static rounding mode, which must not trap.
+    pub static_op: String,
+    /// An FP operation with `dyn` rounding, which must trap.
+    pub dyn_op: String,
+}
+
+/// The rounding mode an FP instruction line names: a mnemonic suffix, or the funct3 of a
+/// `.insn r 0x53` line (7 is `dyn`).
+fn rm_of(line: &str) -> Option<&str> {
+    if let Some(rest) = line.strip_prefix(".insn r 0x53, ") {
+        return rest
+            .split(',')
+            .next()
+            .map(|f| if f == "7" { "dyn" } else { "static" });
+    }
+    let last = line.rsplit(", ").next()?;
+    RMS.contains(&last).then_some(last)
+}
+
 /// A generated program.
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -146,6 +176,8 @@ pub struct Program {
     pub pool: Vec<u64>,
     /// The random instructions.
     pub units: Vec<Unit>,
+    /// The deliberate trap at the end, if any.
+    pub trap: Option<TrapTail>,
 }
 
 /// Integer registers a unit may write: all but x2 (sp) and x8 (the base).
@@ -815,6 +847,23 @@ impl Gen {
         u
     }
 
+    /// An FP arithmetic, fused or conversion instruction whose rounding mode is `dyn`
+    /// (when `dynamic`) or static.
+    fn fp_with_rm(&mut self, dynamic: bool) -> String {
+        loop {
+            let u = match self.rng.gen_range(0..3) {
+                0 => self.fp_arith(0),
+                1 => self.fp_fma(0),
+                _ => self.fp_cvt(0),
+            };
+            if let Some(line) = u.lines.first() {
+                if rm_of(line).is_some_and(|rm| (rm == "dyn") == dynamic) {
+                    return line.clone();
+                }
+            }
+        }
+    }
+
     fn fence(&mut self, _: usize) -> Unit {
         let mut u = Unit::new("fence");
         let text = self.pick(&["fence", "fence.i", "fence rw, rw", "fence r, w", "nop"]);
@@ -888,8 +937,14 @@ pub fn generate(seed: u64, len: usize) -> Program {
         u.norvc = u.allow_norvc && g.rng.gen_ratio(1, 4);
         units.push(u);
     }
+    let trap = g.rng.gen_ratio(1, 8).then(|| TrapTail {
+        frm: g.rng.gen_range(5..8),
+        static_op: g.fp_with_rm(false),
+        dyn_op: g.fp_with_rm(true),
+    });
     Program {
         seed,
+        trap,
         init_x,
         init_f,
         init_frm,
@@ -901,6 +956,15 @@ pub fn generate(seed: u64, len: usize) -> Program {
 }
 
 impl Program {
+    /// The exit status qemu must report: 0, or 128 + SIGILL for a trapping program.
+    pub fn expected_status(&self) -> i32 {
+        if self.trap.is_some() {
+            128 + 4
+        } else {
+            0
+        }
+    }
+
     /// The assembly source, with only the units whose `keep` flag is set (all when
     /// `keep` is `None`). Labels of dropped units stay, so every branch target exists.
     pub fn render(&self, keep: Option<&[bool]>) -> String {
@@ -936,6 +1000,9 @@ impl Program {
             }
         }
         let _ = writeln!(s, "L{}:", self.units.len());
+        if let Some(t) = &self.trap {
+            let _ = writeln!(s, "    fsrmi {}\n    {}", t.frm, t.static_op);
+        }
         for i in 1..32 {
             let _ = writeln!(s, "    sd x{i}, {}(x8)", DUMP_X + 8 * (i - 1));
         }
@@ -947,6 +1014,9 @@ impl Program {
             s,
             "    li a0, 1\n    mv a1, x8\n    li a2, {OUTPUT_LEN}\n    li a7, 64\n    ecall"
         );
+        if let Some(t) = &self.trap {
+            let _ = writeln!(s, "    {}", t.dyn_op);
+        }
         s.push_str("    li a0, 0\n    li a7, 93\n    ecall\n");
         s.push_str(".data\n.balign 8\nbuf:\n");
         for chunk in self.buf.chunks(8) {
@@ -994,6 +1064,23 @@ mod tests {
                 u.lines
             );
         }
+    }
+
+    #[test]
+    fn rounding_modes_are_read_from_lines() {
+        assert_eq!(rm_of("fadd.d f1, f2, f3, rtz"), Some("rtz"));
+        assert_eq!(rm_of("fcvt.w.s x1, f2, dyn"), Some("dyn"));
+        assert_eq!(rm_of(".insn r 0x53, 7, 0x69, f2, x5, x1"), Some("dyn"));
+        assert_eq!(rm_of(".insn r 0x53, 3, 0x21, f2, f5, x0"), Some("static"));
+        assert_eq!(rm_of("fsgnj.d f1, f2, f3"), None);
+        let p = (0..64)
+            .find_map(|s| generate(s, 10).trap)
+            .map(|t| (t.static_op, t.dyn_op));
+        let (st, dy) = p.unwrap_or_default();
+        assert!(
+            rm_of(&st).is_some_and(|r| r != "dyn") && rm_of(&dy) == Some("dyn"),
+            "{st} {dy}"
+        );
     }
 
     #[test]

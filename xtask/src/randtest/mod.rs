@@ -7,8 +7,10 @@
 //! scratch buffer must be identical. A mismatch is reported field by field, then the
 //! program is shrunk to a minimal one that still mismatches.
 //!
-//! Decisions: programs are always legal (no SIGILL); `frm` is kept valid so `dyn`
-//! operations never trap (the invalid `frm` values are still written and read back).
+//! Decisions: the random instructions are always legal, and `frm` is kept valid between
+//! them so `dyn` operations never trap (invalid `frm` values are still written and read
+//! back); one program in eight ends with a deliberate trap, an FP operation with `dyn`
+//! rounding under an invalid `frm`, whose SIGILL (exit status 132) must match.
 //! Misaligned loads and stores are generated: qemu-user performs them. LR/SC only in
 //! deterministic patterns: `sc` to the reserved address right after `lr`, to another
 //! address, or with no reservation.
@@ -131,7 +133,7 @@ fn check(
 ) -> Result<(Vec<Difference>, Outcome), String> {
     let elf = exec::build(&p.render(keep), dir, name)?;
     let q = exec::run(Path::new(QEMU), &[], &elf, dir)?;
-    if q.status != 0 || q.stdout.len() != gen::OUTPUT_LEN {
+    if q.status != p.expected_status() || q.stdout.len() != gen::OUTPUT_LEN {
         return Err(format!(
             "qemu rejected {} (status {}, {} bytes of output): {}",
             elf.display(),
@@ -225,6 +227,12 @@ fn shrink_and_print(p: &Program, m: &Machine, dir: &Path) -> Result<(), String> 
     for (i, u) in p.units.iter().enumerate().filter(|(i, _)| keep[*i]) {
         let rvc = if u.norvc { "  (.option norvc)" } else { "" };
         println!("  {i:>4}: {}{rvc}", u.lines.join("\n        "));
+    }
+    if let Some(t) = &p.trap {
+        println!(
+            "  tail: fsrmi {}; {}; (dump); {}  (must trap)",
+            t.frm, t.static_op, t.dyn_op
+        );
     }
     println!("  initial values:\n{}", initial_values(p, &lines));
     println!("  differences of the minimal program:");
