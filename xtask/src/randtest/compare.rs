@@ -150,7 +150,16 @@ pub fn report(p: &Program, keep: &[bool], diffs: &[Difference], stderr: &str) ->
                 p.units[i].lines.join("; ")
             );
         } else if d.loc.is_some() {
-            let _ = writeln!(s, "  {:<16} not written by any unit (initial value)", "");
+            let tail = if p.trap.is_some() {
+                " or the trap tail"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "  {:<16} not written by any unit (initial value{tail})",
+                ""
+            );
         }
     }
     if !stderr.trim().is_empty() {

@@ -11,7 +11,7 @@ const LD: &str = "riscv64-unknown-elf-ld";
 /// The reference machine.
 pub const QEMU: &str = "qemu-riscv64";
 /// A program runs a few thousand instructions; anything slower is hung.
-const TIMEOUT: Duration = Duration::from_secs(20);
+const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn on_path(tool: &str) -> bool {
     Command::new(tool)

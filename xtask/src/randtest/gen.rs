@@ -220,7 +220,13 @@ pub const CLASSES: &[(&str, u32, ClassFn)] = &[
 pub struct Gen {
     rng: Pcg64,
     len: usize,
+    /// Registers written by the last few units, most recent last: sources are often drawn
+    /// from them, so that results feed into later instructions.
+    recent: Vec<Loc>,
 }
+
+/// How many recently written registers [`Gen::recent`] remembers.
+const RECENT: usize = 6;
 
 impl Gen {
     fn rd(&mut self) -> u8 {
@@ -234,8 +240,22 @@ impl Gen {
     fn rd_nz(&mut self) -> u8 {
         *WRITABLE_X.choose(&mut self.rng).unwrap_or(&1)
     }
+    /// A recently written register of the kind `pick` selects, if any.
+    fn recent(&mut self, pick: fn(Loc) -> Option<u8>) -> Option<u8> {
+        let regs: Vec<u8> = self.recent.iter().filter_map(|&l| pick(l)).collect();
+        regs.choose(&mut self.rng).copied()
+    }
     fn rs(&mut self) -> u8 {
-        self.rng.gen_range(0..32)
+        let recent = |l| if let Loc::X(r) = l { Some(r) } else { None };
+        match self
+            .rng
+            .gen_ratio(1, 3)
+            .then(|| self.recent(recent))
+            .flatten()
+        {
+            Some(r) => r,
+            None => self.rng.gen_range(0..32),
+        }
     }
     /// A source register that is `rd` a third of the time (compressible `op rd, rd, ...`).
     fn rs_or(&mut self, rd: u8) -> u8 {
@@ -252,7 +272,15 @@ impl Gen {
     /// (f0..f15 hold singles, f16..f31 doubles), so that results are not mostly the NaNs
     /// of reading one format as the other; sometimes any register, so that they are too.
     fn frf(&mut self, f: &str) -> u8 {
-        if self.rng.gen_ratio(1, 4) {
+        let recent = |l| if let Loc::F(r) = l { Some(r) } else { None };
+        if let Some(r) = self
+            .rng
+            .gen_ratio(1, 4)
+            .then(|| self.recent(recent))
+            .flatten()
+        {
+            r
+        } else if self.rng.gen_ratio(1, 4) {
             self.fr()
         } else if f == "s" {
             self.rng.gen_range(0..16)
@@ -887,6 +915,7 @@ pub fn generate(seed: u64, len: usize) -> Program {
     let mut g = Gen {
         rng: Pcg64::seed_from_u64(seed),
         len,
+        recent: Vec::new(),
     };
     let mut init_x = [0u64; 32];
     for (i, x) in init_x.iter_mut().enumerate() {
@@ -935,6 +964,14 @@ pub fn generate(seed: u64, len: usize) -> Program {
         }
         let mut u = class(&mut g, idx);
         u.norvc = u.allow_norvc && g.rng.gen_ratio(1, 4);
+        for &w in &u.writes {
+            if matches!(w, Loc::X(_) | Loc::F(_)) {
+                g.recent.retain(|&r| r != w);
+                g.recent.push(w);
+            }
+        }
+        let excess = g.recent.len().saturating_sub(RECENT);
+        g.recent.drain(..excess);
         units.push(u);
     }
     let trap = g.rng.gen_ratio(1, 8).then(|| TrapTail {
