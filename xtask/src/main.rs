@@ -5,6 +5,7 @@ use std::process::ExitCode;
 mod disasm_check;
 mod guests;
 mod isa;
+mod randtest;
 
 type Task = (
     &'static str,
@@ -29,6 +30,11 @@ const TASKS: &[Task] = &[
         "guests",
         "rebuild guest ELFs and expected outputs; --check: rerun",
         guests::run,
+    ),
+    (
+        "randtest",
+        "random instruction streams: our emulator vs qemu-riscv64",
+        randtest::main,
     ),
 ];
 
