@@ -19,7 +19,10 @@ fn tiny_parses_as_readelf_reports() {
     assert_eq!(img.entry, ENTRY);
     assert_eq!(img.segments.len(), 2);
     let (t, d) = (&img.segments[0], &img.segments[1]);
-    assert_eq!((t.vaddr, t.mem_size, t.data.len() as u64), (TEXT.0, TEXT.1, TEXT.1));
+    assert_eq!(
+        (t.vaddr, t.mem_size, t.data.len() as u64),
+        (TEXT.0, TEXT.1, TEXT.1)
+    );
     assert!(t.read && t.exec && !t.write);
     assert_eq!((d.vaddr, d.data.len() as u64, d.mem_size), DATA);
     assert!(d.read && d.write && !d.exec);
@@ -29,7 +32,10 @@ fn tiny_parses_as_readelf_reports() {
     assert_eq!((img.tohost, img.fromhost), (Some(0x11170), Some(0x11178)));
     assert_eq!(img.lowest_addr(), 0x10000);
     assert_eq!(img.highest_addr(), DATA.0 + DATA.2);
-    assert_eq!(img.exec_ranges().collect::<Vec<_>>(), vec![(0x10000, 0x10165)]);
+    assert_eq!(
+        img.exec_ranges().collect::<Vec<_>>(),
+        vec![(0x10000, 0x10165)]
+    );
     let names: Vec<(&str, u64, u64, bool)> = img
         .symbols
         .iter()
@@ -79,7 +85,10 @@ fn load_copies_data_zeroes_bss_and_marks_code() {
 
     let mut small = Memory::new(0x10000, 0x1000).unwrap();
     let err = img.load_into(&mut small).unwrap_err();
-    assert!(matches!(err, ElfError::DoesNotFit { lo: 0x11168, .. }), "{err}");
+    assert!(
+        matches!(err, ElfError::DoesNotFit { lo: 0x11168, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("raise the memory size"));
 }
 
@@ -112,12 +121,18 @@ fn rejects_truncated_and_corrupt_files() {
         assert!(e.to_string().contains("truncated or corrupt"));
     }
     let bad_phoff = tiny_with(|b| put_u64(b, E_PHOFF, 0x10_0000));
-    assert!(matches!(reject(&bad_phoff, "program headers"), ElfError::Corrupt { .. }));
+    assert!(matches!(
+        reject(&bad_phoff, "program headers"),
+        ElfError::Corrupt { .. }
+    ));
     let bad_seg = tiny_with(|b| {
         let p = phdr(b, PH_DATA);
         put_u64(b, p + 8, 0xffff_ffff_0000) // p_offset
     });
-    assert!(matches!(reject(&bad_seg, "outside the"), ElfError::Corrupt { .. }));
+    assert!(matches!(
+        reject(&bad_seg, "outside the"),
+        ElfError::Corrupt { .. }
+    ));
 }
 
 #[test]
@@ -151,9 +166,15 @@ fn rejects_dynamic_pie_and_non_executables() {
     let pie = tiny_with(|b| put_u16(b, E_TYPE, 3)); // ET_DYN
     assert!(matches!(reject(&pie, "-no-pie"), ElfError::StaticPie));
     let rel = tiny_with(|b| put_u16(b, E_TYPE, 1)); // ET_REL
-    assert!(matches!(reject(&rel, "relocatable object"), ElfError::NotExecutable { .. }));
+    assert!(matches!(
+        reject(&rel, "relocatable object"),
+        ElfError::NotExecutable { .. }
+    ));
     let core = tiny_with(|b| put_u16(b, E_TYPE, 4)); // ET_CORE
-    assert!(matches!(reject(&core, "core dump"), ElfError::NotExecutable { .. }));
+    assert!(matches!(
+        reject(&core, "core dump"),
+        ElfError::NotExecutable { .. }
+    ));
 }
 
 #[test]
@@ -164,7 +185,10 @@ fn rejects_bad_segment_layouts() {
             put_u32(b, p + P_TYPE, 0); // PT_NULL
         }
     });
-    assert!(matches!(reject(&none, "no loadable"), ElfError::NoLoadableSegment));
+    assert!(matches!(
+        reject(&none, "no loadable"),
+        ElfError::NoLoadableSegment
+    ));
     let overlap = tiny_with(|b| {
         let p = phdr(b, PH_DATA);
         put_u64(b, p + P_VADDR, 0x10100)
@@ -172,18 +196,29 @@ fn rejects_bad_segment_layouts() {
     let e = reject(&overlap, "overlap");
     assert!(matches!(
         e,
-        ElfError::OverlappingSegments { first_lo: 0x10000, first_hi: 0x10165, second_lo: 0x10100, .. }
+        ElfError::OverlappingSegments {
+            first_lo: 0x10000,
+            first_hi: 0x10165,
+            second_lo: 0x10100,
+            ..
+        }
     ));
     let wrap = tiny_with(|b| {
         let p = phdr(b, PH_DATA);
         put_u64(b, p + P_VADDR, u64::MAX - 0x10)
     });
-    assert!(matches!(reject(&wrap, "64-bit address space"), ElfError::SegmentOutOfRange { .. }));
+    assert!(matches!(
+        reject(&wrap, "64-bit address space"),
+        ElfError::SegmentOutOfRange { .. }
+    ));
     let fat = tiny_with(|b| {
         let p = phdr(b, PH_DATA);
         put_u64(b, p + P_MEMSZ, 0x10) // below p_filesz 0x18
     });
-    assert!(matches!(reject(&fat, "file size 0x18"), ElfError::FileSizeExceedsMemSize { .. }));
+    assert!(matches!(
+        reject(&fat, "file size 0x18"),
+        ElfError::FileSizeExceedsMemSize { .. }
+    ));
     let entry = tiny_with(|b| put_u64(b, E_ENTRY, DATA.0));
     assert!(matches!(
         reject(&entry, "not inside an executable segment"),
@@ -200,7 +235,10 @@ fn rejects_bad_segment_layouts() {
 
 /// Runs a host tool and returns its stdout.
 fn run(tool: &str, args: &[&str]) -> String {
-    let out = std::process::Command::new(tool).args(args).output().unwrap();
+    let out = std::process::Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{tool} {args:?} failed");
     String::from_utf8(out.stdout).unwrap()
 }
@@ -215,22 +253,41 @@ fn glibc_static_executable_matches_binutils() {
     }
     let dir = temp_dir("glibc");
     let src = dir.join("hello.c");
-    std::fs::write(&src, "#include <stdio.h>\nint main(void){puts(\"hi\");return 0;}\n").unwrap();
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\nint main(void){puts(\"hi\");return 0;}\n",
+    )
+    .unwrap();
     let exe = dir.join("hello");
     let (src_s, exe_s) = (src.to_str().unwrap(), exe.to_str().unwrap());
-    run("riscv64-linux-gnu-gcc", &["-O2", "-static", "-o", exe_s, src_s]);
+    run(
+        "riscv64-linux-gnu-gcc",
+        &["-O2", "-static", "-o", exe_s, src_s],
+    );
     let bytes = std::fs::read(&exe).unwrap();
     let img = ElfImage::parse(&bytes).unwrap();
 
     let header = run("riscv64-unknown-elf-readelf", &["-hW", exe_s]);
     let field = |name: &str| -> String {
-        let line = header.lines().find(|l| l.trim_start().starts_with(name)).unwrap();
-        line.split(':').nth(1).unwrap().split_whitespace().next().unwrap().to_string()
+        let line = header
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap();
+        line.split(':')
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
     };
     assert_eq!(format!("{:#x}", img.entry), field("Entry point address"));
     assert_eq!(img.phnum.to_string(), field("Number of program headers"));
     let loads = run("riscv64-unknown-elf-readelf", &["-lW", exe_s]);
-    let n_loads = loads.lines().filter(|l| l.trim_start().starts_with("LOAD")).count();
+    let n_loads = loads
+        .lines()
+        .filter(|l| l.trim_start().starts_with("LOAD"))
+        .count();
     assert_eq!(img.segments.len(), n_loads);
 
     // Every function symbol nm lists symbolizes to itself at offset 0 (or to an alias at
@@ -246,9 +303,14 @@ fn glibc_static_executable_matches_binutils() {
             continue;
         }
         let addr = u64::from_str_radix(addr, 16).unwrap();
-        let (found, off) = img.symbolize(addr).unwrap_or_else(|| panic!("{name} at {addr:#x}"));
+        let (found, off) = img
+            .symbolize(addr)
+            .unwrap_or_else(|| panic!("{name} at {addr:#x}"));
         assert_eq!(off, 0, "{name}");
-        let same = img.symbols.iter().any(|s| s.name == found && s.addr == addr);
+        let same = img
+            .symbols
+            .iter()
+            .any(|s| s.name == found && s.addr == addr);
         assert!(same, "{name} symbolized as {found}");
         checked += 1;
     }
@@ -258,7 +320,10 @@ fn glibc_static_executable_matches_binutils() {
 
     // The same program linked dynamically is refused with the interpreter named.
     let dyn_exe = dir.join("hello-dyn");
-    run("riscv64-linux-gnu-gcc", &["-O2", "-o", dyn_exe.to_str().unwrap(), src_s]);
+    run(
+        "riscv64-linux-gnu-gcc",
+        &["-O2", "-o", dyn_exe.to_str().unwrap(), src_s],
+    );
     let e = ElfImage::parse(&std::fs::read(&dyn_exe).unwrap()).unwrap_err();
     assert!(matches!(e, ElfError::Dynamic { .. }), "{e}");
     assert!(e.to_string().contains("ld-linux-riscv64"), "{e}");

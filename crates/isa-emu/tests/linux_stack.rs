@@ -72,7 +72,13 @@ fn parse_stack(mem: &Memory, sp: u64) -> Parsed {
             break;
         }
     }
-    Parsed { argc, argv, envp, auxv, end: at }
+    Parsed {
+        argc,
+        argv,
+        envp,
+        auxv,
+        end: at,
+    }
 }
 
 #[test]
@@ -84,13 +90,19 @@ fn stack_holds_argc_argv_envp_and_auxv_in_kernel_order() {
     let p = parse_stack(&mem, sp);
     assert_eq!(p.argc, 3);
     let strs = |v: &[(u64, Vec<u8>)]| v.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>();
-    assert_eq!(strs(&p.argv), vec![b"prog".to_vec(), b"a1".to_vec(), b"".to_vec()]);
+    assert_eq!(
+        strs(&p.argv),
+        vec![b"prog".to_vec(), b"a1".to_vec(), b"".to_vec()]
+    );
     assert_eq!(strs(&p.envp), vec![b"A=1".to_vec(), b"LONGER=xyz".to_vec()]);
 
     let keys: Vec<u64> = p.auxv.iter().map(|&(k, _)| k).collect();
     // AT_HWCAP, AT_PAGESZ, AT_CLKTCK, AT_PHDR, AT_PHENT, AT_PHNUM, AT_BASE, AT_FLAGS,
     // AT_ENTRY, AT_UID, AT_EUID, AT_GID, AT_EGID, AT_SECURE, AT_RANDOM, AT_EXECFN, AT_NULL
-    assert_eq!(keys, vec![16, 6, 17, 3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 23, 25, 31, 0]);
+    assert_eq!(
+        keys,
+        vec![16, 6, 17, 3, 4, 5, 7, 8, 9, 11, 12, 13, 14, 23, 25, 31, 0]
+    );
     let aux = |k: u64| p.auxv.iter().find(|a| a.0 == k).unwrap().1;
     assert_eq!(aux(16), 0x112d); // I M A F D C
     assert_eq!(aux(6), 4096);
@@ -98,12 +110,18 @@ fn stack_holds_argc_argv_envp_and_auxv_in_kernel_order() {
     assert_eq!((aux(AT_PHDR), aux(4), aux(5)), (0x10040, 56, 4));
     assert_eq!((aux(7), aux(8), aux(23)), (0, 0, 0));
     assert_eq!(aux(9), 0x10120);
-    assert_eq!((aux(11), aux(12), aux(13), aux(14)), (1000, 1000, 1000, 1000));
+    assert_eq!(
+        (aux(11), aux(12), aux(13), aux(14)),
+        (1000, 1000, 1000, 1000)
+    );
 
     // AT_PHDR points at the program headers as loaded: the same bytes as in the file,
     // first of them the PT_PHDR header (type 6) that glibc uses to find its load bias.
     let phoff = get_u64(TINY, E_PHOFF) as usize;
-    assert_eq!(mem.slice(aux(AT_PHDR), 4 * 56).unwrap(), &TINY[phoff..phoff + 4 * 56]);
+    assert_eq!(
+        mem.slice(aux(AT_PHDR), 4 * 56).unwrap(),
+        &TINY[phoff..phoff + 4 * 56]
+    );
     assert_eq!(mem.load_u::<4>(aux(AT_PHDR)).unwrap(), 6);
 
     // Strings: argv then envp, contiguous and ascending, then execfn, then 8 zero bytes
@@ -143,7 +161,12 @@ fn setup_is_deterministic_per_seed() {
     let span = |m: &Memory| m.slice(a.1, top - a.1).unwrap().to_vec();
     assert_eq!(span(&a.0), span(&b.0));
     let rand_of = |m: &Memory, sp| {
-        let r = parse_stack(m, sp).auxv.iter().find(|x| x.0 == AT_RANDOM).unwrap().1;
+        let r = parse_stack(m, sp)
+            .auxv
+            .iter()
+            .find(|x| x.0 == AT_RANDOM)
+            .unwrap()
+            .1;
         m.slice(r, 16).unwrap().to_vec()
     };
     assert_ne!(rand_of(&a.0, a.1), rand_of(&c.0, c.1));

@@ -84,6 +84,11 @@ mod nr {
     pub const GETRANDOM: u64 = 278;
     pub const STATX: u64 = 291;
     pub const RSEQ: u64 = 293;
+    pub const MKDIRAT: u64 = 34;
+    pub const UNLINKAT: u64 = 35;
+    pub const FTRUNCATE: u64 = 46;
+    pub const FSYNC: u64 = 82;
+    pub const SYSINFO: u64 = 179;
 }
 
 struct Env {
@@ -116,7 +121,12 @@ impl Env {
         let mut linux = Linux::new(cfg);
         let mut x = [0; 32];
         x[2] = linux.setup(&mut mem, &img).unwrap();
-        Env { mem, linux, x, instret: 0 }
+        Env {
+            mem,
+            linux,
+            x,
+            instret: 0,
+        }
     }
 
     fn outcome(&mut self, number: u64, args: &[u64]) -> SyscallOutcome {
@@ -142,7 +152,9 @@ impl Env {
     }
 
     fn words(&self, addr: u64, n: usize) -> Vec<u64> {
-        (0..n).map(|i| self.mem.load_u::<8>(addr + 8 * i as u64).unwrap()).collect()
+        (0..n)
+            .map(|i| self.mem.load_u::<8>(addr + 8 * i as u64).unwrap())
+            .collect()
     }
 
     fn put_words(&mut self, addr: u64, w: &[u64]) {
@@ -197,7 +209,10 @@ fn exit_and_exit_group_end_the_run_with_the_low_byte() {
     let mut e = Env::new(cfg());
     assert_eq!(e.outcome(nr::EXIT_GROUP, &[300]), SyscallOutcome::Exit(44));
     assert_eq!(e.outcome(nr::EXIT, &[7]), SyscallOutcome::Exit(7));
-    assert_eq!(e.outcome(nr::EXIT, &[-1i64 as u64]), SyscallOutcome::Exit(255));
+    assert_eq!(
+        e.outcome(nr::EXIT, &[-1i64 as u64]),
+        SyscallOutcome::Exit(255)
+    );
 }
 
 #[test]
@@ -209,7 +224,12 @@ fn unknown_syscalls_are_enosys_and_counted() {
     assert_eq!(e.call(nr::STATX, &[]), ENOSYS); // known, glibc falls back to newfstatat
     assert_eq!(e.call(nr::RSEQ, &[]), ENOSYS);
     assert_eq!(e.call(nr::GETPID, &[]), 1000);
-    let unknown: Vec<_> = e.linux.unknown_syscalls().iter().map(|(&k, &v)| (k, v)).collect();
+    let unknown: Vec<_> = e
+        .linux
+        .unknown_syscalls()
+        .iter()
+        .map(|(&k, &v)| (k, v))
+        .collect();
     assert_eq!(unknown, vec![(220, 1), (9999, 2)]);
     assert_eq!(e.linux.syscall_counts().get(&nr::STATX), Some(&1));
     assert_eq!(e.linux.syscall_counts().values().sum::<u64>(), 6);
@@ -242,6 +262,11 @@ fn syscall_numbers_match_their_names() {
         (nr::GETRANDOM, "getrandom"),
         (nr::STATX, "statx"),
         (nr::RSEQ, "rseq"),
+        (nr::MKDIRAT, "mkdirat"),
+        (nr::UNLINKAT, "unlinkat"),
+        (nr::FTRUNCATE, "ftruncate"),
+        (nr::FSYNC, "fsync"),
+        (nr::SYSINFO, "sysinfo"),
     ] {
         assert_eq!(Linux::syscall_name(n), Some(name));
     }
@@ -271,7 +296,10 @@ const MAP_PRIVATE_ANON: u64 = 0x22;
 fn mmap_munmap_mremap_and_the_memory_cap() {
     let mut e = Env::with_mem(cfg(), 16 << 20);
     let stack_lo = e.mem.end() - (8 << 20);
-    let a = e.call(nr::MMAP, &[0, 10000, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]) as u64;
+    let a = e.call(
+        nr::MMAP,
+        &[0, 10000, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0],
+    ) as u64;
     assert_eq!(a, stack_lo - 0x3000);
     assert!(e.mem.slice(a, 0x3000).unwrap().iter().all(|&b| b == 0));
     e.mem.write_bytes(a, b"old contents").unwrap();
@@ -282,9 +310,12 @@ fn mmap_munmap_mremap_and_the_memory_cap() {
     assert_eq!(e.call(nr::MREMAP, &[b, 0x8000, 0x10000, 0, 0]), ENOMEM);
     assert_eq!(e.call(nr::MREMAP, &[b + 1, 0x1000, 0x2000, 1, 0]), EINVAL);
     assert_eq!(e.call(nr::MREMAP, &[a, 0x3000, 0x4000, 1, 0]), EFAULT); // a is gone
-    // The space a left is reused, zeroed.
+                                                                        // The space a left is reused, zeroed.
     e.mem.write_bytes(a, &[7; 0x3000]).unwrap();
-    let c = e.call(nr::MMAP, &[0, 0x3000, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]) as u64;
+    let c = e.call(
+        nr::MMAP,
+        &[0, 0x3000, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0],
+    ) as u64;
     assert_eq!(c, a);
     assert!(e.mem.slice(c, 0x3000).unwrap().iter().all(|&b| b == 0));
     // MADV_DONTNEED zeroes anonymous memory; mprotect is accepted.
@@ -297,23 +328,59 @@ fn mmap_munmap_mremap_and_the_memory_cap() {
     assert_eq!(e.call(nr::MUNMAP, &[c, 0]), EINVAL);
     assert_eq!(e.call(nr::MUNMAP, &[c, 0x3000]), 0);
     // Bad arguments.
-    assert_eq!(e.call(nr::MMAP, &[0, 0, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]), EINVAL);
-    assert_eq!(e.call(nr::MMAP, &[0, 4096, PROT_RW, 0x20, -1i64 as u64, 0]), EINVAL);
+    assert_eq!(
+        e.call(
+            nr::MMAP,
+            &[0, 0, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]
+        ),
+        EINVAL
+    );
+    assert_eq!(
+        e.call(nr::MMAP, &[0, 4096, PROT_RW, 0x20, -1i64 as u64, 0]),
+        EINVAL
+    );
     assert_eq!(e.call(nr::MMAP, &[0, 4096, PROT_RW, 2, 55, 0]), EBADF);
     assert_eq!(e.call(nr::MMAP, &[0, 4096, PROT_RW, 2, 1, 0]), -19); // ENODEV
-    assert_eq!(e.call(nr::MMAP, &[0, u64::MAX, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]), ENOMEM);
+    assert_eq!(
+        e.call(
+            nr::MMAP,
+            &[0, u64::MAX, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]
+        ),
+        ENOMEM
+    );
     // MAP_FIXED and MAP_FIXED_NOREPLACE.
     let fixed = stack_lo - 0x40_0000;
     let flags_fixed = MAP_PRIVATE_ANON | 0x10;
-    assert_eq!(e.call(nr::MMAP, &[fixed, 0x2000, PROT_RW, flags_fixed, -1i64 as u64, 0]) as u64, fixed);
+    assert_eq!(
+        e.call(
+            nr::MMAP,
+            &[fixed, 0x2000, PROT_RW, flags_fixed, -1i64 as u64, 0]
+        ) as u64,
+        fixed
+    );
     let noreplace = MAP_PRIVATE_ANON | 0x10_0000;
-    assert_eq!(e.call(nr::MMAP, &[fixed, 0x1000, PROT_RW, noreplace, -1i64 as u64, 0]), EEXIST);
-    assert_eq!(e.call(nr::MMAP, &[fixed + 1, 0x1000, PROT_RW, flags_fixed, -1i64 as u64, 0]), EINVAL);
+    assert_eq!(
+        e.call(
+            nr::MMAP,
+            &[fixed, 0x1000, PROT_RW, noreplace, -1i64 as u64, 0]
+        ),
+        EEXIST
+    );
+    assert_eq!(
+        e.call(
+            nr::MMAP,
+            &[fixed + 1, 0x1000, PROT_RW, flags_fixed, -1i64 as u64, 0]
+        ),
+        EINVAL
+    );
     // The memory cap: mapping until the span is exhausted ends in ENOMEM, and then the
     // break cannot grow either.
     let mut total = 0u64;
     loop {
-        let r = e.call(nr::MMAP, &[0, 0x10_0000, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0]);
+        let r = e.call(
+            nr::MMAP,
+            &[0, 0x10_0000, PROT_RW, MAP_PRIVATE_ANON, -1i64 as u64, 0],
+        );
         if r == ENOMEM {
             break;
         }
@@ -399,6 +466,18 @@ fn identity_uname_limits_affinity_and_hwprobe() {
     assert_eq!(e.words(SCRATCH, 1), vec![1]);
     assert_eq!(e.call(nr::SCHED_GETAFFINITY, &[0, 4, SCRATCH]), EINVAL);
 
+    // sysinfo: RAM is the memory span; all of it but the image, break and stack is free.
+    e.instret = 5_000_000_000;
+    assert_eq!(e.call(nr::SYSINFO, &[SCRATCH]), 0);
+    let info = e.words(SCRATCH, 14);
+    assert_eq!(info[0], 5); // uptime, seconds
+    assert_eq!(info[4], 64 << 20); // totalram
+    let (brk, stack_lo) = (0x13000, e.mem.end() - (8 << 20));
+    assert_eq!(info[5], stack_lo - brk); // freeram
+    assert_eq!(info[10] & 0xffff, 1); // procs
+    assert_eq!(info[13] & 0xffff_ffff, 1); // mem_unit
+    assert_eq!(e.call(nr::SYSINFO, &[BAD]), EFAULT);
+
     // riscv_hwprobe: base IMA, IMA_EXT_0 = FD | C, unknown keys answered with key -1.
     e.put_words(SCRATCH, &[3, 0, 4, 0, 99, 0]);
     assert_eq!(e.call(nr::RISCV_HWPROBE, &[SCRATCH, 3, 0, 0, 0]), 0);
@@ -471,7 +550,10 @@ fn signals_are_recorded_and_fatal_ones_end_the_run() {
     assert_eq!(e.call(nr::KILL, &[1000, 0]), 0);
     assert_eq!(e.call(nr::KILL, &[4242, 6]), EPERM);
     assert_eq!(e.call(nr::TGKILL, &[1000, 4242, 6]), ESRCH);
-    assert_eq!(e.outcome(nr::TGKILL, &[1000, 1000, 6]), SyscallOutcome::Exit(134));
+    assert_eq!(
+        e.outcome(nr::TGKILL, &[1000, 1000, 6]),
+        SyscallOutcome::Exit(134)
+    );
 }
 
 #[test]
@@ -486,7 +568,10 @@ fn futex_for_one_thread() {
     assert_eq!(e.call(nr::FUTEX, &[BAD, 0, 5, 0]), EFAULT);
     // A timed wait lets the timeout pass.
     e.put_words(SCRATCH + 64, &[3, 0]);
-    assert_eq!(e.call(nr::FUTEX, &[SCRATCH, 128, 5, SCRATCH + 64]), ETIMEDOUT);
+    assert_eq!(
+        e.call(nr::FUTEX, &[SCRATCH, 128, 5, SCRATCH + 64]),
+        ETIMEDOUT
+    );
     assert_eq!(e.call(nr::CLOCK_GETTIME, &[1, SCRATCH + 64]), 0);
     assert_eq!(e.words(SCRATCH + 64, 2), vec![3, 0]);
     assert_eq!(e.call(nr::FUTEX, &[SCRATCH, 6, 0, 0]), ENOSYS); // LOCK_PI
@@ -508,7 +593,10 @@ fn sandbox() -> (std::path::PathBuf, std::path::PathBuf) {
 #[test]
 fn files_inside_the_allowed_directory() {
     let (top, root) = sandbox();
-    let mut e = Env::new(LinuxConfig { allow_dir: Some(root.clone()), ..cfg() });
+    let mut e = Env::new(LinuxConfig {
+        allow_dir: Some(root.clone()),
+        ..cfg()
+    });
     let path = e.cstr(SCRATCH + 2048, b"data.txt");
     let fd = e.call(nr::OPENAT, &[AT_FDCWD, path, 0, 0]);
     assert_eq!(fd, 3);
@@ -560,26 +648,55 @@ fn files_inside_the_allowed_directory() {
     let alias = e.cstr(SCRATCH + 2048, b"alias");
     assert_eq!(e.call(nr::NEWFSTATAT, &[AT_FDCWD, alias, SCRATCH, 0]), 0);
     assert_eq!(e.mem.load_u::<8>(SCRATCH + 48).unwrap(), 10);
-    assert_eq!(e.call(nr::NEWFSTATAT, &[AT_FDCWD, alias, SCRATCH, 0x100]), 0);
-    assert_eq!(e.mem.load_u::<4>(SCRATCH + 16).unwrap() & 0o170000, 0o120000); // S_IFLNK
+    assert_eq!(
+        e.call(nr::NEWFSTATAT, &[AT_FDCWD, alias, SCRATCH, 0x100]),
+        0
+    );
+    assert_eq!(
+        e.mem.load_u::<4>(SCRATCH + 16).unwrap() & 0o170000,
+        0o120000
+    ); // S_IFLNK
     assert_eq!(e.call(nr::FACCESSAT, &[AT_FDCWD, alias, 4]), 0); // R_OK
     assert_eq!(e.call(nr::FACCESSAT, &[AT_FDCWD, alias, 1]), EACCES); // X_OK on 0644
     assert_eq!(e.call(nr::FACCESSAT, &[AT_FDCWD, alias, 8]), EINVAL);
     assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, alias, SCRATCH, 100]), 8);
     assert_eq!(e.mem.slice(SCRATCH, 8).unwrap(), b"data.txt");
-    assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, file, SCRATCH, 100]), EINVAL); // not a link
+    assert_eq!(
+        e.call(nr::READLINKAT, &[AT_FDCWD, file, SCRATCH, 100]),
+        EINVAL
+    ); // not a link
     let cwd = root.canonicalize().unwrap();
     let cwd = cwd.to_str().unwrap().as_bytes();
     assert_eq!(e.call(nr::GETCWD, &[SCRATCH, 4096]), cwd.len() as i64 + 1);
     assert_eq!(e.mem.read_cstr(SCRATCH, 4096).unwrap(), cwd);
     assert_eq!(e.call(nr::GETCWD, &[SCRATCH, 3]), ERANGE);
+
+    // Directories and removal; truncation.
+    let dir = e.cstr(SCRATCH + 2048, b"made");
+    assert_eq!(e.call(nr::MKDIRAT, &[AT_FDCWD, dir, 0o755]), 0);
+    assert!(root.join("made").is_dir());
+    assert_eq!(e.call(nr::MKDIRAT, &[AT_FDCWD, dir, 0o755]), EEXIST);
+    assert_eq!(e.call(nr::UNLINKAT, &[AT_FDCWD, dir, 0]), -21); // EISDIR
+    assert_eq!(e.call(nr::UNLINKAT, &[AT_FDCWD, dir, 0x200]), 0);
+    assert!(!root.join("made").exists());
+    let w = e.call(nr::OPENAT, &[AT_FDCWD, file, 2, 0]) as u64; // O_RDWR
+    assert_eq!(e.call(nr::FTRUNCATE, &[w, 3]), 0);
+    assert_eq!(e.call(nr::FSYNC, &[w]), 0);
+    assert_eq!(std::fs::read(root.join("data.txt")).unwrap(), b"012");
+    assert_eq!(e.call(nr::FTRUNCATE, &[1, 3]), EINVAL);
+    let alias = e.cstr(SCRATCH + 2048, b"alias");
+    assert_eq!(e.call(nr::UNLINKAT, &[AT_FDCWD, alias, 0]), 0); // the link, not its target
+    assert!(root.join("data.txt").exists() && !root.join("alias").exists());
     std::fs::remove_dir_all(&top).unwrap();
 }
 
 #[test]
 fn escapes_from_the_allowed_directory_are_refused() {
     let (top, root) = sandbox();
-    let mut e = Env::new(LinuxConfig { allow_dir: Some(root.join("sub")), ..cfg() });
+    let mut e = Env::new(LinuxConfig {
+        allow_dir: Some(root.join("sub")),
+        ..cfg()
+    });
     let secret = top.join("secret.txt");
     let attempts: Vec<Vec<u8>> = vec![
         b"../data.txt".to_vec(),
@@ -593,17 +710,34 @@ fn escapes_from_the_allowed_directory_are_refused() {
         let path = e.cstr(SCRATCH + 2048, p);
         let r = e.call(nr::OPENAT, &[AT_FDCWD, path, 0, 0]);
         assert_eq!(r, EACCES, "{}", String::from_utf8_lossy(p));
-        assert_eq!(e.call(nr::NEWFSTATAT, &[AT_FDCWD, path, SCRATCH, 0]), EACCES);
+        assert_eq!(
+            e.call(nr::NEWFSTATAT, &[AT_FDCWD, path, SCRATCH, 0]),
+            EACCES
+        );
         assert_eq!(e.call(nr::FACCESSAT, &[AT_FDCWD, path, 0]), EACCES);
         let create = e.call(nr::OPENAT, &[AT_FDCWD, path, 0o101, 0o644]);
         assert!(create == EACCES || create == ENOENT, "{create}");
+        let unlink = e.call(nr::UNLINKAT, &[AT_FDCWD, path, 0]);
+        assert!(unlink == EACCES || unlink == ENOENT, "{unlink}");
+        let mkdir = e.call(nr::MKDIRAT, &[AT_FDCWD, path, 0o755]);
+        assert!(
+            mkdir == EACCES || mkdir == ENOENT || mkdir == EEXIST,
+            "{mkdir}"
+        );
     }
-    assert!(!top.join("x").exists());
+    assert_eq!(std::fs::read(top.join("secret.txt")).unwrap(), b"secret");
+    assert_eq!(std::fs::read(root.join("data.txt")).unwrap(), b"0123456789");
     // Symlinks leading out, from the root directory.
-    let mut e = Env::new(LinuxConfig { allow_dir: Some(root.clone()), ..cfg() });
+    let mut e = Env::new(LinuxConfig {
+        allow_dir: Some(root.clone()),
+        ..cfg()
+    });
     let escape = e.cstr(SCRATCH + 2048, b"escape");
     assert_eq!(e.call(nr::OPENAT, &[AT_FDCWD, escape, 0, 0]), EACCES);
-    assert_eq!(e.call(nr::OPENAT, &[AT_FDCWD, escape, 0o1101, 0o644]), EACCES);
+    assert_eq!(
+        e.call(nr::OPENAT, &[AT_FDCWD, escape, 0o1101, 0o644]),
+        EACCES
+    );
     assert_eq!(std::fs::read(&secret).unwrap(), b"secret");
     let missing = e.cstr(SCRATCH + 2048, b"missing.txt");
     assert_eq!(e.call(nr::OPENAT, &[AT_FDCWD, missing, 0, 0]), ENOENT);
@@ -630,8 +764,19 @@ fn without_an_allowed_directory_no_host_file_is_reachable() {
     let exe = e.cstr(SCRATCH + 2048, b"/proc/self/exe");
     assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, exe, SCRATCH, 4096]), 9);
     assert_eq!(e.mem.slice(SCRATCH, 9).unwrap(), b"/bin/prog");
-    assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, exe, SCRATCH + 100, 4]), 4);
+    assert_eq!(
+        e.call(nr::READLINKAT, &[AT_FDCWD, exe, SCRATCH + 100, 4]),
+        4
+    );
     assert_eq!(e.mem.slice(SCRATCH + 100, 4).unwrap(), b"/bin");
     assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, exe, SCRATCH, 0]), EINVAL);
     assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, exe, BAD, 10]), EFAULT);
+    // A relative argv[0] is made absolute (glibc's _dl_get_origin asserts it is).
+    let mut e = Env::new(LinuxConfig {
+        args: vec![b"./bin/../prog".to_vec()],
+        ..cfg()
+    });
+    let exe = e.cstr(SCRATCH + 2048, b"/proc/self/exe");
+    assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, exe, SCRATCH, 4096]), 5);
+    assert_eq!(e.mem.slice(SCRATCH, 5).unwrap(), b"/prog");
 }

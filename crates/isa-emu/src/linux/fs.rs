@@ -211,7 +211,7 @@ impl Sandbox {
 }
 
 /// `path` with `.` and `..` removed textually (no symlinks followed).
-fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -283,6 +283,11 @@ impl Linux {
             sysno::FACCESSAT2 => self.faccessat(mem, a[0], a[1], a[2], a[3]),
             sysno::READLINKAT => self.readlinkat(mem, a[0], a[1], a[2], a[3]),
             sysno::GETCWD => self.getcwd(mem, a[0], a[1]),
+            sysno::MKDIRAT => self.mkdirat(mem, a[0], a[1], a[2]),
+            sysno::UNLINKAT => self.unlinkat(mem, a[0], a[1], a[2]),
+            sysno::FTRUNCATE => self.ftruncate(a[0], a[1]),
+            sysno::FSYNC => self.fds.get(a[0]).map(|_| 0),
+            sysno::SYSINFO => self.sysinfo(mem, now, a[0]),
             sysno::BRK => Ok(self.space.brk(mem, a[0])),
             sysno::MMAP => self.mmap(mem, a),
             sysno::MUNMAP => self.munmap(a[0], a[1]),
@@ -364,6 +369,25 @@ impl Linux {
     /// The address the guest registered with `set_tid_address` (0 if none).
     pub fn clear_child_tid(&self) -> u64 {
         self.clear_child_tid
+    }
+
+    /// `sysinfo(info)`: uptime from the virtual clock, RAM from the memory span (what the
+    /// break and mappings have not taken is free), one process, no swap or load.
+    fn sysinfo(&mut self, mem: &mut Memory, now: u64, info: u64) -> Result<u64, Errno> {
+        let total = mem.end() - mem.base();
+        let mut b = [0u8; 112];
+        let mut put = |off: usize, v: &[u8]| {
+            if let Some(d) = b.get_mut(off..off + v.len()) {
+                d.copy_from_slice(v);
+            }
+        };
+        put(0, &(now / 1_000_000_000).to_le_bytes());
+        put(32, &total.to_le_bytes());
+        put(40, &self.space.free_bytes().to_le_bytes());
+        put(80, &1u16.to_le_bytes());
+        put(104, &1u32.to_le_bytes());
+        mem.write_bytes(info, &b)?;
+        Ok(0)
     }
 
     fn mmap(&mut self, mem: &mut Memory, a: [u64; 6]) -> Result<u64, Errno> {
