@@ -50,7 +50,7 @@ fn parse_stack(mem: &Memory, sp: u64) -> Parsed {
     let string = |a: u64| mem.read_cstr(a, 1 << 16).unwrap().to_vec();
     let argc = word(sp);
     let mut at = sp + 8;
-    let mut list = |at: &mut u64| {
+    let list = |at: &mut u64| {
         let mut v = Vec::new();
         loop {
             let p = word(*at);
