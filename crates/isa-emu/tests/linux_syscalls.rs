@@ -89,6 +89,7 @@ mod nr {
     pub const FTRUNCATE: u64 = 46;
     pub const FSYNC: u64 = 82;
     pub const SYSINFO: u64 = 179;
+    pub const GETDENTS64: u64 = 61;
 }
 
 struct Env {
@@ -267,6 +268,7 @@ fn syscall_numbers_match_their_names() {
         (nr::FTRUNCATE, "ftruncate"),
         (nr::FSYNC, "fsync"),
         (nr::SYSINFO, "sysinfo"),
+        (nr::GETDENTS64, "getdents64"),
     ] {
         assert_eq!(Linux::syscall_name(n), Some(name));
     }
@@ -779,4 +781,73 @@ fn without_an_allowed_directory_no_host_file_is_reachable() {
     let exe = e.cstr(SCRATCH + 2048, b"/proc/self/exe");
     assert_eq!(e.call(nr::READLINKAT, &[AT_FDCWD, exe, SCRATCH, 4096]), 5);
     assert_eq!(e.mem.slice(SCRATCH, 5).unwrap(), b"/prog");
+}
+
+/// Parses `linux_dirent64` records: (d_off, d_type, name).
+fn dirents(bytes: &[u8]) -> Vec<(u64, u8, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let off = get_u64(bytes, at + 8);
+        let len = u16::from_le_bytes([bytes[at + 16], bytes[at + 17]]) as usize;
+        let name = &bytes[at + 19..at + len];
+        let name = &name[..name.iter().position(|&b| b == 0).unwrap()];
+        out.push((
+            off,
+            bytes[at + 18],
+            String::from_utf8(name.to_vec()).unwrap(),
+        ));
+        assert_eq!(len % 8, 0);
+        at += len;
+    }
+    out
+}
+
+#[test]
+fn directory_listing_is_sorted_and_resumable() {
+    let (top, root) = sandbox();
+    let mut e = Env::new(LinuxConfig {
+        allow_dir: Some(root.clone()),
+        ..cfg()
+    });
+    let dot = e.cstr(SCRATCH + 3072, b".");
+    let fd = e.call(nr::OPENAT, &[AT_FDCWD, dot, 0o200000, 0]) as u64;
+    // Room for about two records at a time: the listing comes in pieces.
+    let mut all = Vec::new();
+    loop {
+        let n = e.call(nr::GETDENTS64, &[fd, SCRATCH, 64]);
+        assert!(n >= 0, "{n}");
+        if n == 0 {
+            break;
+        }
+        all.extend(dirents(e.mem.slice(SCRATCH, n as u64).unwrap()));
+    }
+    let names: Vec<(u8, &str)> = all.iter().map(|(_, t, n)| (*t, n.as_str())).collect();
+    // DT_DIR 4, DT_LNK 10, DT_REG 8.
+    assert_eq!(
+        names,
+        vec![
+            (4, "."),
+            (4, ".."),
+            (10, "alias"),
+            (8, "data.txt"),
+            (10, "escape"),
+            (4, "sub")
+        ]
+    );
+    let offs: Vec<u64> = all.iter().map(|(o, _, _)| *o).collect();
+    assert_eq!(offs, vec![1, 2, 3, 4, 5, 6]);
+    // Rewind (rewinddir) and list again in one call; a tiny buffer is EINVAL.
+    assert_eq!(e.call(nr::LSEEK, &[fd, 0, 0]), 0);
+    assert_eq!(e.call(nr::GETDENTS64, &[fd, SCRATCH, 8]), EINVAL);
+    let n = e.call(nr::GETDENTS64, &[fd, SCRATCH, 4096]);
+    assert_eq!(dirents(e.mem.slice(SCRATCH, n as u64).unwrap()), all);
+    assert_eq!(e.call(nr::GETDENTS64, &[fd, BAD, 4096]), 0); // at the end: nothing to write
+    assert_eq!(e.call(nr::LSEEK, &[fd, 2, 0]), 2);
+    assert_eq!(e.call(nr::GETDENTS64, &[fd, BAD, 4096]), EFAULT);
+    assert_eq!(e.call(nr::GETDENTS64, &[1, SCRATCH, 4096]), ENOTDIR);
+    let file = e.cstr(SCRATCH + 3072, b"data.txt");
+    let f = e.call(nr::OPENAT, &[AT_FDCWD, file, 0, 0]) as u64;
+    assert_eq!(e.call(nr::GETDENTS64, &[f, SCRATCH, 4096]), ENOTDIR);
+    std::fs::remove_dir_all(&top).unwrap();
 }

@@ -224,9 +224,18 @@ impl Linux {
     }
 
     pub(crate) fn lseek(&mut self, fd: u64, off: u64, whence: u64) -> Result<u64, Errno> {
-        let Fd::Host { file, .. } = self.fds.get(fd)? else {
+        let Fd::Host { file, dir_pos, .. } = self.fds.get(fd)? else {
             return Err(ESPIPE);
         };
+        // A directory's position counts entries (see `getdents64`); only rewinding and
+        // returning to a position told before make sense.
+        if file.metadata()?.is_dir() {
+            if whence != 0 || off > i64::MAX as u64 {
+                return Err(EINVAL);
+            }
+            *dir_pos = off;
+            return Ok(off);
+        }
         let off = off as i64;
         let pos = match whence {
             0 if off >= 0 => SeekFrom::Start(off as u64),
@@ -291,6 +300,7 @@ impl Linux {
                 file,
                 path: host,
                 flags: flags & !O_CLOEXEC,
+                dir_pos: 0,
             },
             0,
         )

@@ -18,6 +18,7 @@
 //! `rt_sigaction` and friends record their arguments, and a signal sent to the process with
 //! `kill`/`tgkill` whose default action terminates it ends the run with status 128 + signal.
 
+mod dir;
 mod errno;
 mod fs;
 mod io;
@@ -286,6 +287,7 @@ impl Linux {
             sysno::MKDIRAT => self.mkdirat(mem, a[0], a[1], a[2]),
             sysno::UNLINKAT => self.unlinkat(mem, a[0], a[1], a[2]),
             sysno::FTRUNCATE => self.ftruncate(a[0], a[1]),
+            sysno::GETDENTS64 => self.getdents64(mem, a[0], a[1], a[2]),
             sysno::FSYNC => self.fds.get(a[0]).map(|_| 0),
             sysno::SYSINFO => self.sysinfo(mem, now, a[0]),
             sysno::BRK => Ok(self.space.brk(mem, a[0])),

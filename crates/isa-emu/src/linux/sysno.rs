@@ -373,4 +373,5 @@ pub(crate) const MKDIRAT: u64 = 34;
 pub(crate) const UNLINKAT: u64 = 35;
 pub(crate) const FTRUNCATE: u64 = 46;
 pub(crate) const FSYNC: u64 = 82;
+pub(crate) const GETDENTS64: u64 = 61;
 pub(crate) const SYSINFO: u64 = 179;
