@@ -851,3 +851,44 @@ fn directory_listing_is_sorted_and_resumable() {
     assert_eq!(e.call(nr::GETDENTS64, &[f, SCRATCH, 4096]), ENOTDIR);
     std::fs::remove_dir_all(&top).unwrap();
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Any sequence of system calls with any arguments (pointers into memory, into the
+    /// stack, unmapped, or arbitrary) returns a value or ends the run; it never panics. No
+    /// host directory is allowed, so nothing on the host is touched.
+    #[test]
+    fn arbitrary_syscalls_never_panic(
+        calls in proptest::collection::vec(
+            (proptest::prop_oneof![
+                0u64..460,
+                proptest::sample::select(vec![
+                    17u64, 23, 24, 25, 29, 34, 35, 46, 48, 56, 57, 61, 62, 63, 64, 65, 66, 67,
+                    68, 78, 79, 80, 82, 96, 98, 99, 101, 113, 114, 115, 123, 124, 129, 131,
+                    132, 134, 135, 160, 169, 179, 214, 215, 216, 222, 226, 233, 258, 261, 278,
+                ]),
+            ], proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::Just(SCRATCH),
+                    proptest::prelude::Just(0u64),
+                    proptest::prelude::Just(BAD),
+                    proptest::prelude::Just(u64::MAX),
+                    0u64..4096,
+                    proptest::prelude::any::<u64>(),
+                ], 6)),
+            1..40),
+    ) {
+        let mut e = Env::with_mem(cfg(), 16 << 20);
+        let sp = e.x[2];
+        for (i, (number, mut args)) in calls.into_iter().enumerate() {
+            if i % 3 == 0 {
+                args[1] = sp; // a valid pointer into the stack
+            }
+            e.instret += 1000;
+            if let SyscallOutcome::Exit(c) = e.outcome(number, &args) {
+                proptest::prop_assert!((0..=255).contains(&c));
+                break;
+            }
+        }
+    }
+}

@@ -46,7 +46,7 @@ impl Fd {
 pub(crate) fn read_file_at(file: &File, dst: &mut [u8], off: u64) -> Result<(), Errno> {
     let mut done = 0;
     while let Some(rest) = dst.get_mut(done..).filter(|r| !r.is_empty()) {
-        let n = file.read_at(rest, off + done as u64)?;
+        let n = file.read_at(rest, off.saturating_add(done as u64))?;
         if n == 0 {
             rest.fill(0);
             break;
