@@ -12,6 +12,18 @@
 //! one gives `-EFAULT`), host files are reachable only under [`LinuxConfig::allow_dir`]
 //! (see `fs.rs`), and unknown system calls return `-ENOSYS` and are counted.
 //!
+//! System calls (riscv64 generic numbers): files and streams (`read`, `write`, `readv`,
+//! `writev`, `pread64`, `pwrite64`, `lseek`, `openat`, `close`, `dup`, `dup3`, `fcntl`,
+//! `ioctl`, `fstat`, `newfstatat`, `faccessat`, `faccessat2`, `readlinkat`, `getcwd`,
+//! `getdents64`, `mkdirat`, `unlinkat`, `ftruncate`, `fsync`); memory (`brk`, `mmap`,
+//! `munmap`, `mremap`, `mprotect`, `madvise`); time (`clock_gettime`, `clock_getres`,
+//! `gettimeofday`, `nanosleep`, `clock_nanosleep`); process (`exit`, `exit_group`,
+//! `set_tid_address`, `set_robust_list`, `getpid`, `gettid`, `getppid`, `getuid`,
+//! `geteuid`, `getgid`, `getegid`, `uname`, `sysinfo`, `prlimit64`, `getrandom`,
+//! `sched_getaffinity`, `sched_yield`, `riscv_hwprobe`, `futex`); signals (`rt_sigaction`,
+//! `rt_sigprocmask`, `sigaltstack`, `kill`, `tgkill`). `statx` and `rseq` answer `ENOSYS`
+//! (glibc falls back to `newfstatat` and runs without rseq).
+//!
 //! Not enforced, by design of the flat memory: page protections (`mprotect` succeeds
 //! without effect), advice other than `MADV_DONTNEED` (which zeroes anonymous mappings),
 //! and resource limits (`prlimit64` stores and reports them). Signals are never delivered:
