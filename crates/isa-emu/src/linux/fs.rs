@@ -34,6 +34,8 @@ pub(crate) enum Fd {
         path: PathBuf,
         /// `open` flags, for `F_GETFL`.
         flags: u64,
+        /// Entries of a directory already returned by `getdents64`.
+        dir_pos: u64,
     },
 }
 
@@ -43,10 +45,16 @@ impl Fd {
             Fd::Stdin => Fd::Stdin,
             Fd::Stdout => Fd::Stdout,
             Fd::Stderr => Fd::Stderr,
-            Fd::Host { file, path, flags } => Fd::Host {
+            Fd::Host {
+                file,
+                path,
+                flags,
+                dir_pos,
+            } => Fd::Host {
                 file: file.try_clone()?,
                 path: path.clone(),
                 flags: *flags,
+                dir_pos: *dir_pos,
             },
         })
     }
@@ -211,7 +219,7 @@ impl Sandbox {
 }
 
 /// `path` with `.` and `..` removed textually (no symlinks followed).
-fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -1,14 +1,15 @@
 //! File and stream system calls: read/write and their vector and positioned forms, open,
 //! stat, access, links, the working directory, descriptor duplication and terminal ioctls.
 
+use std::ffi::OsStr;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::PathBuf;
 
 use super::errno::{Errno, EACCES, EBADF, EINVAL, ENODEV, ENOENT, ENOTDIR, ENOTTY, ERANGE, ESPIPE};
-use super::fs::{Fd, Stat, Want};
+use super::fs::{lexical, Fd, Stat, Want};
 use super::{read_path, read_words, Input, Linux, Output, UID};
 use crate::memory::Memory;
 
@@ -45,7 +46,7 @@ impl Fd {
 pub(crate) fn read_file_at(file: &File, dst: &mut [u8], off: u64) -> Result<(), Errno> {
     let mut done = 0;
     while let Some(rest) = dst.get_mut(done..).filter(|r| !r.is_empty()) {
-        let n = file.read_at(rest, off + done as u64)?;
+        let n = file.read_at(rest, off.saturating_add(done as u64))?;
         if n == 0 {
             rest.fill(0);
             break;
@@ -223,9 +224,18 @@ impl Linux {
     }
 
     pub(crate) fn lseek(&mut self, fd: u64, off: u64, whence: u64) -> Result<u64, Errno> {
-        let Fd::Host { file, .. } = self.fds.get(fd)? else {
+        let Fd::Host { file, dir_pos, .. } = self.fds.get(fd)? else {
             return Err(ESPIPE);
         };
+        // A directory's position counts entries (see `getdents64`); only rewinding and
+        // returning to a position told before make sense.
+        if file.metadata()?.is_dir() {
+            if whence != 0 || off > i64::MAX as u64 {
+                return Err(EINVAL);
+            }
+            *dir_pos = off;
+            return Ok(off);
+        }
         let off = off as i64;
         let pos = match whence {
             0 if off >= 0 => SeekFrom::Start(off as u64),
@@ -290,6 +300,7 @@ impl Linux {
                 file,
                 path: host,
                 flags: flags & !O_CLOEXEC,
+                dir_pos: 0,
             },
             0,
         )
@@ -415,8 +426,8 @@ impl Linux {
         Ok(0)
     }
 
-    /// `readlinkat`: `/proc/self/exe` is argv\[0\] made absolute (glibc asserts that it
-    /// starts with `/`); other links only inside the sandbox.
+    /// `readlinkat`: `/proc/self/exe` is argv\[0\] made absolute against the working
+    /// directory (glibc asserts that it is absolute); other links only inside the sandbox.
     pub(crate) fn readlinkat(
         &mut self,
         mem: &mut Memory,
@@ -430,13 +441,9 @@ impl Linux {
         }
         let guest = read_path(mem, path)?;
         let target: Vec<u8> = if guest == b"/proc/self/exe" {
-            let exe = self.args.first().ok_or(ENOENT)?;
-            if exe.starts_with(b"/") {
-                exe.clone()
-            } else {
-                let rel = exe.strip_prefix(b"./").unwrap_or(exe);
-                [b"/".as_slice(), rel].concat()
-            }
+            let argv0 = self.args.first().ok_or(ENOENT)?;
+            let exe = lexical(&self.sandbox.cwd().join(OsStr::from_bytes(argv0)));
+            exe.as_os_str().as_bytes().to_vec()
         } else {
             let link = self.resolve_at(dirfd, guest, true)?;
             match std::fs::read_link(link) {
@@ -448,6 +455,59 @@ impl Linux {
         let n = target.len().min(size as u32 as usize);
         mem.write_bytes(buf, target.get(..n).unwrap_or(&[]))?;
         Ok(n as u64)
+    }
+
+    /// `mkdirat(dirfd, path, mode)` inside the sandbox.
+    pub(crate) fn mkdirat(
+        &mut self,
+        mem: &Memory,
+        dirfd: u64,
+        path: u64,
+        mode: u64,
+    ) -> Result<u64, Errno> {
+        let guest = read_path(mem, path)?;
+        let base = self.dir_base(dirfd, guest)?;
+        let host = self
+            .sandbox
+            .resolve(base.as_deref(), guest, Want::MayCreate)?;
+        std::fs::DirBuilder::new()
+            .mode((mode & 0o7777) as u32)
+            .create(host)?;
+        Ok(0)
+    }
+
+    /// `unlinkat(dirfd, path, flags)` inside the sandbox; a final symlink itself is removed.
+    pub(crate) fn unlinkat(
+        &mut self,
+        mem: &Memory,
+        dirfd: u64,
+        path: u64,
+        flags: u64,
+    ) -> Result<u64, Errno> {
+        const AT_REMOVEDIR: u64 = 0x200;
+        if flags & !AT_REMOVEDIR != 0 {
+            return Err(EINVAL);
+        }
+        let guest = read_path(mem, path)?;
+        let host = self.resolve_at(dirfd, guest, true)?;
+        if flags & AT_REMOVEDIR != 0 {
+            std::fs::remove_dir(host)?;
+        } else {
+            std::fs::remove_file(host)?;
+        }
+        Ok(0)
+    }
+
+    /// `ftruncate(fd, length)` on a host file.
+    pub(crate) fn ftruncate(&mut self, fd: u64, len: u64) -> Result<u64, Errno> {
+        let Fd::Host { file, .. } = self.fds.get(fd)? else {
+            return Err(EINVAL);
+        };
+        if len > i64::MAX as u64 {
+            return Err(EINVAL);
+        }
+        file.set_len(len)?;
+        Ok(0)
     }
 
     /// `getcwd`: returns the length including the NUL, as the system call does.

@@ -164,6 +164,12 @@ impl AddressSpace {
         addr
     }
 
+    /// Bytes neither the break nor a mapping holds (for `sysinfo`).
+    pub(crate) fn free_bytes(&self) -> u64 {
+        let gap = self.mmap_low.saturating_sub(self.brk_end());
+        gap + self.free.0.iter().map(|(s, e)| e - s).sum::<u64>()
+    }
+
     fn brk_end(&self) -> u64 {
         page_up(self.brk).unwrap_or(u64::MAX)
     }

@@ -12,12 +12,25 @@
 //! one gives `-EFAULT`), host files are reachable only under [`LinuxConfig::allow_dir`]
 //! (see `fs.rs`), and unknown system calls return `-ENOSYS` and are counted.
 //!
+//! System calls (riscv64 generic numbers): files and streams (`read`, `write`, `readv`,
+//! `writev`, `pread64`, `pwrite64`, `lseek`, `openat`, `close`, `dup`, `dup3`, `fcntl`,
+//! `ioctl`, `fstat`, `newfstatat`, `faccessat`, `faccessat2`, `readlinkat`, `getcwd`,
+//! `getdents64`, `mkdirat`, `unlinkat`, `ftruncate`, `fsync`); memory (`brk`, `mmap`,
+//! `munmap`, `mremap`, `mprotect`, `madvise`); time (`clock_gettime`, `clock_getres`,
+//! `gettimeofday`, `nanosleep`, `clock_nanosleep`); process (`exit`, `exit_group`,
+//! `set_tid_address`, `set_robust_list`, `getpid`, `gettid`, `getppid`, `getuid`,
+//! `geteuid`, `getgid`, `getegid`, `uname`, `sysinfo`, `prlimit64`, `getrandom`,
+//! `sched_getaffinity`, `sched_yield`, `riscv_hwprobe`, `futex`); signals (`rt_sigaction`,
+//! `rt_sigprocmask`, `sigaltstack`, `kill`, `tgkill`). `statx` and `rseq` answer `ENOSYS`
+//! (glibc falls back to `newfstatat` and runs without rseq).
+//!
 //! Not enforced, by design of the flat memory: page protections (`mprotect` succeeds
 //! without effect), advice other than `MADV_DONTNEED` (which zeroes anonymous mappings),
 //! and resource limits (`prlimit64` stores and reports them). Signals are never delivered:
 //! `rt_sigaction` and friends record their arguments, and a signal sent to the process with
 //! `kill`/`tgkill` whose default action terminates it ends the run with status 128 + signal.
 
+mod dir;
 mod errno;
 mod fs;
 mod io;
@@ -283,6 +296,12 @@ impl Linux {
             sysno::FACCESSAT2 => self.faccessat(mem, a[0], a[1], a[2], a[3]),
             sysno::READLINKAT => self.readlinkat(mem, a[0], a[1], a[2], a[3]),
             sysno::GETCWD => self.getcwd(mem, a[0], a[1]),
+            sysno::MKDIRAT => self.mkdirat(mem, a[0], a[1], a[2]),
+            sysno::UNLINKAT => self.unlinkat(mem, a[0], a[1], a[2]),
+            sysno::FTRUNCATE => self.ftruncate(a[0], a[1]),
+            sysno::GETDENTS64 => self.getdents64(mem, a[0], a[1], a[2]),
+            sysno::FSYNC => self.fds.get(a[0]).map(|_| 0),
+            sysno::SYSINFO => self.sysinfo(mem, now, a[0]),
             sysno::BRK => Ok(self.space.brk(mem, a[0])),
             sysno::MMAP => self.mmap(mem, a),
             sysno::MUNMAP => self.munmap(a[0], a[1]),
@@ -364,6 +383,25 @@ impl Linux {
     /// The address the guest registered with `set_tid_address` (0 if none).
     pub fn clear_child_tid(&self) -> u64 {
         self.clear_child_tid
+    }
+
+    /// `sysinfo(info)`: uptime from the virtual clock, RAM from the memory span (what the
+    /// break and mappings have not taken is free), one process, no swap or load.
+    fn sysinfo(&mut self, mem: &mut Memory, now: u64, info: u64) -> Result<u64, Errno> {
+        let total = mem.end() - mem.base();
+        let mut b = [0u8; 112];
+        let mut put = |off: usize, v: &[u8]| {
+            if let Some(d) = b.get_mut(off..off + v.len()) {
+                d.copy_from_slice(v);
+            }
+        };
+        put(0, &(now / 1_000_000_000).to_le_bytes());
+        put(32, &total.to_le_bytes());
+        put(40, &self.space.free_bytes().to_le_bytes());
+        put(80, &1u16.to_le_bytes());
+        put(104, &1u32.to_le_bytes());
+        mem.write_bytes(info, &b)?;
+        Ok(0)
     }
 
     fn mmap(&mut self, mem: &mut Memory, a: [u64; 6]) -> Result<u64, Errno> {

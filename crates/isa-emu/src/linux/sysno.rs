@@ -369,3 +369,89 @@ pub(crate) const STATX: u64 = 291;
 pub(crate) const RSEQ: u64 = 293;
 pub(crate) const FACCESSAT2: u64 = 439;
 pub(crate) const RISCV_HWPROBE: u64 = 258;
+pub(crate) const MKDIRAT: u64 = 34;
+pub(crate) const UNLINKAT: u64 = 35;
+pub(crate) const FTRUNCATE: u64 = 46;
+pub(crate) const FSYNC: u64 = 82;
+pub(crate) const GETDENTS64: u64 = 61;
+pub(crate) const SYSINFO: u64 = 179;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every dispatch constant names the call the generated table gives its number.
+    #[test]
+    fn constants_agree_with_the_table() {
+        for (number, name) in [
+            (GETCWD, "getcwd"),
+            (DUP, "dup"),
+            (DUP3, "dup3"),
+            (FCNTL, "fcntl"),
+            (IOCTL, "ioctl"),
+            (FACCESSAT, "faccessat"),
+            (OPENAT, "openat"),
+            (CLOSE, "close"),
+            (LSEEK, "lseek"),
+            (READ, "read"),
+            (WRITE, "write"),
+            (READV, "readv"),
+            (WRITEV, "writev"),
+            (PREAD64, "pread64"),
+            (PWRITE64, "pwrite64"),
+            (READLINKAT, "readlinkat"),
+            (NEWFSTATAT, "newfstatat"),
+            (FSTAT, "fstat"),
+            (EXIT, "exit"),
+            (EXIT_GROUP, "exit_group"),
+            (SET_TID_ADDRESS, "set_tid_address"),
+            (FUTEX, "futex"),
+            (SET_ROBUST_LIST, "set_robust_list"),
+            (NANOSLEEP, "nanosleep"),
+            (CLOCK_GETTIME, "clock_gettime"),
+            (CLOCK_GETRES, "clock_getres"),
+            (CLOCK_NANOSLEEP, "clock_nanosleep"),
+            (SCHED_GETAFFINITY, "sched_getaffinity"),
+            (SCHED_YIELD, "sched_yield"),
+            (KILL, "kill"),
+            (TGKILL, "tgkill"),
+            (SIGALTSTACK, "sigaltstack"),
+            (RT_SIGACTION, "rt_sigaction"),
+            (RT_SIGPROCMASK, "rt_sigprocmask"),
+            (UNAME, "uname"),
+            (GETTIMEOFDAY, "gettimeofday"),
+            (GETPID, "getpid"),
+            (GETPPID, "getppid"),
+            (GETUID, "getuid"),
+            (GETEUID, "geteuid"),
+            (GETGID, "getgid"),
+            (GETEGID, "getegid"),
+            (GETTID, "gettid"),
+            (BRK, "brk"),
+            (MUNMAP, "munmap"),
+            (MREMAP, "mremap"),
+            (MMAP, "mmap"),
+            (MPROTECT, "mprotect"),
+            (MADVISE, "madvise"),
+            (PRLIMIT64, "prlimit64"),
+            (GETRANDOM, "getrandom"),
+            (STATX, "statx"),
+            (RSEQ, "rseq"),
+            (FACCESSAT2, "faccessat2"),
+            (RISCV_HWPROBE, "riscv_hwprobe"),
+            (MKDIRAT, "mkdirat"),
+            (UNLINKAT, "unlinkat"),
+            (FTRUNCATE, "ftruncate"),
+            (FSYNC, "fsync"),
+            (GETDENTS64, "getdents64"),
+            (SYSINFO, "sysinfo"),
+        ] {
+            let found = NAMES.iter().find(|&&(n, _)| n == number).map(|&(_, m)| m);
+            assert_eq!(found, Some(name), "{number}");
+        }
+        assert!(
+            NAMES.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted for binary search"
+        );
+    }
+}

@@ -122,7 +122,7 @@ pub(crate) fn clock_getres(mem: &mut Memory, clock: u64, res: u64) -> Result<u64
 /// `gettimeofday(tv, tz)`: either may be NULL; the time zone is UTC.
 pub(crate) fn gettimeofday(mem: &mut Memory, now: u64, tv: u64, tz: u64) -> Result<u64, Errno> {
     if tv != 0 {
-        let ns = EPOCH_SECS * NS + now;
+        let ns = (EPOCH_SECS * NS).saturating_add(now);
         write_words(mem, tv, &[ns / NS, ns % NS / 1000])?;
     }
     if tz != 0 {
