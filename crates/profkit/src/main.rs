@@ -156,6 +156,8 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
             stdout: Output::Inherit,
             stderr: Output::Inherit,
             allow_dir: args.allow_dir.clone(),
+            // Relative paths mean what they mean to the user's shell.
+            cwd: std::env::current_dir().ok(),
             seed: args.seed,
             ..LinuxConfig::default()
         };

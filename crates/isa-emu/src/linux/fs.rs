@@ -134,20 +134,26 @@ pub(crate) enum Want {
 #[derive(Clone, Debug)]
 pub(crate) struct Sandbox {
     root: Option<PathBuf>,
+    cwd: PathBuf,
 }
 
 impl Sandbox {
     /// A sandbox rooted at `dir` (canonicalised); `None`, or a directory that does not
-    /// exist, makes no host file reachable.
-    pub(crate) fn new(dir: Option<&Path>) -> Sandbox {
-        Sandbox {
-            root: dir.and_then(|d| d.canonicalize().ok()),
-        }
+    /// exist, makes no host file reachable. Relative guest paths are taken against `cwd`
+    /// (a host directory; by default the root), so a guest can be given the same relative
+    /// paths as a native run; what they name must still lie inside the root.
+    pub(crate) fn new(dir: Option<&Path>, cwd: Option<&Path>) -> Sandbox {
+        let root = dir.and_then(|d| d.canonicalize().ok());
+        let cwd = cwd
+            .and_then(|c| c.canonicalize().ok())
+            .or_else(|| root.clone())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Sandbox { root, cwd }
     }
 
-    /// The guest's working directory: the allowed directory, or `/` without one.
+    /// The guest's working directory: `cwd` if given, else the allowed directory, else `/`.
     pub(crate) fn cwd(&self) -> &Path {
-        self.root.as_deref().unwrap_or(Path::new("/"))
+        &self.cwd
     }
 
     fn inside(&self, p: &Path) -> bool {
@@ -162,13 +168,13 @@ impl Sandbox {
         guest: &[u8],
         want: Want,
     ) -> Result<PathBuf, Errno> {
-        let root = self.root.as_deref().ok_or(EACCES)?;
+        self.root.as_deref().ok_or(EACCES)?;
         if guest.is_empty() {
             return Err(ENOENT);
         }
         let guest = Path::new(OsStr::from_bytes(guest));
         // `join` keeps an absolute `guest` as it is.
-        let path = base.unwrap_or(root).join(guest);
+        let path = base.unwrap_or(&self.cwd).join(guest);
         match path.canonicalize() {
             Ok(c) if self.inside(&c) => Ok(c),
             Ok(_) => Err(EACCES),
@@ -210,11 +216,11 @@ impl Sandbox {
 
     /// The host path of the link `guest` itself (for `readlinkat`), not of its target.
     pub(crate) fn resolve_link(&self, base: Option<&Path>, guest: &[u8]) -> Result<PathBuf, Errno> {
-        let root = self.root.as_deref().ok_or(EACCES)?;
+        self.root.as_deref().ok_or(EACCES)?;
         if guest.is_empty() {
             return Err(ENOENT);
         }
-        self.resolve_parent(&base.unwrap_or(root).join(OsStr::from_bytes(guest)))
+        self.resolve_parent(&base.unwrap_or(&self.cwd).join(OsStr::from_bytes(guest)))
     }
 }
 
@@ -341,7 +347,7 @@ pub(crate) mod tests {
         std::os::unix::fs::symlink(top.join("secret"), root.join("out")).unwrap();
         std::os::unix::fs::symlink(top.join("nothing"), root.join("dangling")).unwrap();
         std::os::unix::fs::symlink("sub/f.txt", root.join("in")).unwrap();
-        let sb = Sandbox::new(Some(&root));
+        let sb = Sandbox::new(Some(&root), None);
         let canon = root.canonicalize().unwrap();
         let ok = |p: &[u8]| sb.resolve(None, p, Want::Existing);
         assert_eq!(ok(b"sub/f.txt").unwrap(), canon.join("sub/f.txt"));
@@ -366,7 +372,7 @@ pub(crate) mod tests {
             sb.resolve(Some(&sub), b"f.txt", Want::Existing).unwrap(),
             sub.join("f.txt")
         );
-        let none = Sandbox::new(None);
+        let none = Sandbox::new(None, None);
         assert_eq!(
             none.resolve(None, b"sub/f.txt", Want::Existing),
             Err(EACCES)

@@ -93,6 +93,9 @@ pub struct LinuxConfig {
     /// The only host directory whose files the guest may open; also its working directory.
     /// `None`: no host file is reachable.
     pub allow_dir: Option<PathBuf>,
+    /// The guest's working directory, a host path: relative paths are taken against it
+    /// (and must still name files inside `allow_dir`). `None`: `allow_dir` itself.
+    pub cwd: Option<PathBuf>,
     /// Seed of `AT_RANDOM` and `getrandom`.
     pub seed: u64,
     /// Bytes reserved for the stack at the top of guest memory.
@@ -111,6 +114,7 @@ impl Default for LinuxConfig {
             stdout: Output::Inherit,
             stderr: Output::Inherit,
             allow_dir: None,
+            cwd: None,
             seed: 0,
             stack_size: DEFAULT_STACK_SIZE,
         }
@@ -190,7 +194,7 @@ impl Linux {
     /// A process that has not been set up yet ([`Linux::setup`]).
     pub fn new(config: LinuxConfig) -> Linux {
         Linux {
-            sandbox: Sandbox::new(config.allow_dir.as_deref()),
+            sandbox: Sandbox::new(config.allow_dir.as_deref(), config.cwd.as_deref()),
             args: config.args,
             env: config.env,
             stack_size: config.stack_size,

@@ -65,7 +65,9 @@ pub fn machine(guest: &Guest, config: Config) -> Machine {
         stdin,
         stdout: Output::Capture,
         stderr: Output::Capture,
+        // As under qemu: the guest runs in guests/ and may open files under allow_dir.
         allow_dir: guest.allow_dir.as_ref().map(|d| dir.join(d)),
+        cwd: Some(dir.clone()),
         seed: 0,
         ..LinuxConfig::default()
     };
