@@ -10,6 +10,7 @@
 //! With `--check` it only runs the recorded Linux guests under qemu-riscv64 and compares their
 //! output and exit code with the manifest (what CI's difftest relies on).
 
+use crate::tools::{self, describe};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -229,17 +230,22 @@ struct Outcome {
 
 /// Entry point of `cargo xtask guests`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let check = match args {
-        [] => false,
-        [flag] if flag == "--check" => true,
-        _ => return Err(format!("usage: cargo xtask guests [--check], got {args:?}")),
+    let (check, emu) = match args {
+        [] => (false, None),
+        [flag] if flag == "--check" => (true, None),
+        [flag, e, path] if flag == "--check" && e == "--emu" => (true, Some(PathBuf::from(path))),
+        _ => {
+            return Err(format!(
+                "usage: cargo xtask guests [--check [--emu PROFKIT]], got {args:?}"
+            ))
+        }
     };
     let dir = guests_dir()?;
     if check {
-        ensure_tools(&[QEMU])?;
-        check_manifest(&dir)
+        tools::ensure(&[QEMU], PACKAGES)?;
+        check_manifest(&dir, emu.as_deref())
     } else {
-        ensure_tools(&[LINUX_CC, BARE_CC, QEMU])?;
+        tools::ensure(&[LINUX_CC, BARE_CC, QEMU], PACKAGES)?;
         ensure_picolibc()?;
         build_all(&dir)
     }
@@ -258,38 +264,6 @@ fn guests_dir() -> Result<PathBuf, String> {
     }
 }
 
-fn tool_present(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Installs the Debian packages when one of `tools` is missing.
-fn ensure_tools(tools: &[&str]) -> Result<(), String> {
-    let missing: Vec<&str> = tools.iter().copied().filter(|t| !tool_present(t)).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    eprintln!("missing {missing:?}: installing {PACKAGES:?} with apt-get");
-    install_packages()?;
-    match tools.iter().find(|t| !tool_present(t)) {
-        Some(t) => Err(format!("`{t}` is still missing after apt-get install")),
-        None => Ok(()),
-    }
-}
-
-fn install_packages() -> Result<(), String> {
-    run_checked(Command::new("apt-get").arg("update"))?;
-    run_checked(
-        Command::new("apt-get")
-            .args(["install", "-y"])
-            .args(PACKAGES),
-    )
-}
-
 /// picolibc comes in its own package; gcc finds its specs file when it is installed.
 fn ensure_picolibc() -> Result<(), String> {
     let found = || -> Result<bool, String> {
@@ -300,7 +274,7 @@ fn ensure_picolibc() -> Result<(), String> {
         Ok(Path::new(String::from_utf8_lossy(&out.stdout).trim()).is_absolute())
     };
     if !found()? {
-        install_packages()?;
+        tools::install(PACKAGES)?;
         if !found()? {
             return Err("picolibc.specs not found after installing picolibc".into());
         }
@@ -308,25 +282,9 @@ fn ensure_picolibc() -> Result<(), String> {
     Ok(())
 }
 
-fn describe(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for a in cmd.get_args() {
-        s.push(' ');
-        s.push_str(&a.to_string_lossy());
-    }
-    s
-}
-
 fn run_checked(cmd: &mut Command) -> Result<(), String> {
     eprintln!("+ {}", describe(cmd));
-    let status = cmd
-        .status()
-        .map_err(|e| format!("{}: {e}", describe(cmd)))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{}` failed: {status}", describe(cmd)))
-    }
+    tools::run_checked(cmd)
 }
 
 /// Compiles `inputs` (paths relative to `dir`) with `cc` into `out`.
@@ -355,6 +313,17 @@ fn run_qemu(
     args: &[String],
     stdin: Option<&str>,
 ) -> Result<Outcome, String> {
+    run_under(&[QEMU], dir, elf, args, stdin)
+}
+
+/// Runs `elf` with the command line `runner... elf args...` in `dir`.
+fn run_under(
+    runner: &[&str],
+    dir: &Path,
+    elf: &str,
+    args: &[String],
+    stdin: Option<&str>,
+) -> Result<Outcome, String> {
     let scratch = dir.join("build").join("run");
     fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
@@ -363,15 +332,17 @@ fn run_qemu(
         Some(p) => Stdio::from(fs::File::open(dir.join(p)).map_err(|e| format!("{p}: {e}"))?),
         None => Stdio::null(),
     };
-    let mut child = Command::new(QEMU)
+    let (program, runner_args) = runner.split_first().ok_or("no runner")?;
+    let mut child = Command::new(program)
         .current_dir(dir)
+        .args(runner_args)
         .arg(elf)
         .args(args)
         .stdin(input)
         .stdout(create(&out_path)?)
         .stderr(create(&err_path)?)
         .spawn()
-        .map_err(|e| format!("{QEMU} {elf}: {e}"))?;
+        .map_err(|e| format!("{program} {elf}: {e}"))?;
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| format!("{elf}: {e}"))? {
@@ -535,13 +506,16 @@ fn build_all(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn check_manifest(dir: &Path) -> Result<(), String> {
+/// Checks that qemu still gives every Linux guest its recorded output and, with `emu`
+/// (a `profkit` binary), that our emulator gives every guest, bare-metal ones included, the
+/// same output and exit code, side by side.
+fn check_manifest(dir: &Path, emu: Option<&Path>) -> Result<(), String> {
     let path = dir.join("manifest.json");
     let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let manifest: Vec<ManifestEntry> =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut failures = Vec::new();
-    let (mut ran, mut bare) = (0, 0);
+    let (mut ran, mut bare, mut ours) = (0, 0, 0);
     for e in &manifest {
         let expected =
             fs::read(dir.join(&e.stdout)).map_err(|err| format!("{}: {err}", e.stdout))?;
@@ -549,26 +523,46 @@ fn check_manifest(dir: &Path) -> Result<(), String> {
             failures.push(format!("{}: {} is missing", e.name, e.elf));
             continue;
         }
+        let mut compare = |who: &str, got: Outcome| {
+            if got.stdout != expected {
+                failures.push(format!(
+                    "{} under {who}: stdout differs from {}",
+                    e.name, e.stdout
+                ));
+            }
+            if got.exit_code != e.exit_code {
+                failures.push(format!(
+                    "{} under {who}: exit code {} (expected {})",
+                    e.name, got.exit_code, e.exit_code
+                ));
+            }
+        };
         if e.env == Env::Bare {
-            bare += 1; // qemu-user cannot run machine-mode code; the emulator's tests do
-            continue;
+            bare += 1; // qemu-user cannot run machine-mode code
+        } else {
+            compare(QEMU, run_qemu(dir, &e.elf, &e.args, e.stdin.as_deref())?);
+            ran += 1;
         }
-        let got = run_qemu(dir, &e.elf, &e.args, e.stdin.as_deref())?;
-        ran += 1;
-        if got.stdout != expected {
-            failures.push(format!("{}: stdout differs from {}", e.name, e.stdout));
-        }
-        if got.exit_code != e.exit_code {
-            failures.push(format!(
-                "{}: exit code {} (expected {})",
-                e.name, got.exit_code, e.exit_code
-            ));
+        if let Some(emu) = emu {
+            let emu = emu.to_string_lossy();
+            let mut runner = vec![emu.as_ref(), "run", "--no-profile", "--clear-env"];
+            if e.env == Env::Bare {
+                runner.push("--bare");
+            }
+            if let Some(allowed) = &e.allow_dir {
+                runner.extend(["--allow-dir", allowed.as_str()]);
+            }
+            compare(
+                "profkit",
+                run_under(&runner, dir, &e.elf, &e.args, e.stdin.as_deref())?,
+            );
+            ours += 1;
         }
     }
     if failures.is_empty() {
         println!(
             "guests: {ran} Linux guests match their recorded output under {QEMU}; \
-             {bare} bare-metal ELFs present (not runnable under qemu-user)"
+             {ours} guests ({bare} bare-metal) match it under our emulator"
         );
         Ok(())
     } else {

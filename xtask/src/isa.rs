@@ -13,6 +13,7 @@
 //! `tohost` and exits with `tohost >> 1`: 0 for pass, else the failing case.
 //! The task also writes `guests/isa/manifest.json`.
 
+use crate::tools;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -150,7 +151,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if check {
         tools.push(QEMU);
     }
-    ensure_tools(&tools)?;
+    tools::ensure(&tools, APT_PACKAGES)?;
 
     let user_dir = std::env::temp_dir().join("profkit-isa-user");
     std::fs::create_dir_all(&user_dir)
@@ -187,45 +188,6 @@ fn workspace_root() -> Result<PathBuf, String> {
         .parent()
         .map(Path::to_path_buf)
         .ok_or_else(|| "xtask has no parent directory".to_string())
-}
-
-/// Whether `tool --version` runs.
-fn tool_present(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Install the Debian packages with the cross tools if any tool is missing.
-fn ensure_tools(tools: &[&str]) -> Result<(), String> {
-    if tools.iter().all(|t| tool_present(t)) {
-        return Ok(());
-    }
-    println!("isa: installing {}", APT_PACKAGES.join(" "));
-    run_checked(Command::new("apt-get").arg("update"))?;
-    run_checked(
-        Command::new("apt-get")
-            .args(["install", "-y"])
-            .args(APT_PACKAGES),
-    )?;
-    match tools.iter().find(|t| !tool_present(t)) {
-        Some(t) => Err(format!("`{t}` is still missing after apt-get install")),
-        None => Ok(()),
-    }
-}
-
-fn run_checked(cmd: &mut Command) -> Result<(), String> {
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} failed: {status}"))
-    }
 }
 
 /// Assemble and link one flavour of a test. gcc runs inside `guests/isa` with
@@ -273,7 +235,7 @@ fn check_under_qemu(isa_dir: &Path, user_dir: &Path) -> Result<(), String> {
         let verdict = run_qemu(Command::new(QEMU).arg(user_dir.join(t.name)))?;
         report(t.name, &verdict, None, &mut failed);
     }
-    if tool_present(QEMU_SYSTEM) {
+    if tools::on_path(QEMU_SYSTEM) {
         println!("{QEMU_SYSTEM} -machine spike (bare-metal ELFs):");
         for t in TESTS {
             let elf = isa_dir.join("bin").join(format!("{}.elf", t.name));

@@ -2,20 +2,25 @@
 
 use std::process::ExitCode;
 
+mod difftest;
 mod disasm_check;
 mod guests;
 mod isa;
 mod randtest;
+mod tools;
 
-type Task = (
-    &'static str,
-    &'static str,
-    fn(&[String]) -> Result<(), String>,
-);
+/// A task's entry point.
+type TaskFn = fn(&[String]) -> Result<(), String>;
+type Task = (&'static str, &'static str, TaskFn);
 
 /// The task table: name, one-line description, entry point.
 const TASKS: &[Task] = &[
     ("help", "list the tasks", help),
+    (
+        "difftest",
+        "all differential tests against qemu-riscv64 and objdump (what CI runs)",
+        difftest::run,
+    ),
     (
         "disasm-check",
         "compare the disassembler with objdump: ELF files, or --exhaustive",

@@ -13,42 +13,17 @@ pub const QEMU: &str = "qemu-riscv64";
 /// A program runs a few thousand instructions; anything slower is hung.
 const TIMEOUT: Duration = Duration::from_secs(10);
 
-fn on_path(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Makes sure the assembler, linker and qemu are installed, installing the Debian packages
 /// (as root, after `apt-get update`) when one is missing.
 pub fn ensure_tools() -> Result<(), String> {
-    if [AS, LD, QEMU].iter().all(|t| on_path(t)) {
-        return Ok(());
-    }
-    eprintln!("randtest: installing the RISC-V toolchain and qemu-user with apt-get");
-    let ok = |args: &[&str]| {
-        Command::new("apt-get")
-            .args(args)
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !ok(&["update"])
-        || !ok(&[
-            "install",
-            "-y",
+    crate::tools::ensure(
+        &[AS, LD, QEMU],
+        &[
             "binutils-riscv64-unknown-elf",
             "gcc-riscv64-unknown-elf",
             "qemu-user",
-        ])
-    {
-        return Err(format!(
-            "{AS}, {LD} or {QEMU} is missing and apt-get install failed"
-        ));
-    }
-    Ok(())
+        ],
+    )
 }
 
 fn run_tool(cmd: &mut Command) -> Result<(), String> {

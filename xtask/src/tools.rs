@@ -1,0 +1,62 @@
+//! External tools: finding them, installing the Debian packages that provide them, and
+//! running them with errors that say what failed.
+
+use std::process::{Command, Stdio};
+
+/// True if `tool --version` runs and succeeds.
+pub fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Makes sure every tool in `tools` is installed, installing the Debian `packages` with
+/// apt-get (as root, after `apt-get update`) when one is missing.
+pub fn ensure(tools: &[&str], packages: &[&str]) -> Result<(), String> {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !on_path(t)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("missing {missing:?}: installing {packages:?} with apt-get");
+    install(packages)?;
+    match tools.iter().find(|t| !on_path(t)) {
+        Some(t) => Err(format!("`{t}` is still missing after apt-get install")),
+        None => Ok(()),
+    }
+}
+
+/// Installs Debian packages.
+pub fn install(packages: &[&str]) -> Result<(), String> {
+    run_checked(Command::new("apt-get").args(["update", "-qq"]))?;
+    run_checked(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(packages),
+    )
+}
+
+/// The command line of `cmd`, for messages.
+pub fn describe(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Runs `cmd`, failing with its command line unless it exits successfully.
+pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run `{}`: {e}", describe(cmd)))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{}` failed: {status}", describe(cmd)))
+    }
+}
