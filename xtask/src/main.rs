@@ -16,6 +16,7 @@ type Task = (&'static str, &'static str, TaskFn);
 /// The task table: name, one-line description, entry point.
 const TASKS: &[Task] = &[
     ("help", "list the tasks", help),
+    ("ci", "run what CI runs (.ci/run)", ci),
     (
         "difftest",
         "all differential tests against qemu-riscv64 and objdump (what CI runs)",
@@ -42,6 +43,11 @@ const TASKS: &[Task] = &[
         randtest::main,
     ),
 ];
+
+fn ci(_: &[String]) -> Result<(), String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    tools::run_checked(std::process::Command::new("bash").arg(root.join(".ci/run")))
+}
 
 fn help(_: &[String]) -> Result<(), String> {
     println!("cargo xtask <task> [args]\n");

@@ -1,0 +1,141 @@
+//! The `profkit` binary as a user runs it: exit codes, stdio pass-through, profile formats,
+//! determinism, and clear errors for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn guests() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests")
+}
+
+fn profkit(args: &[&str], stdin: Option<&Path>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_profkit"));
+    cmd.args(args).current_dir(guests()).env_clear();
+    cmd.stdin(match stdin {
+        Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
+        None => Stdio::null(),
+    });
+    cmd.output().expect("profkit runs")
+}
+
+fn expected(name: &str) -> Vec<u8> {
+    std::fs::read(guests().join("expected").join(format!("{name}.stdout"))).unwrap()
+}
+
+#[test]
+fn run_passes_stdout_and_exit_code_through_and_profiles_to_stderr() {
+    let out = profkit(&["run", "bin/primes.elf"], None);
+    assert_eq!(out.status.code(), Some(3), "primes exits 3 on purpose");
+    assert_eq!(out.stdout, expected("primes"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("== profkit profile of bin/primes.elf =="),
+        "{err}"
+    );
+    assert!(err.contains("instructions retired"), "{err}");
+    assert!(err.contains("hottest blocks"), "{err}");
+    assert!(err.contains("write"), "system calls are listed: {err}");
+}
+
+#[test]
+fn stdin_reaches_the_guest() {
+    let out = profkit(
+        &["run", "--no-profile", "bin/wordfreq.elf"],
+        Some(&guests().join("inputs/words.txt")),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, expected("wordfreq"));
+    assert!(out.stderr.is_empty(), "--no-profile prints no profile");
+}
+
+#[test]
+fn files_are_reachable_only_inside_the_allowed_directory() {
+    let ok = profkit(
+        &[
+            "run",
+            "--no-profile",
+            "--allow-dir",
+            "inputs",
+            "bin/csvstats.elf",
+            "inputs/samples.csv",
+        ],
+        None,
+    );
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(ok.stdout, expected("csvstats"));
+    let denied = profkit(
+        &[
+            "run",
+            "--no-profile",
+            "bin/csvstats.elf",
+            "inputs/samples.csv",
+        ],
+        None,
+    );
+    assert_ne!(
+        denied.status.code(),
+        Some(0),
+        "no --allow-dir: the file is out of reach"
+    );
+}
+
+#[test]
+fn json_profile_is_written_to_a_file_and_is_deterministic() {
+    let dir = std::env::temp_dir().join(format!("profkit-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let read = |name: &str| -> serde_json::Value {
+        let path = dir.join(name);
+        let out = profkit(
+            &[
+                "run",
+                "--format",
+                "json",
+                "--out",
+                path.to_str().unwrap(),
+                "bin/sort.elf",
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stderr.is_empty(), "the profile went to the file");
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    };
+    let a = read("a.json");
+    let b = read("b.json");
+    assert_eq!(a, b, "same program and configuration, same profile");
+    assert_eq!(a["exit_code"], 0);
+    assert!(a["instructions"].as_u64().unwrap() > 1_000_000);
+    let hot = a["hot_blocks"].as_array().unwrap();
+    assert_eq!(hot.len(), 10);
+    assert!(hot[0]["instructions"].as_u64() >= hot[1]["instructions"].as_u64());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_gives_a_clear_error_not_a_panic() {
+    let not_elf = profkit(&["run", "manifest.json"], None);
+    assert_eq!(not_elf.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&not_elf.stderr);
+    assert!(err.starts_with("profkit: error: manifest.json:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    let missing = profkit(&["run", "no/such.elf"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read no/such.elf"));
+}
+
+#[test]
+fn fuel_limit_stops_the_guest() {
+    let out = profkit(&["run", "--fuel", "100000", "bin/sort.elf"], None);
+    assert_eq!(out.status.code(), Some(124));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("instruction limit reached"), "{err}");
+    assert!(err.contains("100,000"), "{err}");
+}
+
+#[test]
+fn bare_metal_programs_run_with_bare() {
+    let out = profkit(&["run", "--no-profile", "--bare", "bin/crc.bare.elf"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, expected("crc"));
+}
