@@ -2,7 +2,9 @@
 //! same as the integer path's; each returns `None` (having touched no flag) otherwise.
 //!
 //! The host computes IEEE 754 binary64 operations correctly rounded to nearest-even (Rust
-//! never changes the host rounding mode). The exact error of that result, or its sign, comes
+//! never changes the host rounding mode; this assumes SSE2-style binary64 arithmetic without
+//! flush-to-zero, as on x86_64 and aarch64, not x87 extended precision), and `f64::mul_add`
+//! is a correctly rounded fused multiply-add. The exact error of that result, or its sign, comes
 //! from an error-free transformation; it decides NX (the only flag a fast path raises, besides
 //! NV for out-of-range conversions) and the directed-rounding results. Results that could be
 //! tiny, overflow, or be NaN, and infinite/NaN operands, are left to the integer path.
