@@ -2,12 +2,13 @@
 //! with the unprivileged spec (20191213), including exception flags and NaN-boxing.
 //!
 //! [`execute`] takes raw register values and returns the raw value for `rd`. The arithmetic
-//! is integer soft-float ([`soft`]); round-to-nearest-even double (and single) add, sub, mul,
-//! div and sqrt first try host-float fast paths ([`fast`]) that are used only when provably
-//! identical, including flags.
+//! is integer soft-float (`soft`). Double add, sub, mul, div, sqrt and fused
+//! multiply-add (RNE and the directed modes), single add, sub, mul, div, sqrt (RNE) and all
+//! float-to-integer conversions first try host-float fast paths (`fast`), which are used
+//! only where provably identical, flags included.
 
-pub mod fast;
-pub mod soft;
+mod fast;
+mod soft;
 
 #[cfg(test)]
 mod tests;
@@ -43,14 +44,15 @@ pub fn nan_box(x: u32) -> u64 {
     BOX | u64::from(x)
 }
 
-/// The integer format of a float-to-integer or integer-to-float conversion.
-fn int_fmt(op: Op) -> Option<IntFmt> {
+/// The integer format of a float-to-integer or integer-to-float conversion (by reference:
+/// copying its i128 bounds through the stack costs a store-forwarding stall).
+fn int_fmt(op: Op) -> Option<&'static IntFmt> {
     use Op::*;
     Some(match op {
-        FcvtWS | FcvtWD | FcvtSW | FcvtDW => W,
-        FcvtWuS | FcvtWuD | FcvtSWu | FcvtDWu => WU,
-        FcvtLS | FcvtLD | FcvtSL | FcvtDL => L,
-        FcvtLuS | FcvtLuD | FcvtSLu | FcvtDLu => LU,
+        FcvtWS | FcvtWD | FcvtSW | FcvtDW => &W,
+        FcvtWuS | FcvtWuD | FcvtSWu | FcvtDWu => &WU,
+        FcvtLS | FcvtLD | FcvtSL | FcvtDL => &L,
+        FcvtLuS | FcvtLuD | FcvtSLu | FcvtDLu => &LU,
         _ => return None,
     })
 }
@@ -68,32 +70,16 @@ fn int_fmt(op: Op) -> Option<IntFmt> {
 pub fn execute(op: Op, a: u64, b: u64, c: u64, rm: u8, fflags: &mut u8) -> u64 {
     use Op::*;
     let fl = fflags;
-    let rne = rm == RNE;
     match op {
         // Double precision: the hot ones first try the host.
-        FaddD => rne
-            .then(|| fast::add_d(a, b, fl))
-            .flatten()
-            .unwrap_or_else(|| soft::add(D, a, b, rm, fl)),
-        FsubD => rne
-            .then(|| fast::add_d(a, b ^ D.sign(), fl))
-            .flatten()
-            .unwrap_or_else(|| soft::sub(D, a, b, rm, fl)),
-        FmulD => rne
-            .then(|| fast::mul_d(a, b, fl))
-            .flatten()
-            .unwrap_or_else(|| soft::mul(D, a, b, rm, fl)),
-        FdivD => rne
-            .then(|| fast::div_d(a, b, fl))
-            .flatten()
-            .unwrap_or_else(|| soft::div(D, a, b, rm, fl)),
-        FsqrtD => rne
-            .then(|| fast::sqrt_d(a, fl))
-            .flatten()
-            .unwrap_or_else(|| soft::sqrt(D, a, rm, fl)),
+        FaddD => fast::add_d(a, b, rm, fl).unwrap_or_else(|| soft::add(D, a, b, rm, fl)),
+        FsubD => fast::add_d(a, b ^ D.sign(), rm, fl).unwrap_or_else(|| soft::sub(D, a, b, rm, fl)),
+        FmulD => fast::mul_d(a, b, rm, fl).unwrap_or_else(|| soft::mul(D, a, b, rm, fl)),
+        FdivD => fast::div_d(a, b, rm, fl).unwrap_or_else(|| soft::div(D, a, b, rm, fl)),
+        FsqrtD => fast::sqrt_d(a, rm, fl).unwrap_or_else(|| soft::sqrt(D, a, rm, fl)),
         FmaddD | FmsubD | FnmsubD | FnmaddD => {
             let (a, c) = fma_signs(D, op, a, c);
-            soft::fma(D, a, b, c, rm, fl)
+            fast::fma_d(a, b, c, rm, fl).unwrap_or_else(|| soft::fma(D, a, b, c, rm, fl))
         }
         FsgnjD => soft::sgnj(D, a, b, 0),
         FsgnjnD => soft::sgnj(D, a, b, 1),
@@ -107,9 +93,10 @@ pub fn execute(op: Op, a: u64, b: u64, c: u64, rm: u8, fflags: &mut u8) -> u64 {
         FmvXD | FmvDX => a,
         FcvtSD => nan_box(soft::convert(D, S, a, rm, fl) as u32),
         FcvtDS => soft::convert(S, D, u64::from(unbox(a)), rm, fl),
-        FcvtWD | FcvtWuD | FcvtLD | FcvtLuD => {
-            int_fmt(op).map_or(0, |t| soft::to_int(D, t, a, rm, fl))
-        }
+        FcvtWD | FcvtWuD | FcvtLD | FcvtLuD => int_fmt(op).map_or(0, |t| {
+            fast::to_int(f64::from_bits(a), t, rm, fl)
+                .unwrap_or_else(|| soft::to_int(D, t, a, rm, fl))
+        }),
         FcvtDW | FcvtDWu | FcvtDL | FcvtDLu => {
             int_fmt(op).map_or(0, |t| soft::from_int(D, t, a, rm, fl))
         }
@@ -117,7 +104,11 @@ pub fn execute(op: Op, a: u64, b: u64, c: u64, rm: u8, fflags: &mut u8) -> u64 {
         FmvXW => a as u32 as i32 as i64 as u64,
         FmvWX => nan_box(a as u32),
         FcvtWS | FcvtWuS | FcvtLS | FcvtLuS => {
-            int_fmt(op).map_or(0, |t| soft::to_int(S, t, u64::from(unbox(a)), rm, fl))
+            let x = unbox(a);
+            int_fmt(op).map_or(0, |t| {
+                fast::to_int(f32::from_bits(x).into(), t, rm, fl)
+                    .unwrap_or_else(|| soft::to_int(S, t, u64::from(x), rm, fl))
+            })
         }
         FcvtSW | FcvtSWu | FcvtSL | FcvtSLu => {
             nan_box(int_fmt(op).map_or(0, |t| soft::from_int(S, t, a, rm, fl)) as u32)

@@ -499,7 +499,7 @@ pub const LU: IntFmt = IntFmt {
 
 impl IntFmt {
     /// The x-register value of `v` (which is in range): 32-bit results sign-extended.
-    fn to_xreg(self, v: i128) -> u64 {
+    pub fn xreg_value(&self, v: i128) -> u64 {
         if self.word {
             v as u32 as i32 as i64 as u64
         } else {
@@ -510,11 +510,11 @@ impl IntFmt {
 
 /// Float to integer: rounds per `rm`; NaN and out-of-range values saturate (NaN to the
 /// maximum) with NV only; in-range inexact results raise NX.
-pub fn to_int(f: Fmt, t: IntFmt, a: u64, rm: u8, flags: &mut u8) -> u64 {
+pub fn to_int(f: Fmt, t: &IntFmt, a: u64, rm: u8, flags: &mut u8) -> u64 {
     let neg = f.is_neg(a);
     let saturated = |flags: &mut u8| {
         *flags |= NV;
-        t.to_xreg(if neg && !f.is_nan(a) { t.min } else { t.max })
+        t.xreg_value(if neg && !f.is_nan(a) { t.min } else { t.max })
     };
     if f.is_nan(a) || f.is_inf(a) {
         return saturated(flags);
@@ -539,11 +539,11 @@ pub fn to_int(f: Fmt, t: IntFmt, a: u64, rm: u8, flags: &mut u8) -> u64 {
     if inexact {
         *flags |= NX;
     }
-    t.to_xreg(v)
+    t.xreg_value(v)
 }
 
 /// Integer (x-register value `x`, read as format `t`) to float.
-pub fn from_int(f: Fmt, t: IntFmt, x: u64, rm: u8, flags: &mut u8) -> u64 {
+pub fn from_int(f: Fmt, t: &IntFmt, x: u64, rm: u8, flags: &mut u8) -> u64 {
     let v: i128 = match (t.word, t.min < 0) {
         (true, true) => i128::from(x as i32),
         (true, false) => i128::from(x as u32),

@@ -102,7 +102,7 @@ pub fn float(r: &mut Rng, f: Fmt) -> u64 {
 
 /// A second operand related to `a` (cancellation, near ties) or independent.
 pub fn partner(r: &mut Rng, f: Fmt, a: u64) -> u64 {
-    match r.below(4) {
+    match r.below(5) {
         0 => {
             a.wrapping_add(r.below(7)).wrapping_sub(3)
                 ^ (u64::from(r.chance(2)) << (f.exp_bits + f.frac_bits))
@@ -115,6 +115,16 @@ pub fn partner(r: &mut Rng, f: Fmt, a: u64) -> u64 {
             } else {
                 a.wrapping_sub(shift)
             }) & all_bits(f)
+        }
+        2 => {
+            // A factor putting a * b just around 2^emin when a is below 1 with a full
+            // significand: the tininess-after-rounding boundary.
+            let bias = (1u64 << (f.exp_bits - 1)) - 1;
+            let field = (a >> f.frac_bits) & ((1 << f.exp_bits) - 1);
+            match bias.checked_sub(field) {
+                Some(b_field) if b_field >= 1 => compose(f, r.chance(2), b_field, r.below(4)),
+                _ => float(r, f),
+            }
         }
         _ => float(r, f),
     }

@@ -1,7 +1,8 @@
 //! Oracle 2: the host's IEEE 754 f32/f64 arithmetic (round to nearest even) for add, sub,
 //! mul, div, sqrt and mul_add, compared with both `execute` (fast paths included) and the
 //! integer soft-float path alone. The host has no flags to offer, so flags are checked by a
-//! second comparison: fast path against integer path, results and flags.
+//! second comparison: `execute` (fast paths) against the integer path, results and flags,
+//! in every rounding mode.
 
 use super::gen::{self, Rng};
 use crate::fpu::soft::{self, D, S};
@@ -35,7 +36,7 @@ fn host_s(op: Op, x: f32, y: f32, z: f32) -> f32 {
 
 /// The integer-path result of `op` (raw bits, unboxed), bypassing the fast paths.
 fn soft_only(op: Op, a: u64, b: u64, c: u64, rm: u8, fl: &mut u8) -> u64 {
-    let f = if matches!(op, FaddD | FsubD | FmulD | FdivD | FsqrtD | FmaddD) {
+    let f = if format!("{op:?}").ends_with('D') {
         D
     } else {
         S
@@ -46,6 +47,12 @@ fn soft_only(op: Op, a: u64, b: u64, c: u64, rm: u8, fl: &mut u8) -> u64 {
         FmulD | FmulS => soft::mul(f, a, b, rm, fl),
         FdivD | FdivS => soft::div(f, a, b, rm, fl),
         FsqrtD | FsqrtS => soft::sqrt(f, a, rm, fl),
+        FcvtWD | FcvtWS => soft::to_int(f, &soft::W, a, rm, fl),
+        FcvtWuD | FcvtWuS => soft::to_int(f, &soft::WU, a, rm, fl),
+        FcvtLD | FcvtLS => soft::to_int(f, &soft::L, a, rm, fl),
+        FcvtLuD | FcvtLuS => soft::to_int(f, &soft::LU, a, rm, fl),
+        FmsubD => soft::fma(f, a, b, c ^ D.sign(), rm, fl),
+        FnmaddD => soft::fma(f, a ^ D.sign(), b, c ^ D.sign(), rm, fl),
         _ => soft::fma(f, a, b, c, rm, fl),
     }
 }
@@ -109,28 +116,39 @@ fn fpu_matches_host_float_rne() {
 #[test]
 fn fast_paths_match_integer_path() {
     let ops = [
-        FaddD, FsubD, FmulD, FdivD, FsqrtD, FaddS, FsubS, FmulS, FdivS, FsqrtS,
+        FaddD, FsubD, FmulD, FdivD, FsqrtD, FmaddD, FmsubD, FnmaddD, FcvtWD, FcvtWuD, FcvtLD,
+        FcvtLuD, FaddS, FsubS, FmulS, FdivS, FsqrtS, FcvtWS, FcvtWuS, FcvtLS, FcvtLuS,
     ];
     let mut compared = 0;
     for (i, &op) in ops.iter().enumerate() {
-        let double = i < 5;
+        let double = format!("{op:?}").ends_with('D');
         let f = gen::fmt(double);
         let mut r = Rng::new(0xfa57 + i as u64);
-        for _ in 0..CASES {
+        for k in 0..CASES {
+            let rm = (k % 5) as u8;
             let a = gen::float(&mut r, f);
             let b = gen::partner(&mut r, f, a);
+            let c = gen::partner(&mut r, f, a);
             let (mut fast_fl, mut soft_fl) = (0, 0);
             let regs = if double {
-                [a, b]
+                [a, b, c]
             } else {
-                [a, b].map(|v| nan_box(v as u32))
+                [a, b, c].map(|v| nan_box(v as u32))
             };
-            let fast = execute(op, regs[0], regs[1], 0, 0, &mut fast_fl);
-            let fast = if double { fast } else { u64::from(fast as u32) };
-            let soft = soft_only(op, a, b, 0, 0, &mut soft_fl);
-            assert_eq!((fast, fast_fl), (soft, soft_fl), "{op:?} {a:#x} {b:#x}");
+            let fast = execute(op, regs[0], regs[1], regs[2], rm, &mut fast_fl);
+            let soft = soft_only(op, a, b, c, rm, &mut soft_fl);
+            let soft = if double || crate::fpu::writes_xreg(op) {
+                soft
+            } else {
+                nan_box(soft as u32)
+            };
+            assert_eq!(
+                (fast, fast_fl),
+                (soft, soft_fl),
+                "{op:?} rm={rm} {a:#x} {b:#x} {c:#x}"
+            );
             compared += 1;
         }
     }
-    println!("fast path vs integer path (RNE, with flags): {compared} cases compared");
+    println!("fast path vs integer path (all modes, with flags): {compared} cases compared");
 }

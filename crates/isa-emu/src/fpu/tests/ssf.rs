@@ -382,7 +382,7 @@ fn cases() -> usize {
         .unwrap_or(DEFAULT_CASES)
 }
 
-const DEFAULT_CASES: usize = 3000;
+const DEFAULT_CASES: usize = 2400;
 
 #[test]
 fn fpu_single_matches_simple_soft_float() {
@@ -394,4 +394,32 @@ fn fpu_single_matches_simple_soft_float() {
 fn fpu_double_matches_simple_soft_float() {
     let compared = run(true, cases(), 0x5eed_d00b);
     println!("simple-soft-float oracle, double: {compared} cases compared, 0 mismatches");
+}
+
+/// Guards this module's claims about the oracle's configuration, on its own outputs.
+#[test]
+fn simple_soft_float_is_configured_for_risc_v() {
+    use simple_soft_float::{ExceptionHandlingMode, TininessDetectionMode};
+    let st = FPState::default();
+    assert_eq!(
+        st.tininess_detection_mode,
+        TininessDetectionMode::AfterRounding
+    );
+    assert_eq!(
+        st.exception_handling_mode,
+        ExceptionHandlingMode::IgnoreExactUnderflow
+    );
+    let (inf, one, canon) = (0x7ff0_0000_0000_0000, 1f64.to_bits(), 0x7ff8_0000_0000_0000);
+    // inf * 0 + qNaN is invalid; NaN results are canonical, payloads dropped.
+    let fma = eval::<F64>(Kind::Fma(false, false), [inf, 0, 0x7ff8_0000_dead_0000], 0);
+    assert_eq!(fma, (canon, NV));
+    assert_eq!(
+        eval::<F64>(Kind::Add, [0xfff8_0000_0000_0001, one, 0], 0),
+        (canon, 0)
+    );
+    // Tiny after rounding, rounded up to the smallest normal: UF and NX.
+    let below_one = 0x3fef_ffff_ffff_ffff;
+    let min_normal = 0x0010_0000_0000_0000;
+    let tiny = eval::<F64>(Kind::Mul, [below_one, min_normal, 0], 0);
+    assert_eq!(tiny, (min_normal, UF | NX));
 }
