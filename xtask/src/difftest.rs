@@ -6,7 +6,9 @@
 //!    16-bit and millions of 32-bit encodings (`disasm-check`);
 //! 3. random instruction streams, final register, fflags and memory state against qemu
 //!    (`randtest`);
-//! 4. the ISA tests' expected values against qemu (`isa --check`).
+//! 4. the ISA tests' expected values against qemu (`isa --check`);
+//! 5. the floating-point unit against qemu on millions of operands per operation and rounding
+//!    mode (the ignored test `fpu_matches_qemu`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +20,8 @@ const PACKAGES: &[&str] = &[
     "qemu-user",
     "binutils-riscv64-unknown-elf",
     "gcc-riscv64-unknown-elf",
+    "gcc-riscv64-linux-gnu",
+    "libc6-dev-riscv64-cross",
 ];
 
 fn root() -> PathBuf {
@@ -25,6 +29,23 @@ fn root() -> PathBuf {
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default()
+}
+
+/// The FPU's qemu oracle, an ignored test because it needs the cross compiler.
+fn fpu_against_qemu(_: &[String]) -> Result<(), String> {
+    tools::run_checked(
+        Command::new(env!("CARGO"))
+            .current_dir(root())
+            .args([
+                "test",
+                "--quiet",
+                "-p",
+                "isa-emu",
+                "--lib",
+                "fpu_matches_qemu",
+            ])
+            .args(["--", "--ignored", "--nocapture"]),
+    )
 }
 
 /// Entry point.
@@ -67,7 +88,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut disasm_args = vec!["--exhaustive".to_string()];
     disasm_args.extend(elfs);
 
-    let steps: [(&str, crate::TaskFn, Vec<String>); 4] = [
+    let steps: [(&str, crate::TaskFn, Vec<String>); 5] = [
         (
             "guests",
             crate::guests::run,
@@ -76,8 +97,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ("disasm-check", crate::disasm_check::run, disasm_args),
         ("randtest", crate::randtest::main, vec!["--emu".into(), emu]),
         ("isa", crate::isa::run, vec!["--check".into()]),
+        ("fpu-qemu", fpu_against_qemu, Vec::new()),
     ];
     let mut failed = Vec::new();
+    let total = steps.len();
     for (name, step, step_args) in steps {
         println!("\n--- difftest: {name}");
         if let Err(e) = step(&step_args) {
@@ -86,7 +109,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     if failed.is_empty() {
-        println!("\ndifftest: all 4 differential tests passed");
+        println!("\ndifftest: all {total} differential tests passed");
         Ok(())
     } else {
         Err(format!("failed: {}", failed.join(", ")))
