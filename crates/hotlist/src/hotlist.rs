@@ -162,6 +162,11 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// from `coins`.
     pub fn with_coins(config: Config, coins: R) -> Result<Self, HotlistError> {
         config.validate()?;
+        Ok(Self::from_valid(config, coins))
+    }
+
+    /// [`Hotlist::with_coins`] for a configuration already validated.
+    pub(crate) fn from_valid(config: Config, coins: R) -> Self {
         let n = config.capacity;
         // Capacity N + 1: the list briefly holds one tuple too many before a reduction.
         let index = (n > LINEAR_SCAN_MAX)
@@ -180,7 +185,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             coins,
         };
         h.sat_count = h.sat_range().0;
-        Ok(h)
+        h
     }
 
     /// Receives one V-event (steps 216-230 or 232-242).
