@@ -27,6 +27,16 @@ pub trait CoinSource {
         k
     }
 
+    /// The number of `false` results of `flip(p)` before the first `true`, looking at no
+    /// more than `cap` flips: `cap` means the first `cap` flips were all false.
+    fn falses_before_true_capped(&mut self, p: f64, cap: u64) -> u64 {
+        let mut k = 0u64;
+        while k < cap && !self.flip(p) {
+            k += 1;
+        }
+        k
+    }
+
     /// The number of `true` results of `flip(p)` before the first `false`, stopping early
     /// once `cap` trues were seen (so at most `cap`).
     fn trues_before_false(&mut self, p: f64, cap: u64) -> u64 {
@@ -80,6 +90,13 @@ impl CoinSource for PcgCoins {
             Ok(g) => g.sample(&mut self.rng),
             Err(_) => u64::MAX,
         }
+    }
+
+    fn falses_before_true_capped(&mut self, p: f64, cap: u64) -> u64 {
+        if cap == 0 || p >= 1.0 {
+            return 0;
+        }
+        self.falses_before_true(p).min(cap)
     }
 
     fn trues_before_false(&mut self, p: f64, cap: u64) -> u64 {

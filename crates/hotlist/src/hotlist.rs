@@ -337,7 +337,8 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     fn reduce_while_full<F: FnMut(Step, &Self)>(&mut self, mode: Mode, observe: &mut F) {
         while self.tuples.len() > self.config.capacity {
             self.p = (self.p / self.factor).max(P_FLOOR);
-            thin(
+            let len = self.tuples.len();
+            let changed = thin(
                 &mut self.tuples,
                 &mut self.coins,
                 mode,
@@ -345,8 +346,12 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
                 self.p,
                 self.scur,
             );
-            self.tuples.sort_by(|a, b| b.count.cmp(&a.count));
-            self.rebuild_index();
+            // Positions only move when a count fell out of order or a tuple left.
+            let sorted = self.tuples.windows(2).all(|w| w[0].count >= w[1].count);
+            if changed && !(sorted && self.tuples.len() == len) {
+                self.tuples.sort_by(|a, b| b.count.cmp(&a.count));
+                self.rebuild_index();
+            }
             observe(Step::Reduced, self);
         }
         // The skip was a statement about coins at the old p.
@@ -413,12 +418,17 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
 }
 
 /// Thins every tuple from probability p_old to p_new = keep * p_old and drops tuples whose
-/// count reaches 0.
+/// count reaches 0; returns whether any count changed.
 ///
-/// Concise samples (step 230): each of the C events is evicted with probability 1 - keep
-/// (one binomial draw). Counting samples (step 240): one coin with probability 1 - keep;
-/// if it comes up true the count drops by one and then by one more for each true of a coin
+/// Concise samples (step 230): each of the C events of a tuple is evicted with probability
+/// 1 - keep. Counting samples (step 240): per tuple one coin with probability 1 - keep; if
+/// it comes up true the count drops by one and then by one more for each true of a coin
 /// with probability 1 - p_new, until the first false (or the count reaches 0).
+///
+/// The coins are drawn in exactly that order (tuple by tuple, event by event), but runs of
+/// false coins are skipped with one geometric draw, so a round costs a walk over the
+/// tuples plus O(1) per eviction; when evictions are expected to outnumber the tuples,
+/// concise thinning takes one binomial draw per tuple instead. Both are exact.
 ///
 /// A surviving tuple whose count fell from C to C' gets S = Scur - (Scur - S) * C'/C,
 /// which moves S later, to where the first of the C' remaining counts is expected to lie
@@ -430,22 +440,14 @@ fn thin<V, R: CoinSource>(
     keep: f64,
     p_new: f64,
     scur: u64,
-) {
+) -> bool {
     let evict = 1.0 - keep;
-    for t in tuples.iter_mut() {
+    let mut changed = false;
+    let mut cut = |t: &mut Tuple<V>, removed: u64| {
         let old = t.count;
-        let removed = match mode {
-            Mode::Concise => coins.binomial(old, evict),
-            Mode::Counting => {
-                if coins.flip(evict) {
-                    1 + coins.trues_before_false(1.0 - p_new, old - 1)
-                } else {
-                    0
-                }
-            }
-        }
-        .min(old);
+        let removed = removed.min(old);
         if removed > 0 {
+            changed = true;
             t.count = old - removed;
             if t.count > 0 {
                 let span = u128::from(scur.saturating_sub(t.first_seq));
@@ -453,8 +455,61 @@ fn thin<V, R: CoinSource>(
                 t.first_seq = scur - kept as u64;
             }
         }
+    };
+    match mode {
+        Mode::Concise => {
+            let total = tuples.iter().fold(0u64, |a, t| a.saturating_add(t.count));
+            if evict * total as f64 > tuples.len() as f64 {
+                for t in tuples.iter_mut() {
+                    let r = coins.binomial(t.count, evict);
+                    cut(t, r);
+                }
+            } else {
+                // The next `falses` coins are false, then (if `then_true`) one is true;
+                // a run is drawn only when the previous one is used up and may span
+                // tuples. `left` counts the coins not drawn yet.
+                let mut left = total;
+                let (mut falses, mut then_true) = (0u64, false);
+                for t in tuples.iter_mut() {
+                    let (mut rem, mut removed) = (t.count, 0);
+                    while rem > 0 {
+                        if falses == 0 && !then_true {
+                            let g = coins.falses_before_true_capped(evict, left);
+                            then_true = g < left;
+                            left -= g.saturating_add(u64::from(then_true)).min(left);
+                            falses = g;
+                        }
+                        if falses >= rem {
+                            falses -= rem;
+                            rem = 0;
+                        } else {
+                            rem -= falses;
+                            falses = 0;
+                            if then_true {
+                                then_true = false;
+                                removed += 1;
+                                rem -= 1;
+                            } else {
+                                // Unreachable: a run without a true covers all coins left.
+                                break;
+                            }
+                        }
+                    }
+                    cut(t, removed);
+                }
+            }
+        }
+        Mode::Counting => {
+            for t in tuples.iter_mut() {
+                if coins.flip(evict) {
+                    let r = 1 + coins.trues_before_false(1.0 - p_new, t.count - 1);
+                    cut(t, r);
+                }
+            }
+        }
     }
     tuples.retain(|t| t.count > 0);
+    changed
 }
 
 impl<V: Hash + Eq + Clone, R> Hotlist<V, R> {
