@@ -1,8 +1,9 @@
 //! Hotlist against Space-Saving, Misra-Gries (datasketches) and HeavyKeeper (heavykeeper)
 //! at equal memory on Zipf streams, printed as one table.
 //!
-//! `cargo bench -j1 -p hotlist --bench anchors` runs the default sweep (s in {0.8, 1.1, 1.5},
-//! N in {16, 256, 1000}, 2^20 keys, 10^7 events); add `-- --quick` for 10^6 events.
+//! `cargo bench -j1 -p hotlist --bench anchors` runs the sweep (s in {0.8, 1.1, 1.5},
+//! N in {16, 256, 1000}, 2^20 keys) with 10^6 events, about 1 minute on 2 busy cores;
+//! `-- --full` uses the specified 10^7 events (about 10 minutes).
 //! Memory budget per N: the bytes of the hotlist of N tuples (`Hotlist::memory_bytes`);
 //! each anchor gets the largest size whose own estimate of its bytes fits in it.
 
@@ -156,8 +157,8 @@ fn run_heavykeeper(budget: usize, stream: &[u64], ks: &[usize], truth: &[u64]) -
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let events = if quick { 1_000_000 } else { 10_000_000 };
+    let full = std::env::args().any(|a| a == "--full");
+    let events = if full { 10_000_000 } else { 1_000_000 };
     println!("# hotlist anchors: Zipf over 2^20 keys, {events} events, one table (K = max(1, N/100), max(1, N/10))");
     println!(
         "{:<5} {:>5} {:>4}  {:<34} {:>9} {:>7} {:>7} {:>8} {:>9} {:>8}",
