@@ -136,6 +136,8 @@ pub struct ScriptedCoins {
     script: Vec<bool>,
     next: usize,
     log: Vec<(f64, bool)>,
+    /// Not serialized: a restored source falls back from seed 0 again.
+    #[serde(skip)]
     fallback: PcgCoins,
     exhausted: bool,
 }

@@ -11,6 +11,8 @@ mod index;
 mod sink;
 pub mod space_saving;
 mod stats;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 mod valuefn;
 
 pub use coin::{CoinSource, PcgCoins, ScriptedCoins};
