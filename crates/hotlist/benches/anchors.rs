@@ -58,13 +58,7 @@ fn timed(stream: &[u64], mut f: impl FnMut(u64)) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
-fn run_hotlist(
-    policy: Policy,
-    n: usize,
-    stream: &[u64],
-    ks: &[usize],
-    truth: &[u64],
-) -> Outcome {
+fn run_hotlist(policy: Policy, n: usize, stream: &[u64], ks: &[usize], truth: &[u64]) -> Outcome {
     let cfg = Config::new(n).with_policy(policy);
     let mut h = Hotlist::<u64>::with_seed(cfg, 7).expect("valid config");
     let secs = timed(stream, |k| h.update(k));
@@ -77,7 +71,10 @@ fn run_hotlist(
         name: format!("{name} N={n}"),
         bytes: h.memory_bytes(),
         secs,
-        tops: ks.iter().map(|&k| h.top(k).map(|(v, _)| *v).collect()).collect(),
+        tops: ks
+            .iter()
+            .map(|&k| h.top(k).map(|(v, _)| *v).collect())
+            .collect(),
         estimates: truth.iter().map(|v| h.estimate_of(v)).collect(),
     }
 }

@@ -15,7 +15,9 @@ pub enum HotlistError {
     #[error("reduction factor f = {0} must be finite and in [{min}, {max}]", min = crate::MIN_FACTOR, max = crate::MAX_FACTOR)]
     BadFactor(f64),
     /// MinEnd must be below MaxEnd for the saturating counter to switch modes.
-    #[error("SatCount range MinEnd = {min_end} .. MaxEnd = {max_end} is empty (need MinEnd < MaxEnd)")]
+    #[error(
+        "SatCount range MinEnd = {min_end} .. MaxEnd = {max_end} is empty (need MinEnd < MaxEnd)"
+    )]
     BadSatRange {
         /// The requested MinEnd.
         min_end: u32,

@@ -97,7 +97,10 @@ impl<V: Hash + Eq + Clone, R> TryFrom<HotlistState<V, R>> for Hotlist<V, R> {
         if !(s.p.is_finite() && (P_FLOOR..=1.0).contains(&s.p)) {
             return bad("probability p outside [2^-60, 1]");
         }
-        if s.tuples.iter().any(|t| t.count == 0 || t.first_seq > s.scur) {
+        if s.tuples
+            .iter()
+            .any(|t| t.count == 0 || t.first_seq > s.scur)
+        {
             return bad("a tuple has count 0 or a sequence number after Scur");
         }
         if s.tuples.windows(2).any(|w| w[0].count < w[1].count) {
@@ -349,7 +352,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             // Positions only move when a count fell out of order or a tuple left.
             let sorted = self.tuples.windows(2).all(|w| w[0].count >= w[1].count);
             if changed && !(sorted && self.tuples.len() == len) {
-                self.tuples.sort_by(|a, b| b.count.cmp(&a.count));
+                self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
                 self.rebuild_index();
             }
             observe(Step::Reduced, self);
@@ -411,7 +414,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         }
         self.scur = self.scur.saturating_add(other.scur);
         self.p = p_low;
-        self.tuples.sort_by(|a, b| b.count.cmp(&a.count));
+        self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
         self.rebuild_index();
         self.reduce_while_full(mode, &mut |_, _| {});
     }
@@ -630,7 +633,8 @@ impl<V, R> Hotlist<V, R> {
     /// it a good candidate for eviction.
     pub fn is_old_singleton(&self, t: &Tuple<V>) -> bool {
         t.count == 1
-            && self.scur as f64 / 2.0 > self.config.old_singleton_margin * t.first_seq as f64 / self.p
+            && self.scur as f64 / 2.0
+                > self.config.old_singleton_margin * t.first_seq as f64 / self.p
     }
 
     /// The tuples [`Hotlist::is_old_singleton`] flags.

@@ -49,7 +49,11 @@ impl MemValueSink {
 
 impl Sink for MemValueSink {
     fn interest(&mut self, block: &BlockInfo) -> Interest {
-        if self.pcs.iter().any(|&pc| (block.start..block.end).contains(&pc)) {
+        if self
+            .pcs
+            .iter()
+            .any(|&pc| (block.start..block.end).contains(&pc))
+        {
             Interest::MEM_VALUES
         } else {
             Interest::NONE

@@ -139,7 +139,7 @@ impl<K: Hash + Eq + Clone> SpaceSaving<K> {
             .iter()
             .map(|s| (s.key.clone(), s.count, s.error))
             .collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
         v.truncate(k);
         v
     }

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use hotlist::space_saving::SpaceSaving;
 use hotlist::strategies;
 use hotlist::*;
-use proptest::prelude::*;
 use prof_events::{BlockEnd, BlockId, BlockInfo, Interest, MemAccess, MemKind, Sink};
+use proptest::prelude::*;
 
 #[test]
 fn bad_configurations_are_errors() {
@@ -19,17 +19,36 @@ fn bad_configurations_are_errors() {
         Some(HotlistError::CapacityTooLarge(MAX_CAPACITY + 1))
     );
     for f in [1.0, 0.5, -1.0, f64::INFINITY, 2e6] {
-        assert_eq!(e(Config::new(4).with_factor(f)), Some(HotlistError::BadFactor(f)));
+        assert_eq!(
+            e(Config::new(4).with_factor(f)),
+            Some(HotlistError::BadFactor(f))
+        );
     }
-    assert!(matches!(e(Config::new(4).with_factor(f64::NAN)), Some(HotlistError::BadFactor(_))));
-    let p = Policy::Adaptive { min_end: 5, max_end: 5 };
+    assert!(matches!(
+        e(Config::new(4).with_factor(f64::NAN)),
+        Some(HotlistError::BadFactor(_))
+    ));
+    let p = Policy::Adaptive {
+        min_end: 5,
+        max_end: 5,
+    };
     assert_eq!(
         e(Config::new(4).with_policy(p)),
-        Some(HotlistError::BadSatRange { min_end: 5, max_end: 5 })
+        Some(HotlistError::BadSatRange {
+            min_end: 5,
+            max_end: 5
+        })
     );
-    assert!(matches!(e(Config::new(4).with_old_singleton_margin(0.0)), Some(HotlistError::BadMargin(_))));
+    assert!(matches!(
+        e(Config::new(4).with_old_singleton_margin(0.0)),
+        Some(HotlistError::BadMargin(_))
+    ));
     assert!(SpaceSaving::<u64>::new(0).is_err());
-    assert!(Histogram::new(Bucketing::Linear { origin: 0, width: 0 }).is_err());
+    assert!(Histogram::new(Bucketing::Linear {
+        origin: 0,
+        width: 0
+    })
+    .is_err());
     assert!(ValueFn::bit_field(60, 5).is_err() && ValueFn::bit_field(0, 0).is_err());
     assert!(IndexTable::<u64>::new(Config::new(0), 1).is_err());
     // N = 1: f defaults to 2 (N/(N-1) is undefined) and the hotlist works.
@@ -44,8 +63,13 @@ fn bad_configurations_are_errors() {
 fn check_invariants(h: &Hotlist<u64>) {
     let t = h.tuples();
     assert!(t.len() <= h.capacity());
-    assert!(t.windows(2).all(|w| w[0].count >= w[1].count), "sorted by count");
-    assert!(t.iter().all(|x| x.count > 0 && x.first_seq >= 1 && x.first_seq <= h.scur()));
+    assert!(
+        t.windows(2).all(|w| w[0].count >= w[1].count),
+        "sorted by count"
+    );
+    assert!(t
+        .iter()
+        .all(|x| x.count > 0 && x.first_seq >= 1 && x.first_seq <= h.scur()));
     let mut vals: Vec<u64> = t.iter().map(|x| x.value).collect();
     vals.sort_unstable();
     vals.dedup();
@@ -133,8 +157,18 @@ fn merged_halves_estimate_the_whole() {
                 Hotlist::with_seed(cfg, seed + 1000).unwrap(),
             );
             for i in 0..20_000u64 {
-                let v = if i % 4 == 0 { 0 } else if i % 4 == 1 { 1 } else { 10 + i % 97 };
-                if i < 10_000 { a.update(v) } else { b.update(v) }
+                let v = if i % 4 == 0 {
+                    0
+                } else if i % 4 == 1 {
+                    1
+                } else {
+                    10 + i % 97
+                };
+                if i < 10_000 {
+                    a.update(v)
+                } else {
+                    b.update(v)
+                }
             }
             a.merge(&b);
             sum[0] += a.estimate_of(&0);
@@ -169,7 +203,10 @@ fn sequence_numbers_and_old_singletons() {
     if let Some(t) = h.get(&999_999) {
         assert!(h.is_old_singleton(t));
     }
-    let fresh = h.tuples().iter().filter(|t| t.count == 1 && t.first_seq * 2 > h.scur());
+    let fresh = h
+        .tuples()
+        .iter()
+        .filter(|t| t.count == 1 && t.first_seq * 2 > h.scur());
     assert!(fresh.clone().all(|t| !h.is_old_singleton(t)));
 }
 
@@ -179,7 +216,11 @@ fn running_stats_match_two_pass() {
     let mut a = RunningStats::new();
     let mut b = RunningStats::new();
     for (i, &x) in xs.iter().enumerate() {
-        if i < 300 { a.record(x) } else { b.record(x) }
+        if i < 300 {
+            a.record(x)
+        } else {
+            b.record(x)
+        }
     }
     a.merge(&b);
     a.record(f64::NAN);
@@ -201,11 +242,18 @@ fn histograms_and_value_functions() {
     }
     let b: Vec<_> = h.buckets().collect();
     assert_eq!(b, [(0, 1), (1, 1), (2, 2), (4, 2), (8, 1), (1 << 63, 1)]);
-    let mut l = Histogram::new(Bucketing::Linear { origin: 10, width: 4 }).unwrap();
+    let mut l = Histogram::new(Bucketing::Linear {
+        origin: 10,
+        width: 4,
+    })
+    .unwrap();
     for x in [0, 9, 10, 13, 14] {
         l.record(x);
     }
-    assert_eq!(l.buckets().collect::<Vec<_>>(), [(0, 1), (6, 1), (10, 2), (14, 1)]);
+    assert_eq!(
+        l.buckets().collect::<Vec<_>>(),
+        [(0, 1), (6, 1), (10, 2), (14, 1)]
+    );
     assert!(l.merge(&h).is_err());
 
     assert_eq!(ValueFn::Lsb.apply(7), 1);
@@ -217,7 +265,10 @@ fn histograms_and_value_functions() {
     assert_eq!(ValueFn::bit_field(0, 64).unwrap().apply(u64::MAX), u64::MAX);
     assert_eq!(difference(3, 5) as i64, -2);
     let mut d = Delta::new();
-    assert_eq!([d.next(100), d.next(108), d.next(116)], [None, Some(8), Some(8)]);
+    assert_eq!(
+        [d.next(100), d.next(108), d.next(116)],
+        [None, Some(8), Some(8)]
+    );
 }
 
 /// Space-Saving's guarantee on a skewed stream: never under, over by at most n/m.
@@ -261,7 +312,11 @@ fn index_table_and_mem_value_sink() {
     }
     let t = sink.into_table();
     assert_eq!(t.len(), 1);
-    let key = IndexKey { pid: 7, pc: 0x1004, kind: InsnKind::Load };
+    let key = IndexKey {
+        pid: 7,
+        pc: 0x1004,
+        kind: InsnKind::Load,
+    };
     let h = t.get(&key).unwrap();
     let got: Vec<_> = h.tuples().iter().map(|x| (x.value, x.count)).collect();
     assert_eq!(got, [(4, 2), (3, 1)]);

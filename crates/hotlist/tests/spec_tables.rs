@@ -122,10 +122,15 @@ fn table_1_concise_samples_row_by_row() {
     // the p of an event (0.875^3, 0.875^6, 0.875^7: the three p at which events flipped).
     let event_ps = [0.875f64.powi(3), 0.875f64.powi(6), 0.875f64.powi(7)];
     let evictions = 8 + 8 + 7 + 9 + 9 + 9 + 9;
-    let (evict, event): (Vec<f64>, Vec<f64>) =
-        coins.log().iter().map(|&(p, _)| p).partition(|&p| (p - 0.125).abs() < 1e-12);
+    let (evict, event): (Vec<f64>, Vec<f64>) = coins
+        .log()
+        .iter()
+        .map(|&(p, _)| p)
+        .partition(|&p| (p - 0.125).abs() < 1e-12);
     assert_eq!(evict.len(), evictions);
-    assert!(event.iter().all(|p| event_ps.iter().any(|q| (p - q).abs() < 1e-12)));
+    assert!(event
+        .iter()
+        .all(|p| event_ps.iter().any(|q| (p - q).abs() < 1e-12)));
     // The spec: zero about 20, one about 10, three about 2 to 3.
     let est: Vec<(u32, f64)> = h.top(3).map(|(v, e)| (*v, e)).collect();
     assert_eq!(est.iter().map(|e| e.0).collect::<Vec<_>>(), [0, 1, 3]);
@@ -212,11 +217,33 @@ fn table_2_coin_probabilities() {
     let e = 0.125;
     let (p1, p2, p3) = (0.875, 0.765625, 0.669921875);
     let want = [
-        e, 1.0 - p1, e, 1.0 - p1, e, e, // reduction to 0.875
-        p1, p1, p1, p1, // misses at events 12, 17, 21, 25
-        e, 1.0 - p2, e, 1.0 - p2, e, e, // reduction to 0.765625
-        p2, p2, // misses at events 29, 32
-        e, 1.0 - p3, 1.0 - p3, 1.0 - p3, e, 1.0 - p3, 1.0 - p3, e, e,
+        e,
+        1.0 - p1,
+        e,
+        1.0 - p1,
+        e,
+        e, // reduction to 0.875
+        p1,
+        p1,
+        p1,
+        p1, // misses at events 12, 17, 21, 25
+        e,
+        1.0 - p2,
+        e,
+        1.0 - p2,
+        e,
+        e, // reduction to 0.765625
+        p2,
+        p2, // misses at events 29, 32
+        e,
+        1.0 - p3,
+        1.0 - p3,
+        1.0 - p3,
+        e,
+        1.0 - p3,
+        1.0 - p3,
+        e,
+        e,
     ];
     assert_eq!(ps.len(), want.len());
     for (i, (g, w)) in ps.iter().zip(want).enumerate() {

@@ -114,8 +114,18 @@ fn fast_paths_match_one_coin_at_a_time() {
         let (slow, _) = estimates(policy, 8, runs, 3, |s| SlowCoins(PcgCoins::new(s)));
         for (f, s) in fast.iter().zip(&slow) {
             let se = ((f.sd.powi(2) + s.sd.powi(2)) / runs as f64).sqrt();
-            assert!((f.mean - s.mean).abs() <= 5.0 * se, "{policy:?}: {} vs {}", f.mean, s.mean);
-            assert!((f.sd / s.sd - 1.0).abs() < 0.2, "{policy:?}: sd {} vs {}", f.sd, s.sd);
+            assert!(
+                (f.mean - s.mean).abs() <= 5.0 * se,
+                "{policy:?}: {} vs {}",
+                f.mean,
+                s.mean
+            );
+            assert!(
+                (f.sd / s.sd - 1.0).abs() < 0.2,
+                "{policy:?}: sd {} vs {}",
+                f.sd,
+                s.sd
+            );
         }
     }
 }
@@ -130,16 +140,27 @@ fn coin_samplers_have_the_defined_moments() {
         let s: Vec<f64> = (0..n).map(|_| slow.falses_before_true(p) as f64).collect();
         let want = (1.0 - p) / p;
         for m in [moments(&f), moments(&s)] {
-            assert!((m.mean - want).abs() < 5.0 * m.sd / (n as f64).sqrt(), "{p}: {}", m.mean);
+            assert!(
+                (m.mean - want).abs() < 5.0 * m.sd / (n as f64).sqrt(),
+                "{p}: {}",
+                m.mean
+            );
         }
         let b: Vec<f64> = (0..n).map(|_| fast.binomial(40, p) as f64).collect();
         let m = moments(&b);
         assert!((m.mean - 40.0 * p).abs() < 5.0 * m.sd / (n as f64).sqrt() + 1e-9);
         assert!((m.sd.powi(2) / (40.0 * p * (1.0 - p)) - 1.0).abs() < 0.1);
-        let c: Vec<f64> = (0..n).map(|_| fast.trues_before_false(p, 3) as f64).collect();
-        let d: Vec<f64> = (0..n).map(|_| slow.trues_before_false(p, 3) as f64).collect();
+        let c: Vec<f64> = (0..n)
+            .map(|_| fast.trues_before_false(p, 3) as f64)
+            .collect();
+        let d: Vec<f64> = (0..n)
+            .map(|_| slow.trues_before_false(p, 3) as f64)
+            .collect();
         let (mc, md) = (moments(&c), moments(&d));
-        assert!((mc.mean - md.mean).abs() < 5.0 * ((mc.sd.powi(2) + md.sd.powi(2)) / n as f64).sqrt() + 1e-9);
+        assert!(
+            (mc.mean - md.mean).abs()
+                < 5.0 * ((mc.sd.powi(2) + md.sd.powi(2)) / n as f64).sqrt() + 1e-9
+        );
         assert!(c.iter().all(|&x| x <= 3.0));
     }
 }
