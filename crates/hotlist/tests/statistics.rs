@@ -15,7 +15,7 @@ impl CoinSource for SlowCoins {
     }
 }
 
-/// A fixed stream over 200 values with geometric frequencies (value v has ~0.25 * 0.625^v... of it: 0 is ~25%).
+/// A fixed stream over 200 values whose frequencies fall off geometrically (value 0 is ~25%).
 fn stream(len: usize) -> (Vec<u32>, Vec<u64>) {
     let mut rng = Pcg64Mcg::seed_from_u64(99);
     let mut truth = vec![0u64; 200];
