@@ -225,3 +225,59 @@ pub fn report(p: &Program, keep: &[bool], diffs: &[Difference], stderr: &str) ->
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An output with one checkpoint record (tag 20) and the final area.
+    fn output(status: i32) -> Outcome {
+        let mut stdout = vec![0u8; RECORD_LEN + AREA];
+        stdout[0] = 20;
+        stdout[RECORD_LEN + RECORD] = 40;
+        Outcome {
+            status,
+            stdout,
+            stderr: String::new(),
+        }
+    }
+
+    fn names(d: &[Difference]) -> Vec<&str> {
+        d.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    #[test]
+    fn equal_runs_have_no_differences() {
+        assert!(compare(&output(0), &output(0), 40).is_empty());
+    }
+
+    #[test]
+    fn fields_of_checkpoints_area_and_log_are_named() {
+        let (q, mut e) = (output(0), output(132));
+        e.stdout[8 * 5 + 1] = 1; // x5 in the checkpoint
+        e.stdout[RECORD_LEN + RECORD + 8 * 64] = 0x10; // final fcsr: NV
+        e.stdout[RECORD_LEN + 0x13] = 7; // scratch byte 0x13
+        e.stdout[RECORD_LEN + LOG + 2] = 1; // log slot 2: NX
+        let d = compare(&q, &e, 40);
+        assert_eq!(
+            names(&d),
+            ["exit status", "@20 x5", "fcsr", "mem[0x13..0x14]", "fflags log[2]"]
+        );
+        assert_eq!(d[1].before, 20);
+        assert_eq!(d[4].ours, "0x01 NX");
+    }
+
+    #[test]
+    fn truncated_output_is_a_length_difference() {
+        let (q, mut e) = (output(0), output(0));
+        e.stdout.truncate(100);
+        assert_eq!(names(&compare(&q, &e, 40)), ["stdout"]);
+    }
+
+    #[test]
+    fn a_skipped_checkpoint_is_reported() {
+        let (q, mut e) = (output(0), output(0));
+        e.stdout.drain(..RECORD_LEN);
+        assert_eq!(names(&compare(&q, &e, 40)), ["checkpoints"]);
+    }
+}

@@ -2,11 +2,16 @@
 //!
 //! A program is a prologue that loads every register and the FP control state from a
 //! random table, a list of *units* (one instruction, or a few that must stay together,
-//! such as `lr`/`sc` or a CSR write followed by its `frm` repair), and an epilogue that
-//! stores x1..x31, f0..f31 and fcsr behind the scratch buffer and writes buffer and
-//! registers to stdout. Every unit is preceded by its own label, which stays when the
-//! shrinker deletes the unit, so branches (always forward, to a later unit's label) stay
-//! valid in every reduced program.
+//! such as `lr`/`sc` or a CSR write followed by its `frm` repair), and an epilogue. Every
+//! unit is preceded by its own label, which stays when the shrinker deletes the unit, so
+//! branches (always forward, to a later unit's label) stay valid in every reduced program.
+//!
+//! Output (stdout): before every [`CHECKPOINT_EVERY`]th unit a register record (tag = the
+//! unit's index, x1..x31, f0..f31, fcsr; [`RECORD_LEN`] bytes), then at the end the whole
+//! [`AREA`] behind the base register: the scratch buffer, the final record and the fflags
+//! log. Half of the FP units that may raise flags read and clear fflags afterwards and
+//! store the flags into the next byte of the log, so flags are compared per instruction
+//! rather than only accumulated.
 //!
 //! Invariants that keep programs legal and deterministic:
 //! - x8 (the base register) and x2 (sp) both point at the scratch buffer and are never

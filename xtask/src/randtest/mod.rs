@@ -3,8 +3,9 @@
 //!
 //! For each seed a random RV64GC user-mode program is generated ([`gen`]), built with the
 //! Debian `riscv64-unknown-elf` binutils, and run under qemu-riscv64 and under
-//! `profkit run --no-profile`; the exit statuses and the dumped registers, fcsr and
-//! scratch buffer must be identical. A mismatch is reported field by field, then the
+//! `profkit run --no-profile`; the exit statuses and stdout must be identical: register
+//! records written every 20 units, the final registers, fcsr, scratch buffer and a log of
+//! the fflags raised by single FP instructions. A mismatch is reported field by field, then the
 //! program is shrunk to a minimal one that still mismatches.
 //!
 //! Decisions: the random instructions are always legal, and `frm` is kept valid between
