@@ -261,7 +261,13 @@ mod tests {
         let d = compare(&q, &e, 40);
         assert_eq!(
             names(&d),
-            ["exit status", "@20 x5", "fcsr", "mem[0x13..0x14]", "fflags log[2]"]
+            [
+                "exit status",
+                "@20 x5",
+                "fcsr",
+                "mem[0x13..0x14]",
+                "fflags log[2]"
+            ]
         );
         assert_eq!(d[1].before, 20);
         assert_eq!(d[4].ours, "0x01 NX");
