@@ -2,11 +2,16 @@
 //!
 //! A program is a prologue that loads every register and the FP control state from a
 //! random table, a list of *units* (one instruction, or a few that must stay together,
-//! such as `lr`/`sc` or a CSR write followed by its `frm` repair), and an epilogue that
-//! stores x1..x31, f0..f31 and fcsr behind the scratch buffer and writes buffer and
-//! registers to stdout. Every unit is preceded by its own label, which stays when the
-//! shrinker deletes the unit, so branches (always forward, to a later unit's label) stay
-//! valid in every reduced program.
+//! such as `lr`/`sc` or a CSR write followed by its `frm` repair), and an epilogue. Every
+//! unit is preceded by its own label, which stays when the shrinker deletes the unit, so
+//! branches (always forward, to a later unit's label) stay valid in every reduced program.
+//!
+//! Output (stdout): before every [`CHECKPOINT_EVERY`]th unit a register record (tag = the
+//! unit's index, x1..x31, f0..f31, fcsr; [`RECORD_LEN`] bytes), then at the end the whole
+//! [`AREA`] behind the base register: the scratch buffer, the final record and the fflags
+//! log. Half of the FP units that may raise flags read and clear fflags afterwards and
+//! store the flags into the next byte of the log, so flags are compared per instruction
+//! rather than only accumulated.
 //!
 //! Invariants that keep programs legal and deterministic:
 //! - x8 (the base register) and x2 (sp) both point at the scratch buffer and are never
@@ -31,22 +36,22 @@ use std::fmt::Write as _;
 
 /// Size in bytes of the scratch buffer that loads and stores use.
 pub const SCRATCH: usize = 512;
-/// Offset of the register dump (x1..x31, f0..f31, fcsr) behind the buffer.
-pub const DUMP_X: usize = SCRATCH;
-/// Offset of f0 in the dump.
-pub const DUMP_F: usize = DUMP_X + 31 * 8;
-/// Offset of fcsr in the dump.
-pub const DUMP_FCSR: usize = DUMP_F + 32 * 8;
-/// Bytes the program writes to stdout.
-pub const OUTPUT_LEN: usize = DUMP_FCSR + 8;
-/// Offset of the initial-value table (x1..x31 with x2/x8 unused, f0..f31, frm, fflags,
-/// then the pool), read-only for the program.
-const TABLE: usize = 1024;
-/// Offset of the pool of fresh values that `reload` units load, so that registers do not
-/// all end up as NaN or zero after a long program.
-const POOL: usize = TABLE + 8 * 66;
-/// Values in the pool; the last one is still within reach of a 12-bit offset.
-const POOL_LEN: usize = 56;
+/// Offset (from the base register) of the register record that checkpoints fill and write.
+pub const RECORD: usize = SCRATCH;
+/// A register record: a tag (the index of the next unit), x1..x31, f0..f31 raw, fcsr.
+pub const RECORD_LEN: usize = 8 + 31 * 8 + 32 * 8 + 8;
+/// Offset of the fflags log: one byte per logged FP unit, the flags it raised.
+pub const LOG: usize = RECORD + RECORD_LEN;
+/// The area behind the base register ends where 12-bit offsets stop reaching.
+pub const AREA: usize = 2048;
+/// Bytes in the fflags log.
+pub const LOG_LEN: usize = AREA - LOG;
+/// Units between two checkpoints. A checkpoint writes the register record to stdout, so
+/// a wrong result is seen even when a later instruction overwrites it.
+pub const CHECKPOINT_EVERY: usize = 20;
+/// Values in the read-only pool of fresh values that `reload` units load, so that
+/// registers do not all end up NaN or zero in a long program.
+const POOL_LEN: usize = 64;
 
 /// A piece of guest state, for telling which unit last wrote what differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +62,8 @@ pub enum Loc {
     F(u8),
     /// fcsr (frm and fflags).
     Fcsr,
+    /// Byte `0` of the fflags log.
+    Log(u16),
     /// Bytes `off..off + len` of the scratch buffer.
     Mem {
         /// First byte.
@@ -220,6 +227,8 @@ pub const CLASSES: &[(&str, u32, ClassFn)] = &[
 pub struct Gen {
     rng: Pcg64,
     len: usize,
+    /// Bytes of the fflags log in use.
+    log_used: usize,
     /// Registers written by the last few units, most recent last: sources are often drawn
     /// from them, so that results feed into later instructions.
     recent: Vec<Loc>,
@@ -856,23 +865,45 @@ impl Gen {
 
     /// Loads a fresh value from the read-only pool into an x or f register.
     fn reload(&mut self, _: usize) -> Unit {
-        let off = POOL + 8 * self.rng.gen_range(0..POOL_LEN);
+        let off = 8 * self.rng.gen_range(0..POOL_LEN);
+        let a = self.rd_nz();
         let mut u = Unit::new("reload");
+        u.line(format!("la x{a}, pool+{off}")).wx(a);
         match self.rng.gen_range(0..4) {
             0 => {
-                let rd = self.rd();
-                u.line(format!("ld x{rd}, {off}(x8)")).wx(rd);
+                u.line(format!("ld x{a}, 0(x{a})"));
             }
             1 => {
                 let d = self.frf("s");
-                u.line(format!("flw f{d}, {off}(x8)")).wf(d);
+                u.line(format!("flw f{d}, 0(x{a})")).wf(d);
             }
             _ => {
                 let d = self.frf("d");
-                u.line(format!("fld f{d}, {off}(x8)")).wf(d);
+                u.line(format!("fld f{d}, 0(x{a})")).wf(d);
             }
         }
         u
+    }
+
+    /// Appends to an FP unit the reading and clearing of fflags and the storing of the
+    /// flags into the next free byte of the fflags log.
+    fn log_flags(&mut self, u: &mut Unit) {
+        let Some(slot) = u16::try_from(self.log_used)
+            .ok()
+            .filter(|_| self.log_used < LOG_LEN)
+        else {
+            return;
+        };
+        self.log_used += 1;
+        let t = self.rd_nz();
+        let read = self.pick(&[
+            "csrrw x{t}, fflags, x0",
+            "csrrci x{t}, fflags, 31",
+            "fsflags x{t}, x0",
+        ]);
+        u.line(read.replace("{t}", &t.to_string())).wx(t);
+        u.line(format!("sb x{t}, {}(x8)", LOG + usize::from(slot)))
+            .w(Loc::Log(slot));
     }
 
     /// An FP arithmetic, fused or conversion instruction whose rounding mode is `dyn`
@@ -900,6 +931,36 @@ impl Gen {
     }
 }
 
+/// Appends the code that fills the register record (tag, x1..x31, f0..f31, fcsr) and
+/// writes it to stdout: a checkpoint, which then restores the registers the system call
+/// used, or the final dump, which writes the whole area (scratch, record, fflags log).
+fn write_record(s: &mut String, tag: usize, checkpoint: bool) {
+    let x = |i: usize| RECORD + 8 * i;
+    let f = |i: usize| RECORD + 8 * (32 + i);
+    for i in 1..32 {
+        let _ = writeln!(s, "    sd x{i}, {}(x8)", x(i));
+    }
+    for i in 0..32 {
+        let _ = writeln!(s, "    fsd f{i}, {}(x8)", f(i));
+    }
+    let _ = writeln!(s, "    frcsr x1\n    sd x1, {}(x8)", f(32));
+    let _ = writeln!(s, "    li x1, {tag}\n    sd x1, {RECORD}(x8)");
+    let (from, len) = if checkpoint {
+        (RECORD, RECORD_LEN)
+    } else {
+        (0, AREA)
+    };
+    let _ = writeln!(
+        s,
+        "    li a0, 1\n    addi a1, x8, {from}\n    li a2, {len}\n    li a7, 64\n    ecall"
+    );
+    if checkpoint {
+        for i in [1, 10, 11, 12, 17] {
+            let _ = writeln!(s, "    ld x{i}, {}(x8)", x(i));
+        }
+    }
+}
+
 /// Index of an FP CSR in the alias tables.
 fn csr_index(csr: &str) -> usize {
     match csr {
@@ -916,6 +977,7 @@ pub fn generate(seed: u64, len: usize) -> Program {
         rng: Pcg64::seed_from_u64(seed),
         len,
         recent: Vec::new(),
+        log_used: 0,
     };
     let mut init_x = [0u64; 32];
     for (i, x) in init_x.iter_mut().enumerate() {
@@ -964,6 +1026,9 @@ pub fn generate(seed: u64, len: usize) -> Program {
         }
         let mut u = class(&mut g, idx);
         u.norvc = u.allow_norvc && g.rng.gen_ratio(1, 4);
+        if u.class.starts_with("fp-") && u.writes.contains(&Loc::Fcsr) && g.rng.gen() {
+            g.log_flags(&mut u);
+        }
         for &w in &u.writes {
             if matches!(w, Loc::X(_) | Loc::F(_)) {
                 g.recent.retain(|&r| r != w);
@@ -1012,17 +1077,21 @@ impl Program {
             self.seed,
             self.units.len()
         );
-        s.push_str("    la x8, buf\n    addi x2, x8, 0\n");
+        s.push_str("    la x8, buf\n    addi x2, x8, 0\n    la x1, table\n");
         for i in 0..32 {
-            let _ = writeln!(s, "    fld f{i}, {}(x8)", TABLE + 8 * (32 + i));
+            let _ = writeln!(s, "    fld f{i}, {}(x1)", 8 * (32 + i));
         }
-        let _ = writeln!(s, "    ld x1, {}(x8)\n    csrw frm, x1", TABLE + 8 * 64);
-        let _ = writeln!(s, "    ld x1, {}(x8)\n    csrw fflags, x1", TABLE + 8 * 65);
-        for i in (1..32).filter(|i| !matches!(i, 2 | 8)) {
-            let _ = writeln!(s, "    ld x{i}, {}(x8)", TABLE + 8 * i);
+        let _ = writeln!(s, "    ld x3, {}(x1)\n    csrw frm, x3", 8 * 64);
+        let _ = writeln!(s, "    ld x3, {}(x1)\n    csrw fflags, x3", 8 * 65);
+        // x1 holds the table address, so it is loaded last.
+        for i in (3..32).chain([1]).filter(|i| *i != 8) {
+            let _ = writeln!(s, "    ld x{i}, {}(x1)", 8 * i);
         }
         for (i, u) in self.units.iter().enumerate() {
             let _ = writeln!(s, "L{i}:");
+            if i > 0 && i % CHECKPOINT_EVERY == 0 {
+                write_record(&mut s, i, true);
+            }
             if keep.is_some_and(|k| !k.get(i).copied().unwrap_or(true)) {
                 continue;
             }
@@ -1040,17 +1109,7 @@ impl Program {
         if let Some(t) = &self.trap {
             let _ = writeln!(s, "    fsrmi {}\n    {}", t.frm, t.static_op);
         }
-        for i in 1..32 {
-            let _ = writeln!(s, "    sd x{i}, {}(x8)", DUMP_X + 8 * (i - 1));
-        }
-        for i in 0..32 {
-            let _ = writeln!(s, "    fsd f{i}, {}(x8)", DUMP_F + 8 * i);
-        }
-        let _ = writeln!(s, "    frcsr x1\n    sd x1, {DUMP_FCSR}(x8)");
-        let _ = writeln!(
-            s,
-            "    li a0, 1\n    mv a1, x8\n    li a2, {OUTPUT_LEN}\n    li a7, 64\n    ecall"
-        );
+        write_record(&mut s, self.units.len(), false);
         if let Some(t) = &self.trap {
             let _ = writeln!(s, "    {}", t.dyn_op);
         }
@@ -1061,13 +1120,13 @@ impl Program {
             w[..chunk.len()].copy_from_slice(chunk);
             let _ = writeln!(s, "    .quad {:#018x}", u64::from_le_bytes(w));
         }
-        let _ = writeln!(s, "    .zero {}", TABLE - SCRATCH);
+        let _ = writeln!(s, "    .zero {}\ntable:", AREA - SCRATCH);
         for v in self.init_x.iter().chain(&self.init_f) {
             let _ = writeln!(s, "    .quad {v:#018x}");
         }
         let _ = writeln!(
             s,
-            "    .quad {:#x}\n    .quad {:#018x}",
+            "    .quad {:#x}\n    .quad {:#018x}\npool:",
             self.init_frm, self.init_fflags
         );
         for v in &self.pool {
