@@ -171,75 +171,47 @@ impl Sink for () {
     }
 }
 
-impl<S: Sink + ?Sized> Sink for &mut S {
-    #[inline(always)]
-    fn wants(&mut self) -> Interest {
-        (**self).wants()
-    }
-    #[inline(always)]
-    fn interest(&mut self, block: &BlockInfo) -> Interest {
-        (**self).interest(block)
-    }
-    #[inline(always)]
-    fn block(&mut self, id: BlockId, pc: u64) -> Control {
-        (**self).block(id, pc)
-    }
-    #[inline(always)]
-    fn edge(&mut self, edge: &Edge) -> Control {
-        (**self).edge(edge)
-    }
-    #[inline(always)]
-    fn mem(&mut self, access: &MemAccess) -> Control {
-        (**self).mem(access)
-    }
-    #[inline(always)]
-    fn sample(&mut self, sample: &Sample) -> Control {
-        (**self).sample(sample)
-    }
-    #[inline(always)]
-    fn syscall(&mut self, call: &Syscall) -> Control {
-        (**self).syscall(call)
-    }
-    #[inline(always)]
-    fn exit(&mut self, exit: &Exit) {
-        (**self).exit(exit)
-    }
+/// Pointers to sinks are sinks: every hook forwards to the pointee.
+macro_rules! forward_sink {
+    ($($ptr:ty),+) => {$(
+        impl<S: Sink + ?Sized> Sink for $ptr {
+            #[inline(always)]
+            fn wants(&mut self) -> Interest {
+                (**self).wants()
+            }
+            #[inline(always)]
+            fn interest(&mut self, block: &BlockInfo) -> Interest {
+                (**self).interest(block)
+            }
+            #[inline(always)]
+            fn block(&mut self, id: BlockId, pc: u64) -> Control {
+                (**self).block(id, pc)
+            }
+            #[inline(always)]
+            fn edge(&mut self, edge: &Edge) -> Control {
+                (**self).edge(edge)
+            }
+            #[inline(always)]
+            fn mem(&mut self, access: &MemAccess) -> Control {
+                (**self).mem(access)
+            }
+            #[inline(always)]
+            fn sample(&mut self, sample: &Sample) -> Control {
+                (**self).sample(sample)
+            }
+            #[inline(always)]
+            fn syscall(&mut self, call: &Syscall) -> Control {
+                (**self).syscall(call)
+            }
+            #[inline(always)]
+            fn exit(&mut self, exit: &Exit) {
+                (**self).exit(exit)
+            }
+        }
+    )+};
 }
 
-impl<S: Sink + ?Sized> Sink for Box<S> {
-    #[inline(always)]
-    fn wants(&mut self) -> Interest {
-        (**self).wants()
-    }
-    #[inline(always)]
-    fn interest(&mut self, block: &BlockInfo) -> Interest {
-        (**self).interest(block)
-    }
-    #[inline(always)]
-    fn block(&mut self, id: BlockId, pc: u64) -> Control {
-        (**self).block(id, pc)
-    }
-    #[inline(always)]
-    fn edge(&mut self, edge: &Edge) -> Control {
-        (**self).edge(edge)
-    }
-    #[inline(always)]
-    fn mem(&mut self, access: &MemAccess) -> Control {
-        (**self).mem(access)
-    }
-    #[inline(always)]
-    fn sample(&mut self, sample: &Sample) -> Control {
-        (**self).sample(sample)
-    }
-    #[inline(always)]
-    fn syscall(&mut self, call: &Syscall) -> Control {
-        (**self).syscall(call)
-    }
-    #[inline(always)]
-    fn exit(&mut self, exit: &Exit) {
-        (**self).exit(exit)
-    }
-}
+forward_sink!(&mut S, Box<S>);
 
 /// `None` is a sink that wants nothing; `Some(s)` behaves as `s`. Switches a sink at run time.
 impl<S: Sink> Sink for Option<S> {
