@@ -11,7 +11,12 @@
 //! - [`CodeView`], the read-only view of a program's code used by ISA-independent
 //!   analyses (CFG recovery, trace reconstruction, reports).
 //!
-//! It depends on nothing, so an analysis crate can depend on it without pulling in the
+//! ## Features
+//!
+//! - `proptest`: strategies for the vocabulary's types and for consistent event streams
+//!   (`prof_events::strategies`), for property tests of sinks.
+//!
+//! It depends on nothing (but proptest, optionally), so an analysis crate can depend on it without pulling in the
 //! emulator, and test suites can drive analyses with synthetic event streams.
 //!
 //! ## The cost model
@@ -76,6 +81,8 @@ mod event;
 mod id;
 mod interest;
 mod recorder;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 
 pub use code_view::{CodeView, FlowClass, InsnInfo};
 pub use combine::{Both, SinkExt};
