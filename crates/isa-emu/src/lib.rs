@@ -45,6 +45,11 @@
 //! # Ok::<(), isa_emu::Error>(())
 //! ```
 //!
+//! ## Features
+//!
+//! - `proptest`: strategies for legal RV64GC encodings and straight-line code
+//!   (`isa_emu::strategies`).
+//!
 //! ## How it works
 //!
 //! - [`ElfImage`] reads the program with the `object` crate; [`Memory`] is one flat,
@@ -88,6 +93,8 @@ pub mod insn;
 pub mod linux;
 mod machine;
 pub mod memory;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 
 pub use bare::{Bare, BareConfig};
 pub use cpu::{Cpu, Mode};
