@@ -26,6 +26,7 @@ pub use isa_emu as emu;
 pub use prof_events as events;
 
 pub mod profile;
+pub mod progress;
 
 /// The names most programs need.
 pub mod prelude {

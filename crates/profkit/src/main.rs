@@ -14,7 +14,9 @@ use clap::{Parser, Subcommand};
 
 use profkit::emu::linux::{Input, LinuxConfig, Output};
 use profkit::emu::{BareConfig, Config, Machine, Outcome, RunSummary};
+use profkit::events::SinkExt;
 use profkit::profile::{BlockProfile, Report};
+use profkit::progress::{self, Progress};
 
 /// The bundled guest that `profkit` with no arguments profiles.
 const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
@@ -138,6 +140,7 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
     let config = Config {
         fuel: args.fuel,
         single_step: args.single_step,
+        sample_interval: Some(progress::INTERVAL),
         memory: args
             .memory
             .checked_mul(1 << 20)
@@ -169,8 +172,9 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
     if args.no_profile {
         summary = machine.run(&mut ());
     } else {
-        let mut profile = BlockProfile::new();
-        summary = machine.run(&mut profile);
+        let mut sinks = BlockProfile::new().and(Progress::new());
+        summary = machine.run(&mut sinks);
+        let (profile, _) = sinks.into_inner();
         let report = Report::new(name, &machine, &summary, &profile, args.top);
         let text = match args.format {
             Format::Text => report.to_text(),
