@@ -31,9 +31,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// absent key's access is counted when it is inserted.
     pub fn entry(&mut self, key: K) -> Entry<'_, K, V, S> {
         let hash = self.hash_of(&key);
-        match self.walk(self.bucket_for(hash), &key) {
+        let b = self.bucket_for(hash);
+        match self.walk(b, &key) {
             Some((idx, depth)) => {
-                self.count_access(idx, depth, 1);
+                self.count_access(idx, b, depth, 1);
                 Entry::Occupied(OccupiedEntry { table: self, idx })
             }
             None => Entry::Vacant(VacantEntry {
@@ -155,9 +156,15 @@ impl<'a, K: Hash + Eq, V, S: BuildHasher> VacantEntry<'a, K, V, S> {
 
     /// Inserts `value` (counts of 1, appended to the chain's tail, one access counted).
     pub fn insert(self, value: V) -> &'a mut V {
-        let idx = self
-            .table
-            .insert_new(self.hash, self.key, value, Counts { total: 1, period: 1 });
+        let idx = self.table.insert_new(
+            self.hash,
+            self.key,
+            value,
+            Counts {
+                total: 1,
+                period: 1,
+            },
+        );
         self.table.count_new_access(1);
         &mut self.table.nodes[idx].value
     }

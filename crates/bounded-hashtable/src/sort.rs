@@ -43,11 +43,21 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             ..SortReport::default()
         };
         let mut scratch = std::mem::take(&mut self.scratch);
-        for b in 0..self.heads.len() {
-            if self.lens[b] as usize > self.policy.depth_threshold {
-                self.sort_bucket(b, &mut scratch, &mut report);
+        let mut buckets = std::mem::take(&mut self.pending);
+        if std::mem::take(&mut self.full_pass) {
+            buckets.clear();
+            buckets.extend(0..self.heads.len() as u32);
+        } else {
+            buckets.sort_unstable();
+            buckets.dedup();
+        }
+        for &b in &buckets {
+            if self.lens[b as usize] as usize > self.policy.depth_threshold {
+                self.sort_bucket(b as usize, &mut scratch, &mut report);
             }
         }
+        buckets.clear();
+        self.pending = buckets;
         self.scratch = scratch;
         report.phase_change = report.reversals >= self.policy.phase_reversals();
         self.stats.add_report(&report);
@@ -99,27 +109,37 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         }
         let threshold = self.policy.frequency_threshold;
         let hot = |p: u32| s.keys[p as usize] >= threshold;
+        // Only a bucket where a qualifying entry was accessed this period is sorted; the
+        // others are left alone, order and memory included. (Exactly the buckets queued
+        // by accesses, which is why a pass need not visit the rest.)
+        let active = |p: u32| {
+            hot(p) && self.nodes[s.chain[p as usize] as usize].period_count(self.epoch) > 0
+        };
+        if !(0..s.chain.len() as u32).any(active) {
+            return;
+        }
 
         // First group: qualifying entries in the policy's order (ties: previous order);
         // second group: the rest, in their previous order.
         s.order.clear();
-        s.order.extend((0..s.chain.len() as u32).filter(|&p| hot(p)));
+        s.order
+            .extend((0..s.chain.len() as u32).filter(|&p| hot(p)));
         let hot_count = s.order.len();
         let keys = &s.keys;
         match self.policy.order {
-            SortOrder::Descending => s.order.sort_unstable_by(|&x, &y| {
-                keys[y as usize].cmp(&keys[x as usize]).then(x.cmp(&y))
-            }),
-            SortOrder::Ascending => s.order.sort_unstable_by(|&x, &y| {
-                keys[x as usize].cmp(&keys[y as usize]).then(x.cmp(&y))
-            }),
+            SortOrder::Descending => s
+                .order
+                .sort_unstable_by(|&x, &y| keys[y as usize].cmp(&keys[x as usize]).then(x.cmp(&y))),
+            SortOrder::Ascending => s
+                .order
+                .sort_unstable_by(|&x, &y| keys[x as usize].cmp(&keys[y as usize]).then(x.cmp(&y))),
             SortOrder::Preserve => {}
         }
         s.order
             .extend((0..s.chain.len() as u32).filter(|&p| !hot(p)));
 
-        if hot_count > 0 {
-            report.buckets_sorted += 1;
+        report.buckets_sorted += 1;
+        {
             s.new_pos.clear();
             s.new_pos.resize(s.chain.len(), 0);
             let mut moved = 0;

@@ -5,7 +5,7 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
 
-use crate::policy::{Period, SortPolicy};
+use crate::policy::{CountBasis, Period, SortPolicy};
 use crate::sort::Scratch;
 use crate::stats::{ChainProfile, Counts, SortReport, Stats};
 
@@ -100,6 +100,11 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     pub(crate) last_report: Option<SortReport>,
     pub(crate) scratch: Scratch,
     pub(crate) on_phase: Option<PhaseCallback>,
+    /// Buckets where an entry began to qualify this period (may repeat); the next pass
+    /// visits only these, so its cost follows the hot entries, not the table size.
+    pub(crate) pending: Vec<u32>,
+    /// The next pass must visit every bucket (after growth, a policy change or a merge).
+    pub(crate) full_pass: bool,
 }
 
 impl<K, V> BoundedHashTable<K, V, DefaultHashBuilder> {
@@ -144,6 +149,8 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             last_report: None,
             scratch: Scratch::default(),
             on_phase: None,
+            pending: Vec::new(),
+            full_pass: true,
         }
     }
 
@@ -178,6 +185,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     /// Replaces the sort policy; the progress toward the next pass is kept.
     pub fn set_policy(&mut self, policy: SortPolicy) {
         self.policy = policy;
+        self.full_pass = true;
     }
 
     /// Installs (or with `None` removes) the callback called with the report of every pass
@@ -222,6 +230,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         self.meta.clear();
         self.heads.fill(NIL);
         self.lens.fill(0);
+        self.pending.clear();
     }
 
     /// Cumulative statistics.
@@ -399,12 +408,33 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// Counts `n` accesses of entry `idx` found (once) at `depth`, then runs a pass if the
     /// period has elapsed. Sorting only relinks chains, so `idx` stays valid.
     #[inline]
-    pub(crate) fn count_access(&mut self, idx: usize, depth: u32, n: u64) {
-        self.nodes[idx].bump(self.epoch, n);
+    pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) {
+        let node = &mut self.nodes[idx];
+        let before = node.counts(self.epoch);
+        node.bump(self.epoch, n);
+        if n > 0 {
+            self.note_qualifying(b, before, idx);
+        }
         self.stats.hits += 1;
         self.stats.hit_probes += u64::from(depth);
         self.stats.max_probe = self.stats.max_probe.max(depth);
         self.count_new_access(n);
+    }
+
+    /// Queues bucket `b` for the next pass when entry `idx` (counts `before` until this
+    /// access) begins to qualify in this period: its count reaches the frequency threshold,
+    /// or it is accessed for the first time this period while qualifying.
+    #[inline]
+    fn note_qualifying(&mut self, b: usize, before: Counts, idx: usize) {
+        let node = &self.nodes[idx];
+        let t = self.policy.frequency_threshold;
+        let (old, new) = match self.policy.basis {
+            CountBasis::Period => (u64::from(before.period), u64::from(node.period)),
+            CountBasis::Total => (before.total, node.total),
+        };
+        if new >= t && (old < t || before.period == 0) {
+            self.pending.push(b as u32);
+        }
     }
 
     /// Advances the access clock by `n` (for [`Period::Accesses`]).
@@ -427,7 +457,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     {
         let b = self.bucket_for(self.hash_of(key));
         let (idx, depth) = self.walk(b, key)?;
-        self.count_access(idx, depth, n);
+        self.count_access(idx, b, depth, n);
         Some(idx)
     }
 
@@ -504,12 +534,21 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// When the table already holds [`MAX_ENTRIES`] entries.
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         let hash = self.hash_of(&key);
-        if let Some((idx, depth)) = self.walk(self.bucket_for(hash), &key) {
+        let b = self.bucket_for(hash);
+        if let Some((idx, depth)) = self.walk(b, &key) {
             let old = std::mem::replace(&mut self.nodes[idx].value, value);
-            self.count_access(idx, depth, 1);
+            self.count_access(idx, b, depth, 1);
             return Some(old);
         }
-        self.insert_new(hash, key, value, Counts { total: 1, period: 1 });
+        self.insert_new(
+            hash,
+            key,
+            value,
+            Counts {
+                total: 1,
+                period: 1,
+            },
+        );
         self.count_new_access(1);
         None
     }
@@ -534,13 +573,18 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             next: NIL,
         });
         self.meta.push(Meta::default());
-        self.link_tail(self.bucket_for(hash), idx as u32);
+        let b = self.bucket_for(hash);
+        self.link_tail(b, idx as u32);
+        if counts.total > 0 {
+            self.note_qualifying(b, Counts::default(), idx);
+        }
         idx
     }
 
     /// Rebuilds the chains for `buckets` buckets. Old chains are walked in order and entries
     /// appended to the new tails, so the sorted order survives (doubling splits each chain).
     fn rehash(&mut self, buckets: usize) {
+        self.full_pass = true;
         let old = std::mem::replace(&mut self.heads, vec![NIL; buckets]);
         self.lens = vec![0; buckets];
         let mut tails = vec![NIL; buckets];
@@ -622,6 +666,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         other: BoundedHashTable<K, V, S2>,
         mut combine: impl FnMut(&K, &mut V, V),
     ) {
+        self.full_pass = true;
         let other_epoch = other.epoch;
         for node in other.nodes {
             let counts = node.counts(other_epoch);
@@ -661,6 +706,8 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             last_report: self.last_report,
             scratch: Scratch::default(),
             on_phase: None,
+            pending: self.pending.clone(),
+            full_pass: self.full_pass,
         }
     }
 }

@@ -154,11 +154,19 @@ fn model_pass(
         let keys: Vec<u64> = chain.iter().map(|(_, c)| key(c)).collect();
         let old: Vec<u64> = chain.iter().map(|(k, _)| *k).collect();
         let deep = chain.len() > p.depth_threshold;
-        if !deep || keys.iter().sum::<u64>() < p.bucket_frequency_threshold {
+        // Visited: some entry accessed this period qualifies (it queued the bucket).
+        let queued = chain
+            .iter()
+            .any(|(_, c)| c.period >= 1 && key(c) >= p.frequency_threshold);
+        let is_hot = |i: usize| keys[i] >= p.frequency_threshold;
+        if !deep
+            || !queued
+            || !(0..old.len()).any(is_hot)
+            || keys.iter().sum::<u64>() < p.bucket_frequency_threshold
+        {
             chains.push((old, false));
             continue;
         }
-        let is_hot = |i: usize| keys[i] >= p.frequency_threshold;
         let mut hot: Vec<usize> = (0..old.len()).filter(|&i| is_hot(i)).collect();
         match p.order {
             // Stable sorts: ties keep their chain order.
@@ -171,7 +179,7 @@ fn model_pass(
             .copied()
             .chain((0..old.len()).filter(|&i| !is_hot(i)))
             .collect();
-        if !hot.is_empty() {
+        {
             report.buckets_sorted += 1;
             let mut new_pos = vec![0; old.len()];
             for (n, &o) in order.iter().enumerate() {
@@ -181,7 +189,10 @@ fn model_pass(
             for i in 0..old.len() {
                 for j in i + 1..old.len() {
                     let (a, b) = (memory.get(&old[i]), memory.get(&old[j]));
-                    let (a, b) = (a.copied().unwrap_or_default(), b.copied().unwrap_or_default());
+                    let (a, b) = (
+                        a.copied().unwrap_or_default(),
+                        b.copied().unwrap_or_default(),
+                    );
                     if new_pos[i] > new_pos[j]
                         && a.hot
                         && (apart(a.prev_key, b.prev_key, p.reversal_ratio)
@@ -193,9 +204,15 @@ fn model_pass(
             }
         }
         for (i, k) in old.iter().enumerate() {
-            memory.insert(*k, Remembered { hot: is_hot(i), prev_key: keys[i] });
+            memory.insert(
+                *k,
+                Remembered {
+                    hot: is_hot(i),
+                    prev_key: keys[i],
+                },
+            );
         }
-        chains.push((order.iter().map(|&i| old[i]).collect(), !hot.is_empty()));
+        chains.push((order.iter().map(|&i| old[i]).collect(), true));
     }
     report.phase_change = report.reversals >= p.phase_threshold.max(1);
     (chains, report)

@@ -182,10 +182,7 @@ fn growth_keeps_sorted_order_and_contents() {
     }
     // Hot entries (multiples of 5 below 64) still precede cold ones in every chain.
     for b in 0..t.bucket_count() {
-        let hot: Vec<bool> = t
-            .chain(b)
-            .map(|(k, _, _)| *k < 64 && k % 5 == 0)
-            .collect();
+        let hot: Vec<bool> = t.chain(b).map(|(k, _, _)| *k < 64 && k % 5 == 0).collect();
         assert!(hot.windows(2).all(|w| w[0] || !w[1]), "bucket {b}: {hot:?}");
     }
 }
