@@ -139,19 +139,17 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             .extend((0..s.chain.len() as u32).filter(|&p| !hot(p)));
 
         report.buckets_sorted += 1;
-        {
-            s.new_pos.clear();
-            s.new_pos.resize(s.chain.len(), 0);
-            let mut moved = 0;
-            for (new, &old) in s.order.iter().enumerate() {
-                s.new_pos[old as usize] = new as u32;
-                moved += u64::from(new as u32 != old);
-            }
-            if moved > 0 {
-                report.entries_moved += moved;
-                report.reversals += self.count_reversals(s, hot_count);
-                self.relink_chain(b, s);
-            }
+        s.new_pos.clear();
+        s.new_pos.resize(s.chain.len(), 0);
+        let mut moved = 0;
+        for (new, &old) in s.order.iter().enumerate() {
+            s.new_pos[old as usize] = new as u32;
+            moved += u64::from(new as u32 != old);
+        }
+        if moved > 0 {
+            report.entries_moved += moved;
+            report.reversals += self.count_reversals(s, hot_count);
+            self.relink_chain(b, s);
         }
         for (p, &idx) in s.chain.iter().enumerate() {
             self.meta[idx as usize] = Meta {
