@@ -1,0 +1,249 @@
+//! Workloads and baseline tables shared by the criterion benches and the summary table.
+#![allow(dead_code)]
+
+use std::hash::BuildHasher;
+
+use bounded_hashtable::{BoundedHashTable, Period, SortPolicy};
+use foldhash::fast::FixedState;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// Lookups per measured pass.
+pub const STREAM: usize = 1 << 20;
+
+/// Distinct-key counts of the default run and of the full sweep (`BHT_FULL=1`).
+pub fn sizes() -> Vec<usize> {
+    if let Some(n) = std::env::var("BHT_KEYS").ok().and_then(|v| v.parse().ok()) {
+        vec![n]
+    } else if std::env::var_os("BHT_FULL").is_some() {
+        vec![1_000, 10_000, 100_000, 1_000_000]
+    } else {
+        vec![1_000, 1_000_000]
+    }
+}
+
+pub const SKEWS: [f64; 3] = [0.8, 1.1, 1.5];
+pub const LOADS: [usize; 3] = [1, 4, 16];
+
+/// A bijective 64-bit mix (splitmix64's finaliser): rank -> scrambled key.
+pub fn scramble(rank: u64) -> u64 {
+    let mut z = rank.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Zipf(s) ranks 0..n by inverse-CDF sampling.
+pub struct Zipf {
+    cdf: Vec<f64>,
+}
+
+impl Zipf {
+    pub fn new(n: usize, s: f64) -> Self {
+        let mut acc = 0.0;
+        let mut cdf: Vec<f64> = (1..=n)
+            .map(|r| {
+                acc += (r as f64).powf(-s);
+                acc
+            })
+            .collect();
+        for c in &mut cdf {
+            *c /= acc;
+        }
+        Self { cdf }
+    }
+
+    pub fn sample(&self, rng: &mut Pcg64) -> usize {
+        let u: f64 = rng.gen();
+        self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1)
+    }
+
+    /// `len` ranks.
+    pub fn ranks(&self, len: usize, seed: u64) -> Vec<usize> {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        (0..len).map(|_| self.sample(&mut rng)).collect()
+    }
+}
+
+/// A stream of scrambled keys of Zipf(s) ranks over `n` keys.
+pub fn zipf_stream(n: usize, s: f64, len: usize, seed: u64) -> Vec<u64> {
+    Zipf::new(n, s)
+        .ranks(len, seed)
+        .into_iter()
+        .map(|r| scramble(r as u64))
+        .collect()
+}
+
+/// All `n` keys in a random order (insertion order of every table).
+pub fn shuffled_keys(n: usize, seed: u64) -> Vec<u64> {
+    let mut keys: Vec<u64> = (0..n as u64).map(scramble).collect();
+    let mut rng = Pcg64::seed_from_u64(seed);
+    for i in (1..keys.len()).rev() {
+        keys.swap(i, rng.gen_range(0..=i));
+    }
+    keys
+}
+
+/// The tables compared. Every one counts an occurrence as `*get_mut(key) += 1`.
+pub trait Counter {
+    fn name(&self) -> &'static str;
+    fn put(&mut self, key: u64);
+    fn hit(&mut self, key: u64) -> bool;
+}
+
+pub type Sorted = BoundedHashTable<u64, u64>;
+
+/// The table under test with the default policy (a pass every 2^20 accesses).
+pub fn sorted(n: usize, load: usize) -> Sorted {
+    BoundedHashTable::with_fixed_buckets(n.div_ceil(load))
+}
+
+/// The same table with sorting off: the unsorted chained baseline.
+pub fn unsorted(n: usize, load: usize) -> Sorted {
+    sorted(n, load).with_policy(SortPolicy {
+        period: Period::Manual,
+        ..SortPolicy::default()
+    })
+}
+
+pub struct Named<T>(pub &'static str, pub T);
+
+impl Counter for Named<Sorted> {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn put(&mut self, key: u64) {
+        self.1.insert(key, 0);
+    }
+    #[inline]
+    fn hit(&mut self, key: u64) -> bool {
+        match self.1.get_mut(&key) {
+            Some(v) => {
+                *v += 1;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+pub type Hashbrown = hashbrown::HashMap<u64, u64, FixedState>;
+
+impl Counter for Named<Hashbrown> {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn put(&mut self, key: u64) {
+        self.1.insert(key, 0);
+    }
+    #[inline]
+    fn hit(&mut self, key: u64) -> bool {
+        match self.1.get_mut(&key) {
+            Some(v) => {
+                *v += 1;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+const NIL: u32 = u32::MAX;
+
+/// A chained table that moves every found entry to the head of its chain.
+pub struct MoveToFront {
+    heads: Vec<u32>,
+    nodes: Vec<(u64, u64, u32)>,
+    hasher: FixedState,
+}
+
+impl MoveToFront {
+    pub fn new(n: usize, load: usize) -> Self {
+        Self {
+            heads: vec![NIL; n.div_ceil(load).max(1)],
+            nodes: Vec::with_capacity(n),
+            hasher: FixedState::default(),
+        }
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        ((u128::from(self.hasher.hash_one(key)) * self.heads.len() as u128) >> 64) as usize
+    }
+}
+
+impl Counter for MoveToFront {
+    fn name(&self) -> &'static str {
+        "move-to-front"
+    }
+    fn put(&mut self, key: u64) {
+        let b = self.bucket(key);
+        self.nodes.push((key, 0, self.heads[b]));
+        self.heads[b] = (self.nodes.len() - 1) as u32;
+    }
+    #[inline]
+    fn hit(&mut self, key: u64) -> bool {
+        let b = self.bucket(key);
+        let (mut prev, mut i) = (NIL, self.heads[b]);
+        while i != NIL {
+            let node = self.nodes[i as usize];
+            if node.0 == key {
+                self.nodes[i as usize].1 += 1;
+                if prev != NIL {
+                    self.nodes[prev as usize].2 = node.2;
+                    self.nodes[i as usize].2 = self.heads[b];
+                    self.heads[b] = i;
+                }
+                return true;
+            }
+            prev = i;
+            i = node.2;
+        }
+        false
+    }
+}
+
+/// Counts every key of `stream`; returns the hits (so the work is observable).
+#[inline(never)]
+pub fn run<C: Counter>(table: &mut C, stream: &[u64]) -> u64 {
+    let mut hits = 0;
+    for &k in stream {
+        hits += u64::from(table.hit(k));
+    }
+    hits
+}
+
+/// A table of kind `make` holding all `n` keys, inserted in random order, then warmed up on
+/// `warm` (two periods of the sorted table, so it has sorted twice).
+pub fn prepared<C: Counter>(mut table: C, n: usize, warm: &[u64]) -> C {
+    for k in shuffled_keys(n, 7) {
+        table.put(k);
+    }
+    run(&mut table, warm);
+    table
+}
+
+/// The four contenders for one (n, load), prepared on `warm`.
+pub struct Contenders {
+    pub sorted: Named<Sorted>,
+    pub hashbrown: Named<Hashbrown>,
+    pub unsorted: Named<Sorted>,
+    pub mtf: MoveToFront,
+}
+
+impl Contenders {
+    pub fn new(n: usize, load: usize, warm: &[u64]) -> Self {
+        Self {
+            sorted: prepared(Named("sorted", sorted(n, load)), n, warm),
+            hashbrown: prepared(
+                Named(
+                    "hashbrown",
+                    Hashbrown::with_capacity_and_hasher(n, FixedState::default()),
+                ),
+                n,
+                warm,
+            ),
+            unsorted: prepared(Named("unsorted", unsorted(n, load)), n, warm),
+            mtf: prepared(MoveToFront::new(n, load), n, warm),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Prints the summary table of the goals, every ratio measured side by side in one
+//! run: `cargo bench -p bounded-hashtable --bench summary` (`BHT_FULL=1` for 10^3..10^6
+//! keys; the default uses 10^3 and 10^6).
+
+mod common;
+
+use std::num::NonZeroU64;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bounded_hashtable::{Period, SortPolicy};
+use common::*;
+
+/// Timed repetitions; the fastest counts (the machine is shared).
+const REPS: usize = 5;
+
+fn time<F: FnMut() -> u64>(mut f: F) -> Duration {
+    let start = Instant::now();
+    std::hint::black_box(f());
+    start.elapsed()
+}
+
+fn mops(d: Duration) -> f64 {
+    STREAM as f64 / d.as_secs_f64() / 1e6
+}
+
+fn lookup_table() {
+    println!("## Counted lookups (*get_mut(k) += 1), Mlookups/s, best of {REPS} passes of 2^20");
+    println!("| zipf s | keys | load | sorted | hashbrown | unsorted | move-to-front | sorted/hashbrown | sorted/unsorted | sorted/mtf | probe sorted | probe unsorted |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &s in &SKEWS {
+        for &n in &sizes() {
+            let warm = zipf_stream(n, s, 2 * STREAM, 1);
+            let stream = zipf_stream(n, s, STREAM, 2);
+            for &load in &LOADS {
+                let mut t = Contenders::new(n, load, &warm);
+                t.sorted.1.reset_stats();
+                t.unsorted.1.reset_stats();
+                let mut best = [Duration::MAX; 4];
+                let mut probes = (0.0, 0.0);
+                for rep in 0..REPS {
+                    let times = [
+                        time(|| run(&mut t.sorted, &stream)),
+                        time(|| run(&mut t.hashbrown, &stream)),
+                        time(|| run(&mut t.unsorted, &stream)),
+                        time(|| run(&mut t.mtf, &stream)),
+                    ];
+                    for (b, d) in best.iter_mut().zip(times) {
+                        *b = (*b).min(d);
+                    }
+                    if rep == 0 {
+                        // Mean probe depth of the first pass: the order the warm-up sorts left.
+                        probes = (
+                            t.sorted.1.stats().mean_probe_depth(),
+                            t.unsorted.1.stats().mean_probe_depth(),
+                        );
+                    }
+                }
+                let m: Vec<f64> = best.iter().map(|&d| mops(d)).collect();
+                println!(
+                    "| {s} | {n} | {load} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} |",
+                    m[0],
+                    m[1],
+                    m[2],
+                    m[3],
+                    m[0] / m[1],
+                    m[0] / m[2],
+                    m[0] / m[3],
+                    probes.0,
+                    probes.1
+                );
+            }
+        }
+    }
+}
+
+/// Period of the phase experiments, in accesses.
+const K: usize = 1 << 16;
+const PHASE_KEYS: usize = 10_000;
+
+/// A prepared table for the phase experiments: every key present, one empty pass so that
+/// pass `p + 1` ends stream period `p`; returns the table and the passes that fired.
+fn phase_table(load: usize) -> (Sorted, Arc<Mutex<Vec<u64>>>) {
+    let mut t = sorted(PHASE_KEYS, load).with_policy(SortPolicy {
+        period: Period::Accesses(NonZeroU64::new(K as u64).unwrap_or(NonZeroU64::MIN)),
+        ..SortPolicy::default()
+    });
+    for k in shuffled_keys(PHASE_KEYS, 7) {
+        t.insert(k, 0);
+    }
+    t.sort();
+    let fired = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&fired);
+    t.set_phase_callback(Some(Box::new(move |r| {
+        if let Ok(mut v) = sink.lock() {
+            v.push(r.pass - 1);
+        }
+    })));
+    (t, fired)
+}
+
+fn fired(passes: &Arc<Mutex<Vec<u64>>>) -> Vec<u64> {
+    passes.lock().map(|v| v.clone()).unwrap_or_default()
+}
+
+fn phase_shift() {
+    println!();
+    println!("## Phase shift: {PHASE_KEYS} keys, Zipf 1.1, load 4, period 2^16 accesses, hot set reversed after 20 + f periods");
+    println!("(throughput: 10 periods after the shift vs the 10 before, best of {REPS}; latency: from the shift to the end of the first period whose pass fired)");
+    println!("| f | Mlookups/s before | after | after/before | fired at period ends | latency (periods) | false alarms before shift (periods 2..20) |");
+    println!("|---|---|---|---|---|---|---|");
+    let zipf = Zipf::new(PHASE_KEYS, 1.1);
+    let ranks = zipf.ranks(40 * K, 3);
+    let last = PHASE_KEYS as u64 - 1;
+    for f in [0.25, 0.5, 0.75] {
+        let shift = ((20.0 + f) * K as f64) as usize;
+        let stream: Vec<u64> = ranks
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| scramble(if i < shift { r as u64 } else { last - r as u64 }))
+            .collect();
+        let (mut before, mut after) = (Duration::MAX, Duration::MAX);
+        let mut passes = Vec::new();
+        for _ in 0..REPS {
+            let (t, p) = phase_table(4);
+            let mut t = Named("sorted", t);
+            run(&mut t, &stream[..shift - 10 * K]);
+            before = before.min(time(|| run(&mut t, &stream[shift - 10 * K..shift])));
+            after = after.min(time(|| run(&mut t, &stream[shift..shift + 10 * K])));
+            passes = fired(&p);
+        }
+        let rate = |d: Duration| (10 * K) as f64 / d.as_secs_f64() / 1e6;
+        let first_after = passes.iter().find(|&&p| p as usize * K > shift);
+        let latency = first_after.map_or("never".to_string(), |&p| {
+            format!("{:.2}", (p as usize * K - shift) as f64 / K as f64)
+        });
+        let false_alarms = passes.iter().filter(|&&p| (2..=20).contains(&p)).count();
+        println!(
+            "| {f} | {:.1} | {:.1} | {:.3} | {:?} | {latency} | {false_alarms} |",
+            rate(before),
+            rate(after),
+            before.as_secs_f64() / after.as_secs_f64(),
+            passes
+        );
+    }
+}
+
+fn false_alarms() {
+    println!();
+    println!("## False alarms on stationary streams: {PHASE_KEYS} keys, period 2^16, passes of periods 3..22 (20 periods)");
+    println!("| zipf s | load | phase changes / 20 periods | reversals in those passes |");
+    println!("|---|---|---|---|");
+    for &s in &SKEWS {
+        let stream = zipf_stream(PHASE_KEYS, s, 22 * K, 5);
+        for &load in &LOADS {
+            let (t, p) = phase_table(load);
+            let mut t = Named("sorted", t);
+            run(&mut t, &stream[..2 * K]);
+            t.1.reset_stats();
+            run(&mut t, &stream[2 * K..]);
+            let alarms = fired(&p).iter().filter(|&&p| p >= 3).count();
+            println!("| {s} | {load} | {alarms} | {} |", t.1.stats().reversals);
+        }
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument selects sections.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let want = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    if want("lookups") {
+        lookup_table();
+    }
+    if want("phase") {
+        phase_shift();
+    }
+    if want("alarms") {
+        false_alarms();
+    }
+}

@@ -1,0 +1,199 @@
+//! The sort pass: the spec's two-group procedure applied to every deep bucket, and the
+//! reversal count that drives phase-change detection.
+
+use std::hash::{BuildHasher, Hash};
+
+use crate::policy::{CountBasis, SortOrder};
+use crate::stats::SortReport;
+use crate::table::{BoundedHashTable, Meta, NIL};
+
+/// Buffers reused by every pass so sorting allocates only while they grow.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// The bucket's arena indices in chain order (old positions).
+    chain: Vec<u32>,
+    /// Sort key of each old position.
+    keys: Vec<u64>,
+    /// Old positions in their new order.
+    order: Vec<u32>,
+    /// New position of each old position.
+    new_pos: Vec<u32>,
+    /// Old positions of the entries that were hot at the bucket's previous sort.
+    was_hot: Vec<u32>,
+}
+
+/// Whether two counts are at least `ratio` apart (the larger one must be non-zero).
+fn apart(x: u64, y: u64, ratio: u64) -> bool {
+    let (hi, lo) = if x >= y { (x, y) } else { (y, x) };
+    hi > 0 && u128::from(hi) >= u128::from(lo) * u128::from(ratio)
+}
+
+impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
+    /// Runs one sort pass now, whatever the period, and starts a new period.
+    ///
+    /// Every bucket deeper than the policy's depth threshold whose counts reach the bucket
+    /// threshold is reordered: the entries whose count reaches the frequency threshold go
+    /// to the front in the policy's order, the others keep their relative order behind
+    /// them. Returns what the pass did; if it signals a phase change, the callback (if any)
+    /// is called with the same report.
+    pub fn sort(&mut self) -> SortReport {
+        self.passes += 1;
+        let mut report = SortReport {
+            pass: self.passes,
+            ..SortReport::default()
+        };
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut buckets = std::mem::take(&mut self.pending);
+        if std::mem::take(&mut self.full_pass) {
+            buckets.clear();
+            buckets.extend(0..self.heads.len() as u32);
+        } else {
+            buckets.sort_unstable();
+            buckets.dedup();
+        }
+        for &b in &buckets {
+            if self.lens[b as usize] as usize > self.policy.depth_threshold {
+                self.sort_bucket(b as usize, &mut scratch, &mut report);
+            }
+        }
+        buckets.clear();
+        self.pending = buckets;
+        self.scratch = scratch;
+        report.phase_change = report.reversals >= self.policy.phase_reversals();
+        self.stats.add_report(&report);
+        self.last_report = Some(report);
+        self.start_period();
+        if report.phase_change {
+            if let Some(callback) = self.on_phase.as_mut() {
+                callback(&report);
+            }
+        }
+        report
+    }
+
+    /// Starts a new period: per-period counts of every entry read as 0 from now on.
+    fn start_period(&mut self) {
+        self.since_sort = 0;
+        if self.epoch == u32::MAX {
+            // Wrapping would make stale counts look current: clear them all once.
+            for node in &mut self.nodes {
+                node.period = 0;
+                node.epoch = 0;
+            }
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+
+    fn sort_key(&self, idx: u32) -> u64 {
+        let node = &self.nodes[idx as usize];
+        match self.policy.basis {
+            CountBasis::Period => u64::from(node.period_count(self.epoch)),
+            CountBasis::Total => node.total,
+        }
+    }
+
+    /// The two-group procedure on bucket `b`.
+    fn sort_bucket(&mut self, b: usize, s: &mut Scratch, report: &mut SortReport) {
+        s.chain.clear();
+        let mut i = self.heads[b];
+        while i != NIL {
+            s.chain.push(i);
+            i = self.nodes[i as usize].next;
+        }
+        s.keys.clear();
+        s.keys.extend(s.chain.iter().map(|&i| self.sort_key(i)));
+        let bucket_sum = s.keys.iter().fold(0u64, |a, &k| a.saturating_add(k));
+        if bucket_sum < self.policy.bucket_frequency_threshold {
+            return;
+        }
+        let threshold = self.policy.frequency_threshold;
+        let hot = |p: u32| s.keys[p as usize] >= threshold;
+        // Only a bucket where a qualifying entry was accessed this period is sorted; the
+        // others are left alone, order and memory included. (Exactly the buckets queued
+        // by accesses, which is why a pass need not visit the rest.)
+        let active = |p: u32| {
+            hot(p) && self.nodes[s.chain[p as usize] as usize].period_count(self.epoch) > 0
+        };
+        if !(0..s.chain.len() as u32).any(active) {
+            return;
+        }
+
+        // First group: qualifying entries in the policy's order (ties: previous order);
+        // second group: the rest, in their previous order.
+        s.order.clear();
+        s.order
+            .extend((0..s.chain.len() as u32).filter(|&p| hot(p)));
+        let hot_count = s.order.len();
+        let keys = &s.keys;
+        match self.policy.order {
+            SortOrder::Descending => s
+                .order
+                .sort_unstable_by(|&x, &y| keys[y as usize].cmp(&keys[x as usize]).then(x.cmp(&y))),
+            SortOrder::Ascending => s
+                .order
+                .sort_unstable_by(|&x, &y| keys[x as usize].cmp(&keys[y as usize]).then(x.cmp(&y))),
+            SortOrder::Preserve => {}
+        }
+        s.order
+            .extend((0..s.chain.len() as u32).filter(|&p| !hot(p)));
+
+        report.buckets_sorted += 1;
+        s.new_pos.clear();
+        s.new_pos.resize(s.chain.len(), 0);
+        let mut moved = 0;
+        for (new, &old) in s.order.iter().enumerate() {
+            s.new_pos[old as usize] = new as u32;
+            moved += u64::from(new as u32 != old);
+        }
+        if moved > 0 {
+            report.entries_moved += moved;
+            report.reversals += self.count_reversals(s, hot_count);
+            self.relink_chain(b, s);
+        }
+        for (p, &idx) in s.chain.iter().enumerate() {
+            self.meta[idx as usize] = Meta {
+                hot: s.keys[p] >= threshold,
+                prev_key: s.keys[p],
+            };
+        }
+    }
+
+    /// Reversals of this bucket's sort: pairs where entry `a` preceded `b` before and follows
+    /// it now, `a` was in the first group of the bucket's previous sort (its place was
+    /// earned, not an accident of insertion), and the two counts are at least the ratio
+    /// apart at the previous sort or now. Only first-group entries move forward, so `b`
+    /// ranges over them.
+    fn count_reversals(&self, s: &mut Scratch, hot_count: usize) -> u64 {
+        s.was_hot.clear();
+        s.was_hot.extend(
+            (0..s.chain.len() as u32).filter(|&p| self.meta[s.chain[p as usize] as usize].hot),
+        );
+        let ratio = self.policy.ratio();
+        let prev = |p: u32| self.meta[s.chain[p as usize] as usize].prev_key;
+        let mut reversals = 0;
+        for &b in &s.order[..hot_count] {
+            for &a in s.was_hot.iter().take_while(|&&a| a < b) {
+                let reversed = s.new_pos[a as usize] > s.new_pos[b as usize];
+                if reversed
+                    && (apart(prev(a), prev(b), ratio)
+                        || apart(s.keys[a as usize], s.keys[b as usize], ratio))
+                {
+                    reversals += 1;
+                }
+            }
+        }
+        reversals
+    }
+
+    /// Rewrites bucket `b`'s links to follow `s.order`.
+    fn relink_chain(&mut self, b: usize, s: &Scratch) {
+        let mut next = NIL;
+        for &p in s.order.iter().rev() {
+            let idx = s.chain[p as usize];
+            self.nodes[idx as usize].next = next;
+            next = idx;
+        }
+        self.heads[b] = next;
+    }
+}

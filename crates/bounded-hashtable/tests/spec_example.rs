@@ -1,0 +1,205 @@
+//! The spec's worked example and hand-checked scenarios of the sort, the phase detector,
+//! growth and merging.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use bounded_hashtable::{BoundedHashTable, CountBasis, Period, SortOrder, SortPolicy};
+
+/// The frequencies of the spec's example bucket, in chain order.
+const SPEC_FREQS: [u64; 9] = [
+    100_000_000,
+    101_000_000,
+    9_000,
+    22,
+    8_431,
+    99_997,
+    32_111,
+    6_719,
+    5_234,
+];
+
+fn manual(frequency_threshold: u64) -> SortPolicy {
+    SortPolicy {
+        period: Period::Manual,
+        frequency_threshold,
+        phase_threshold: 1,
+        ..SortPolicy::default()
+    }
+}
+
+/// One bucket holding keys 0..n in chain order, key `i` accessed `freqs[i]` times.
+fn one_bucket(freqs: &[u64], policy: SortPolicy) -> BoundedHashTable<u32, ()> {
+    let mut t = BoundedHashTable::with_fixed_buckets(1).with_policy(policy);
+    for (k, &f) in freqs.iter().enumerate() {
+        t.insert(k as u32, ());
+        t.record(&(k as u32), f - 1);
+    }
+    t
+}
+
+fn chain_keys(t: &BoundedHashTable<u32, ()>, b: usize) -> Vec<u32> {
+    t.chain(b).map(|(k, _, _)| *k).collect()
+}
+
+#[test]
+fn spec_example_bucket() {
+    let mut t = one_bucket(&SPEC_FREQS, manual(100_000));
+    assert_eq!(chain_keys(&t, 0), (0..9).collect::<Vec<_>>());
+    let r = t.sort();
+    // 101E6 and 100E6 in front, in descending order; the rest in their original order.
+    assert_eq!(chain_keys(&t, 0), vec![1, 0, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!((r.buckets_sorted, r.entries_moved), (1, 2));
+    // 100E6 and 101E6 are similar: swapping them is not a reversal.
+    assert_eq!((r.reversals, r.phase_change), (0, false));
+    // Counts survive; the new period starts at zero.
+    let c = t.counts(&1).expect("present");
+    assert_eq!((c.total, c.period), (101_000_000, 0));
+}
+
+#[test]
+fn threshold_is_inclusive_and_depth_gates() {
+    // 99 997 qualifies at threshold 99 997 ("reaches or exceeds").
+    let mut t = one_bucket(&SPEC_FREQS, manual(99_997));
+    t.sort();
+    assert_eq!(chain_keys(&t, 0), vec![1, 0, 5, 2, 3, 4, 6, 7, 8]);
+    // A bucket of 9 is not deeper than a depth threshold of 9: untouched.
+    let mut t = one_bucket(
+        &SPEC_FREQS,
+        SortPolicy {
+            depth_threshold: 9,
+            ..manual(100_000)
+        },
+    );
+    assert_eq!(t.sort().buckets_sorted, 0);
+    assert_eq!(chain_keys(&t, 0), (0..9).collect::<Vec<_>>());
+}
+
+#[test]
+fn ascending_preserve_and_bucket_threshold() {
+    let order = |order| SortPolicy {
+        order,
+        ..manual(9_000)
+    };
+    let mut t = one_bucket(&SPEC_FREQS, order(SortOrder::Ascending));
+    t.sort();
+    assert_eq!(chain_keys(&t, 0), vec![2, 6, 5, 0, 1, 3, 4, 7, 8]);
+    let mut t = one_bucket(&SPEC_FREQS, order(SortOrder::Preserve));
+    t.sort();
+    assert_eq!(chain_keys(&t, 0), vec![0, 1, 2, 5, 6, 3, 4, 7, 8]);
+    let sum: u64 = SPEC_FREQS.iter().sum();
+    let gated = SortPolicy {
+        bucket_frequency_threshold: sum + 1,
+        ..order(SortOrder::Descending)
+    };
+    let mut t = one_bucket(&SPEC_FREQS, gated);
+    assert_eq!(t.sort().buckets_sorted, 0);
+}
+
+#[test]
+fn reversal_of_an_order_of_magnitude_signals_a_phase_change() {
+    let mut t = one_bucket(&SPEC_FREQS, manual(100_000));
+    let fired = Arc::new(AtomicU64::new(0));
+    let seen = Arc::clone(&fired);
+    t.set_phase_callback(Some(Box::new(move |r| {
+        seen.store(r.pass, Ordering::SeqCst);
+    })));
+    t.sort();
+    // Next period: key 8 becomes as hot as key 1; key 0 (hot before) falls to 50.
+    t.record(&8, 1_000_000);
+    t.record(&1, 1_000_000);
+    t.record(&0, 50);
+    let r = t.sort();
+    // 8 ties with 1 (1 keeps its place) and overtakes 0, which was hot: one reversal.
+    assert_eq!(chain_keys(&t, 0), vec![1, 8, 0, 2, 3, 4, 5, 6, 7]);
+    assert_eq!((r.reversals, r.phase_change, r.pass), (1, true, 2));
+    assert_eq!(fired.load(Ordering::SeqCst), 2);
+    assert_eq!(t.stats().phase_changes, 1);
+    // A similar-count swap is not a reversal.
+    t.record(&8, 1_000);
+    t.record(&1, 900);
+    let r = t.sort();
+    assert!(r.reversals == 0 && !r.phase_change, "{r:?}");
+}
+
+#[test]
+fn cumulative_basis_orders_by_total() {
+    let policy = SortPolicy {
+        basis: CountBasis::Total,
+        ..manual(100_000)
+    };
+    let mut t = one_bucket(&SPEC_FREQS, policy);
+    t.sort();
+    // In a new period only key 3 is accessed, but totals still rank 1 and 0 first.
+    t.record(&3, 99_978);
+    t.sort();
+    assert_eq!(chain_keys(&t, 0), vec![1, 0, 3, 2, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn periodic_and_tick_sorting() {
+    let mut t = BoundedHashTable::with_fixed_buckets(1).with_policy(SortPolicy {
+        frequency_threshold: 3,
+        ..SortPolicy::every(10)
+    });
+    for k in 0..4u32 {
+        t.insert(k, ());
+    }
+    for _ in 0..5 {
+        t.get_mut(&3);
+    }
+    // 4 inserts + 5 lookups; the 10th access triggers the pass.
+    assert_eq!(t.stats().sorts, 0);
+    t.get_mut(&3);
+    assert_eq!(t.stats().sorts, 1);
+    assert_eq!(chain_keys(&t, 0), vec![3, 0, 1, 2]);
+
+    let mut t: BoundedHashTable<u32, ()> =
+        BoundedHashTable::with_fixed_buckets(1).with_policy(SortPolicy {
+            period: Period::Ticks(std::num::NonZeroU64::new(100).expect("non-zero")),
+            ..SortPolicy::default()
+        });
+    assert!(t.tick(99).is_none());
+    assert_eq!(t.tick(1).map(|r| r.pass), Some(1));
+}
+
+#[test]
+fn growth_keeps_sorted_order_and_contents() {
+    let mut t = BoundedHashTable::with_capacity(4).with_policy(manual(10));
+    for k in 0..64u64 {
+        t.insert(k, k * 2);
+    }
+    for k in (0..64u64).step_by(5) {
+        t.record(&k, 100);
+    }
+    t.sort();
+    for k in 64..5000u64 {
+        t.insert(k, k * 2);
+    }
+    assert!(t.bucket_count() >= 5000);
+    for k in 0..5000u64 {
+        assert_eq!(t.get(&k), Some(&(k * 2)));
+    }
+    // Hot entries (multiples of 5 below 64) still precede cold ones in every chain.
+    for b in 0..t.bucket_count() {
+        let hot: Vec<bool> = t.chain(b).map(|(k, _, _)| *k < 64 && k % 5 == 0).collect();
+        assert!(hot.windows(2).all(|w| w[0] || !w[1]), "bucket {b}: {hot:?}");
+    }
+}
+
+#[test]
+fn merge_adds_counts_and_combines_values() {
+    let mut a = BoundedHashTable::new();
+    let mut b = BoundedHashTable::new();
+    a.insert("x", 1u32);
+    a.record(&"x", 4);
+    b.insert("x", 10);
+    b.insert("y", 20);
+    b.record(&"y", 2);
+    a.merge(b, |_, mine, theirs| *mine += theirs);
+    assert_eq!(a.get(&"x"), Some(&11));
+    assert_eq!(a.get(&"y"), Some(&20));
+    assert_eq!(a.counts(&"x").map(|c| c.total), Some(6));
+    assert_eq!(a.counts(&"y").map(|c| (c.total, c.period)), Some((3, 3)));
+    assert_eq!(a.len(), 2);
+}
