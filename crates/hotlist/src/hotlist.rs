@@ -16,6 +16,10 @@ use crate::HotlistError;
 /// keeps every coin probability a normal positive number.
 pub const P_FLOOR: f64 = 1.0 / (1u64 << 60) as f64;
 
+/// A reduction round re-sorts and re-indexes the list when more than 1/INCREMENTAL_SHARE of
+/// its tuples lost counts; fewer cut tuples are moved into place one by one.
+const INCREMENTAL_SHARE: usize = 8;
+
 /// SatCount range used for reporting by the fixed policies (they never switch).
 const FIXED_SAT_RANGE: (u32, u32) = (0, 50);
 
@@ -312,13 +316,8 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         let j = self.tuples[..i].partition_point(|t| t.count > c);
         if j != i {
             self.tuples.swap(i, j);
-            if let Some(ix) = &mut self.index {
-                for k in [i, j] {
-                    if let Some(slot) = ix.get_mut(&self.tuples[k].value) {
-                        *slot = k as u32;
-                    }
-                }
-            }
+            self.reindex(i);
+            self.reindex(j);
         }
         self.tuples[j].count = c.saturating_add(1);
     }
@@ -338,28 +337,75 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// Steps 226-230 / 238-242: while there are N+1 tuples, p = p/f and every tuple is
     /// thinned by the rules of `mode`.
     fn reduce_while_full<F: FnMut(Step, &Self)>(&mut self, mode: Mode, observe: &mut F) {
+        let mut cuts = Vec::new();
         while self.tuples.len() > self.config.capacity {
             self.p = (self.p / self.factor).max(P_FLOOR);
-            let len = self.tuples.len();
-            let changed = thin(
-                &mut self.tuples,
+            cuts.clear();
+            thin(
+                &self.tuples,
                 &mut self.coins,
                 mode,
                 1.0 / self.factor,
                 self.p,
-                self.scur,
+                &mut cuts,
             );
-            // Positions only move when a count fell out of order or a tuple left.
-            let sorted = self.tuples.windows(2).all(|w| w[0].count >= w[1].count);
-            if changed && !(sorted && self.tuples.len() == len) {
-                self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
-                self.rebuild_index();
+            if self.index.is_some() && cuts.len() <= self.tuples.len() / INCREMENTAL_SHARE {
+                // Few cuts (f close to 1): move each cut tuple down into place, keeping
+                // the index, instead of re-sorting and re-indexing all N tuples.
+                for &(i, removed) in cuts.iter().rev() {
+                    self.demote(i, removed);
+                }
+                self.drop_emptied();
+            } else if !cuts.is_empty() {
+                let len = self.tuples.len();
+                apply_cuts(&mut self.tuples, &cuts, self.scur);
+                // Positions only move when a count fell out of order or a tuple left; the
+                // stable sort keeps equal counts in their order (the spec's tables).
+                let sorted = self.tuples.windows(2).all(|w| w[0].count >= w[1].count);
+                if !(sorted && self.tuples.len() == len) {
+                    self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
+                    self.rebuild_index();
+                }
             }
             observe(Step::Reduced, self);
         }
         // The skip was a statement about coins at the old p.
         self.skip = 0;
         self.armed = false;
+    }
+
+    /// Removes `removed` counts from the tuple at `i` (of a sorted list) and moves it down
+    /// to keep the order: it swaps places with the last tuple of each higher count it
+    /// passes, so only one tuple per count level moves, and the index follows.
+    fn demote(&mut self, mut i: usize, removed: u64) {
+        cut(&mut self.tuples[i], removed, self.scur);
+        let new = self.tuples[i].count;
+        while let Some(c) = self.tuples.get(i + 1).map(|t| t.count).filter(|&c| c > new) {
+            let end = i + self.tuples[i + 1..].partition_point(|t| t.count >= c);
+            self.tuples.swap(i, end);
+            self.reindex(i);
+            self.reindex(end);
+            i = end;
+        }
+    }
+
+    /// Drops the tuples [`Hotlist::demote`] emptied: count 0 sorts them to the end.
+    fn drop_emptied(&mut self) {
+        while self.tuples.last().is_some_and(|t| t.count == 0) {
+            if let (Some(t), Some(ix)) = (self.tuples.pop(), &mut self.index) {
+                ix.remove(&t.value);
+            }
+        }
+    }
+
+    /// Points the index entry of the tuple at `k` to `k`.
+    #[inline]
+    fn reindex(&mut self, k: usize) {
+        if let Some(ix) = &mut self.index {
+            if let Some(slot) = ix.get_mut(&self.tuples[k].value) {
+                *slot = k as u32;
+            }
+        }
     }
 
     /// Merges `other` into `self` as if `other`'s stream had followed `self`'s: both are
@@ -374,26 +420,23 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         }
         let mode = self.mode;
         let p_low = self.p.min(other.p);
+        let mut cuts = Vec::new();
         if self.p > p_low {
             thin(
-                &mut self.tuples,
+                &self.tuples,
                 &mut self.coins,
                 mode,
                 p_low / self.p,
                 p_low,
-                self.scur,
+                &mut cuts,
             );
+            apply_cuts(&mut self.tuples, &cuts, self.scur);
         }
         let mut theirs = other.tuples.clone();
         if other.p > p_low {
-            thin(
-                &mut theirs,
-                &mut self.coins,
-                mode,
-                p_low / other.p,
-                p_low,
-                other.scur,
-            );
+            cuts.clear();
+            thin(&theirs, &mut self.coins, mode, p_low / other.p, p_low, &mut cuts);
+            apply_cuts(&mut theirs, &cuts, other.scur);
         }
         self.rebuild_index();
         for t in theirs {
@@ -420,8 +463,9 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     }
 }
 
-/// Thins every tuple from probability p_old to p_new = keep * p_old and drops tuples whose
-/// count reaches 0; returns whether any count changed.
+/// Thins every tuple from probability p_old to p_new = keep * p_old: pushes onto `cuts`
+/// (position, counts removed) for each tuple that loses counts, in position order, without
+/// changing the tuples ([`apply_cuts`] or [`Hotlist::demote`] applies them).
 ///
 /// Concise samples (step 230): each of the C events of a tuple is evicted with probability
 /// 1 - keep. Counting samples (step 240): per tuple one coin with probability 1 - keep; if
@@ -432,40 +476,27 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
 /// false coins are skipped with one geometric draw, so a round costs a walk over the
 /// tuples plus O(1) per eviction; when evictions are expected to outnumber the tuples,
 /// concise thinning takes one binomial draw per tuple instead. Both are exact.
-///
-/// A surviving tuple whose count fell from C to C' gets S = Scur - (Scur - S) * C'/C,
-/// which moves S later, to where the first of the C' remaining counts is expected to lie
-/// (see the crate docs on this reading of the spec's formula).
 fn thin<V, R: CoinSource>(
-    tuples: &mut Vec<Tuple<V>>,
+    tuples: &[Tuple<V>],
     coins: &mut R,
     mode: Mode,
     keep: f64,
     p_new: f64,
-    scur: u64,
-) -> bool {
+    cuts: &mut Vec<(usize, u64)>,
+) {
     let evict = 1.0 - keep;
-    let mut changed = false;
-    let mut cut = |t: &mut Tuple<V>, removed: u64| {
-        let old = t.count;
-        let removed = removed.min(old);
+    let mut cut = |i: usize, removed: u64| {
+        let removed = removed.min(tuples[i].count);
         if removed > 0 {
-            changed = true;
-            t.count = old - removed;
-            if t.count > 0 {
-                let span = u128::from(scur.saturating_sub(t.first_seq));
-                let kept = span * u128::from(t.count) / u128::from(old);
-                t.first_seq = scur - kept as u64;
-            }
+            cuts.push((i, removed));
         }
     };
     match mode {
         Mode::Concise => {
             let total = tuples.iter().fold(0u64, |a, t| a.saturating_add(t.count));
             if evict * total as f64 > tuples.len() as f64 {
-                for t in tuples.iter_mut() {
-                    let r = coins.binomial(t.count, evict);
-                    cut(t, r);
+                for (i, t) in tuples.iter().enumerate() {
+                    cut(i, coins.binomial(t.count, evict));
                 }
             } else {
                 // The next `falses` coins are false, then (if `then_true`) one is true;
@@ -473,7 +504,7 @@ fn thin<V, R: CoinSource>(
                 // tuples. `left` counts the coins not drawn yet.
                 let mut left = total;
                 let (mut falses, mut then_true) = (0u64, false);
-                for t in tuples.iter_mut() {
+                for (i, t) in tuples.iter().enumerate() {
                     let (mut rem, mut removed) = (t.count, 0);
                     while rem > 0 {
                         if falses == 0 && !then_true {
@@ -498,21 +529,45 @@ fn thin<V, R: CoinSource>(
                             }
                         }
                     }
-                    cut(t, removed);
+                    cut(i, removed);
                 }
             }
         }
         Mode::Counting => {
-            for t in tuples.iter_mut() {
+            for (i, t) in tuples.iter().enumerate() {
                 if coins.flip(evict) {
-                    let r = 1 + coins.trues_before_false(1.0 - p_new, t.count - 1);
-                    cut(t, r);
+                    cut(i, 1 + coins.trues_before_false(1.0 - p_new, t.count - 1));
                 }
             }
         }
     }
-    tuples.retain(|t| t.count > 0);
-    changed
+}
+
+/// Removes `removed` counts from `t` (at most its count). A surviving tuple whose count fell
+/// from C to C' gets S = Scur - (Scur - S) * C'/C, which moves S later, to where the first
+/// of the C' remaining counts is expected to lie (see the crate docs on this reading of the
+/// spec's formula).
+fn cut<V>(t: &mut Tuple<V>, removed: u64, scur: u64) {
+    let old = t.count;
+    t.count = old - removed.min(old);
+    if t.count > 0 && t.count < old {
+        let span = u128::from(scur.saturating_sub(t.first_seq));
+        let kept = span * u128::from(t.count) / u128::from(old);
+        t.first_seq = scur - kept as u64;
+    }
+}
+
+/// Applies the cuts of [`thin`] in place and drops the emptied tuples, keeping the order of
+/// the others (the list may need sorting afterwards).
+fn apply_cuts<V>(tuples: &mut Vec<Tuple<V>>, cuts: &[(usize, u64)], scur: u64) {
+    for &(i, removed) in cuts {
+        if let Some(t) = tuples.get_mut(i) {
+            cut(t, removed, scur);
+        }
+    }
+    if !cuts.is_empty() {
+        tuples.retain(|t| t.count > 0);
+    }
 }
 
 impl<V: Hash + Eq + Clone, R> Hotlist<V, R> {
