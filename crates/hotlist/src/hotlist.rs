@@ -65,6 +65,8 @@ pub struct Hotlist<V, R = PcgCoins> {
     #[serde(skip)]
     index: Option<HashMap<V, u32, FastBuild>>,
     p: f64,
+    /// Scur, except in concise mode, where it already counts the `skip` events known to be
+    /// passed over (see [`Hotlist::scur`]), so that passing over one touches only `skip`.
     scur: u64,
     sat_count: u32,
     mode: Mode,
@@ -117,6 +119,9 @@ impl<V: Hash + Eq + Clone, R> TryFrom<HotlistState<V, R>> for Hotlist<V, R> {
         };
         if fixed.is_some_and(|m| m != s.mode) {
             return bad("mode contradicts the fixed policy");
+        }
+        if s.mode == Mode::Concise && s.skip > s.scur {
+            return bad("more events passed over than Scur counts");
         }
         let mut h = Hotlist {
             factor: s.config.effective_factor(),
@@ -207,18 +212,16 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// round (p = p/f and thinning).
     #[inline]
     pub fn update_observed<F: FnMut(Step, &Self)>(&mut self, value: V, mut observe: F) {
-        self.scur = self.scur.saturating_add(1);
         let mode = self.mode;
+        // Fast path: a known-false coin costs one decrement (Scur counted it already).
+        if mode == Mode::Concise && self.skip > 0 {
+            self.skip -= 1;
+            observe(Step::Event, self);
+            return;
+        }
+        self.scur = self.scur.saturating_add(1);
         let inserted = match mode {
-            Mode::Concise => {
-                // Fast path: a known-false coin costs one decrement.
-                if self.skip > 0 {
-                    self.skip -= 1;
-                    observe(Step::Event, self);
-                    return;
-                }
-                self.event_coin() && self.count_or_insert(value)
-            }
+            Mode::Concise => self.event_coin() && self.count_or_insert(value),
             Mode::Counting => match self.find(&value) {
                 Some(i) => {
                     self.increment(i);
@@ -276,9 +279,47 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             k => {
                 self.skip = k - 1;
                 self.armed = true;
+                if self.mode == Mode::Concise {
+                    self.count_skip_ahead();
+                }
                 false
             }
         }
+    }
+
+    /// Concise mode: adds the `skip` events known to be passed over to Scur now. A skip
+    /// longer than Scur can count is cut short and disarmed (coins are independent, so a
+    /// fresh draw after it is distributed alike).
+    fn count_skip_ahead(&mut self) {
+        let room = u64::MAX - self.scur;
+        if self.skip > room {
+            self.skip = room;
+            self.armed = false;
+        }
+        self.scur += self.skip;
+    }
+
+    /// Switches the method; in concise mode Scur counts the known skip ahead.
+    fn set_mode(&mut self, mode: Mode) {
+        if mode == self.mode {
+            return;
+        }
+        if self.mode == Mode::Concise {
+            self.scur -= self.skip;
+        }
+        self.mode = mode;
+        if mode == Mode::Concise {
+            self.count_skip_ahead();
+        }
+    }
+
+    /// Forgets the known coins (they were drawn at a p no longer in force).
+    fn clear_skip(&mut self) {
+        if self.mode == Mode::Concise {
+            self.scur -= self.skip;
+        }
+        self.skip = 0;
+        self.armed = false;
     }
 
     /// SatCount up on a hit, down on a miss, saturating; at an end the mode switches
@@ -293,9 +334,9 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         };
         if let Policy::Adaptive { .. } = self.config.policy {
             if self.sat_count == hi {
-                self.mode = Mode::Concise;
+                self.set_mode(Mode::Concise);
             } else if self.sat_count == lo {
-                self.mode = Mode::Counting;
+                self.set_mode(Mode::Counting);
             }
         }
     }
@@ -370,8 +411,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             observe(Step::Reduced, self);
         }
         // The skip was a statement about coins at the old p.
-        self.skip = 0;
-        self.armed = false;
+        self.clear_skip();
     }
 
     /// Removes `removed` counts from the tuple at `i` (of a sorted list) and moves it down
@@ -415,9 +455,10 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// unbiased), `other`'s sequence numbers are shifted by `self`'s Scur, and the result
     /// is reduced to N tuples.
     pub fn merge<R2>(&mut self, other: &Hotlist<V, R2>) {
-        if other.scur == 0 {
+        if other.scur() == 0 {
             return;
         }
+        self.clear_skip();
         let mode = self.mode;
         let p_low = self.p.min(other.p);
         let mut cuts = Vec::new();
@@ -435,8 +476,15 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         let mut theirs = other.tuples.clone();
         if other.p > p_low {
             cuts.clear();
-            thin(&theirs, &mut self.coins, mode, p_low / other.p, p_low, &mut cuts);
-            apply_cuts(&mut theirs, &cuts, other.scur);
+            thin(
+                &theirs,
+                &mut self.coins,
+                mode,
+                p_low / other.p,
+                p_low,
+                &mut cuts,
+            );
+            apply_cuts(&mut theirs, &cuts, other.scur());
         }
         self.rebuild_index();
         for t in theirs {
@@ -455,7 +503,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
                 }),
             }
         }
-        self.scur = self.scur.saturating_add(other.scur);
+        self.scur = self.scur.saturating_add(other.scur());
         self.p = p_low;
         self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
         self.rebuild_index();
@@ -631,7 +679,10 @@ impl<V, R> Hotlist<V, R> {
 
     /// Scur: the number of events received (the sequence number of the latest event).
     pub fn scur(&self) -> u64 {
-        self.scur
+        match self.mode {
+            Mode::Concise => self.scur - self.skip,
+            Mode::Counting => self.scur,
+        }
     }
 
     /// SatCount.
@@ -688,7 +739,7 @@ impl<V, R> Hotlist<V, R> {
     /// it a good candidate for eviction.
     pub fn is_old_singleton(&self, t: &Tuple<V>) -> bool {
         t.count == 1
-            && self.scur as f64 / 2.0
+            && self.scur() as f64 / 2.0
                 > self.config.old_singleton_margin * t.first_seq as f64 / self.p
     }
 
