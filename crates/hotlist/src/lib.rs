@@ -141,8 +141,8 @@
 //!
 //! ## Features
 //!
-//! * `proptest`: [`strategies`] for configurations (valid and invalid), streams with heavy
-//!   hitters, and filled hotlists.
+//! * `proptest`: the `strategies` module, for configurations (valid and invalid), streams
+//!   with heavy hitters, and filled hotlists.
 //!
 //! ## Benchmark
 //!
