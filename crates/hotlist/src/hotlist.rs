@@ -74,6 +74,9 @@ pub struct Hotlist<V, R = PcgCoins> {
     skip: u64,
     /// ...and, if `armed`, the one after them true (the geometric fast path).
     armed: bool,
+    /// Index entries removed since the index was last rebuilt.
+    #[serde(skip)]
+    removals: usize,
     coins: R,
 }
 
@@ -134,6 +137,7 @@ impl<V: Hash + Eq + Clone, R> TryFrom<HotlistState<V, R>> for Hotlist<V, R> {
             mode: s.mode,
             skip: s.skip,
             armed: s.armed,
+            removals: 0,
             coins: s.coins,
         };
         let (lo, hi) = h.sat_range();
@@ -194,6 +198,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             mode: config.initial_mode(),
             skip: 0,
             armed: false,
+            removals: 0,
             coins,
         };
         h.sat_count = h.sat_range().0;
@@ -431,10 +436,18 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
 
     /// Drops the tuples [`Hotlist::demote`] emptied: count 0 sorts them to the end.
     fn drop_emptied(&mut self) {
+        let len = self.tuples.len();
         while self.tuples.last().is_some_and(|t| t.count == 0) {
             if let (Some(t), Some(ix)) = (self.tuples.pop(), &mut self.index) {
                 ix.remove(&t.value);
             }
+        }
+        // Removals leave tombstones in the hash table, which lengthen the probes of every
+        // lookup of a value not held (most lookups in counting mode); rebuilding the index
+        // after N removals clears them at an amortized cost of one insert per removal.
+        self.removals += len - self.tuples.len();
+        if self.removals > self.config.capacity {
+            self.rebuild_index();
         }
     }
 
@@ -620,6 +633,7 @@ fn apply_cuts<V>(tuples: &mut Vec<Tuple<V>>, cuts: &[(usize, u64)], scur: u64) {
 
 impl<V: Hash + Eq + Clone, R> Hotlist<V, R> {
     fn rebuild_index(&mut self) {
+        self.removals = 0;
         if self.config.capacity <= LINEAR_SCAN_MAX {
             self.index = None;
             return;
