@@ -148,7 +148,8 @@
 //!
 //! `cargo bench -j1 -p hotlist --bench anchors [-- --full]` prints recall, precision,
 //! average relative error and update rate beside Space-Saving, Misra-Gries
-//! (`datasketches`) and HeavyKeeper (`heavykeeper`) at equal memory.
+//! (`datasketches`) and HeavyKeeper (`heavykeeper`) at equal memory; `--s 1.5 --n 1000`
+//! (each repeatable) runs only those rows.
 #![forbid(unsafe_code)]
 
 mod coin;
