@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -j1 -p hotlist --bench anchors` runs the sweep (s in {0.8, 1.1, 1.5},
 //! N in {16, 256, 1000}, 2^20 keys) with 10^6 events, about 1 minute on 2 busy cores;
-//! `-- --full` uses the specified 10^7 events (about 10 minutes).
+//! `-- --full` uses the specified 10^7 events (about 10 minutes). `--s 1.5` and `--n 1000`
+//! (each repeatable) restrict the sweep to those rows, for repeated runs of a few cases.
 //! Memory budget per N: the bytes of the hotlist of N tuples (`Hotlist::memory_bytes`);
 //! each anchor gets the largest size whose own estimate of its bytes fits in it.
 
@@ -153,15 +154,30 @@ fn run_heavykeeper(budget: usize, stream: &[u64], ks: &[usize], truth: &[u64]) -
     }
 }
 
+/// The values following each `flag` on the command line (all of `all` when none).
+fn chosen<T: Copy + std::str::FromStr>(args: &[String], flag: &str, all: &[T]) -> Vec<T> {
+    let picked: Vec<T> = args
+        .windows(2)
+        .filter(|w| w[0] == flag)
+        .filter_map(|w| w[1].parse().ok())
+        .collect();
+    if picked.is_empty() {
+        all.to_vec()
+    } else {
+        picked
+    }
+}
+
 fn main() {
-    let full = std::env::args().any(|a| a == "--full");
+    let args: Vec<String> = std::env::args().collect();
+    let full = args.iter().any(|a| a == "--full");
     let events = if full { 10_000_000 } else { 1_000_000 };
     println!("# hotlist anchors: Zipf over 2^20 keys, {events} events, one table (K = max(1, N/100), max(1, N/10))");
     println!(
         "{:<5} {:>5} {:>4}  {:<34} {:>9} {:>7} {:>7} {:>8} {:>9} {:>8}",
         "s", "N", "K", "algorithm", "bytes", "recall", "prec", "ARE", "Mupd/s", "vs SS"
     );
-    for s in [0.8, 1.1, 1.5] {
+    for s in chosen(&args, "--s", &[0.8, 1.1, 1.5]) {
         let stream = zipf_stream(s, events, 42);
         let mut counts = vec![0u64; KEYS];
         for &k in &stream {
@@ -169,7 +185,7 @@ fn main() {
         }
         let mut order: Vec<u64> = (0..KEYS as u64).collect();
         order.sort_by_key(|&k| std::cmp::Reverse(counts[k as usize]));
-        for n in [16usize, 256, 1000] {
+        for n in chosen(&args, "--n", &[16usize, 256, 1000]) {
             let ks: Vec<usize> = {
                 let mut v = vec![(n / 100).max(1), (n / 10).max(1)];
                 v.dedup();

@@ -16,6 +16,10 @@ use crate::HotlistError;
 /// keeps every coin probability a normal positive number.
 pub const P_FLOOR: f64 = 1.0 / (1u64 << 60) as f64;
 
+/// A reduction round re-sorts and re-indexes the list when more than 1/INCREMENTAL_SHARE of
+/// its tuples lost counts; fewer cut tuples are moved into place one by one.
+const INCREMENTAL_SHARE: usize = 8;
+
 /// SatCount range used for reporting by the fixed policies (they never switch).
 const FIXED_SAT_RANGE: (u32, u32) = (0, 50);
 
@@ -61,6 +65,8 @@ pub struct Hotlist<V, R = PcgCoins> {
     #[serde(skip)]
     index: Option<HashMap<V, u32, FastBuild>>,
     p: f64,
+    /// Scur, except in concise mode, where it already counts the `skip` events known to be
+    /// passed over (see [`Hotlist::scur`]), so that passing over one touches only `skip`.
     scur: u64,
     sat_count: u32,
     mode: Mode,
@@ -68,6 +74,9 @@ pub struct Hotlist<V, R = PcgCoins> {
     skip: u64,
     /// ...and, if `armed`, the one after them true (the geometric fast path).
     armed: bool,
+    /// Index entries removed since the index was last rebuilt.
+    #[serde(skip)]
+    removals: usize,
     coins: R,
 }
 
@@ -114,6 +123,9 @@ impl<V: Hash + Eq + Clone, R> TryFrom<HotlistState<V, R>> for Hotlist<V, R> {
         if fixed.is_some_and(|m| m != s.mode) {
             return bad("mode contradicts the fixed policy");
         }
+        if s.mode == Mode::Concise && s.skip > s.scur {
+            return bad("more events passed over than Scur counts");
+        }
         let mut h = Hotlist {
             factor: s.config.effective_factor(),
             config: s.config,
@@ -125,6 +137,7 @@ impl<V: Hash + Eq + Clone, R> TryFrom<HotlistState<V, R>> for Hotlist<V, R> {
             mode: s.mode,
             skip: s.skip,
             armed: s.armed,
+            removals: 0,
             coins: s.coins,
         };
         let (lo, hi) = h.sat_range();
@@ -185,6 +198,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             mode: config.initial_mode(),
             skip: 0,
             armed: false,
+            removals: 0,
             coins,
         };
         h.sat_count = h.sat_range().0;
@@ -203,18 +217,16 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// round (p = p/f and thinning).
     #[inline]
     pub fn update_observed<F: FnMut(Step, &Self)>(&mut self, value: V, mut observe: F) {
-        self.scur = self.scur.saturating_add(1);
         let mode = self.mode;
+        // Fast path: a known-false coin costs one decrement (Scur counted it already).
+        if mode == Mode::Concise && self.skip > 0 {
+            self.skip -= 1;
+            observe(Step::Event, self);
+            return;
+        }
+        self.scur = self.scur.saturating_add(1);
         let inserted = match mode {
-            Mode::Concise => {
-                // Fast path: a known-false coin costs one decrement.
-                if self.skip > 0 {
-                    self.skip -= 1;
-                    observe(Step::Event, self);
-                    return;
-                }
-                self.event_coin() && self.count_or_insert(value)
-            }
+            Mode::Concise => self.event_coin() && self.count_or_insert(value),
             Mode::Counting => match self.find(&value) {
                 Some(i) => {
                     self.increment(i);
@@ -272,9 +284,47 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
             k => {
                 self.skip = k - 1;
                 self.armed = true;
+                if self.mode == Mode::Concise {
+                    self.count_skip_ahead();
+                }
                 false
             }
         }
+    }
+
+    /// Concise mode: adds the `skip` events known to be passed over to Scur now. A skip
+    /// longer than Scur can count is cut short and disarmed (coins are independent, so a
+    /// fresh draw after it is distributed alike).
+    fn count_skip_ahead(&mut self) {
+        let room = u64::MAX - self.scur;
+        if self.skip > room {
+            self.skip = room;
+            self.armed = false;
+        }
+        self.scur += self.skip;
+    }
+
+    /// Switches the method; in concise mode Scur counts the known skip ahead.
+    fn set_mode(&mut self, mode: Mode) {
+        if mode == self.mode {
+            return;
+        }
+        if self.mode == Mode::Concise {
+            self.scur -= self.skip;
+        }
+        self.mode = mode;
+        if mode == Mode::Concise {
+            self.count_skip_ahead();
+        }
+    }
+
+    /// Forgets the known coins (they were drawn at a p no longer in force).
+    fn clear_skip(&mut self) {
+        if self.mode == Mode::Concise {
+            self.scur -= self.skip;
+        }
+        self.skip = 0;
+        self.armed = false;
     }
 
     /// SatCount up on a hit, down on a miss, saturating; at an end the mode switches
@@ -289,9 +339,9 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         };
         if let Policy::Adaptive { .. } = self.config.policy {
             if self.sat_count == hi {
-                self.mode = Mode::Concise;
+                self.set_mode(Mode::Concise);
             } else if self.sat_count == lo {
-                self.mode = Mode::Counting;
+                self.set_mode(Mode::Counting);
             }
         }
     }
@@ -312,13 +362,8 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
         let j = self.tuples[..i].partition_point(|t| t.count > c);
         if j != i {
             self.tuples.swap(i, j);
-            if let Some(ix) = &mut self.index {
-                for k in [i, j] {
-                    if let Some(slot) = ix.get_mut(&self.tuples[k].value) {
-                        *slot = k as u32;
-                    }
-                }
-            }
+            self.reindex(i);
+            self.reindex(j);
         }
         self.tuples[j].count = c.saturating_add(1);
     }
@@ -338,28 +383,82 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// Steps 226-230 / 238-242: while there are N+1 tuples, p = p/f and every tuple is
     /// thinned by the rules of `mode`.
     fn reduce_while_full<F: FnMut(Step, &Self)>(&mut self, mode: Mode, observe: &mut F) {
+        let mut cuts = Vec::new();
         while self.tuples.len() > self.config.capacity {
             self.p = (self.p / self.factor).max(P_FLOOR);
-            let len = self.tuples.len();
-            let changed = thin(
-                &mut self.tuples,
+            cuts.clear();
+            thin(
+                &self.tuples,
                 &mut self.coins,
                 mode,
                 1.0 / self.factor,
                 self.p,
-                self.scur,
+                &mut cuts,
             );
-            // Positions only move when a count fell out of order or a tuple left.
-            let sorted = self.tuples.windows(2).all(|w| w[0].count >= w[1].count);
-            if changed && !(sorted && self.tuples.len() == len) {
-                self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
-                self.rebuild_index();
+            if self.index.is_some() && cuts.len() <= self.tuples.len() / INCREMENTAL_SHARE {
+                // Few cuts (f close to 1): move each cut tuple down into place, keeping
+                // the index, instead of re-sorting and re-indexing all N tuples.
+                for &(i, removed) in cuts.iter().rev() {
+                    self.demote(i, removed);
+                }
+                self.drop_emptied();
+            } else if !cuts.is_empty() {
+                let len = self.tuples.len();
+                apply_cuts(&mut self.tuples, &cuts, self.scur);
+                // Positions only move when a count fell out of order or a tuple left; the
+                // stable sort keeps equal counts in their order (the spec's tables).
+                let sorted = self.tuples.windows(2).all(|w| w[0].count >= w[1].count);
+                if !(sorted && self.tuples.len() == len) {
+                    self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
+                    self.rebuild_index();
+                }
             }
             observe(Step::Reduced, self);
         }
         // The skip was a statement about coins at the old p.
-        self.skip = 0;
-        self.armed = false;
+        self.clear_skip();
+    }
+
+    /// Removes `removed` counts from the tuple at `i` (of a sorted list) and moves it down
+    /// to keep the order: it swaps places with the last tuple of each higher count it
+    /// passes, so only one tuple per count level moves, and the index follows.
+    fn demote(&mut self, mut i: usize, removed: u64) {
+        cut(&mut self.tuples[i], removed, self.scur);
+        let new = self.tuples[i].count;
+        while let Some(c) = self.tuples.get(i + 1).map(|t| t.count).filter(|&c| c > new) {
+            let end = i + self.tuples[i + 1..].partition_point(|t| t.count >= c);
+            self.tuples.swap(i, end);
+            self.reindex(i);
+            self.reindex(end);
+            i = end;
+        }
+    }
+
+    /// Drops the tuples [`Hotlist::demote`] emptied: count 0 sorts them to the end.
+    fn drop_emptied(&mut self) {
+        let len = self.tuples.len();
+        while self.tuples.last().is_some_and(|t| t.count == 0) {
+            if let (Some(t), Some(ix)) = (self.tuples.pop(), &mut self.index) {
+                ix.remove(&t.value);
+            }
+        }
+        // Removals leave tombstones in the hash table, which lengthen the probes of every
+        // lookup of a value not held (most lookups in counting mode); rebuilding the index
+        // after N removals clears them at an amortized cost of one insert per removal.
+        self.removals += len - self.tuples.len();
+        if self.removals > self.config.capacity {
+            self.rebuild_index();
+        }
+    }
+
+    /// Points the index entry of the tuple at `k` to `k`.
+    #[inline]
+    fn reindex(&mut self, k: usize) {
+        if let Some(ix) = &mut self.index {
+            if let Some(slot) = ix.get_mut(&self.tuples[k].value) {
+                *slot = k as u32;
+            }
+        }
     }
 
     /// Merges `other` into `self` as if `other`'s stream had followed `self`'s: both are
@@ -369,31 +468,36 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     /// unbiased), `other`'s sequence numbers are shifted by `self`'s Scur, and the result
     /// is reduced to N tuples.
     pub fn merge<R2>(&mut self, other: &Hotlist<V, R2>) {
-        if other.scur == 0 {
+        if other.scur() == 0 {
             return;
         }
+        self.clear_skip();
         let mode = self.mode;
         let p_low = self.p.min(other.p);
+        let mut cuts = Vec::new();
         if self.p > p_low {
             thin(
-                &mut self.tuples,
+                &self.tuples,
                 &mut self.coins,
                 mode,
                 p_low / self.p,
                 p_low,
-                self.scur,
+                &mut cuts,
             );
+            apply_cuts(&mut self.tuples, &cuts, self.scur);
         }
         let mut theirs = other.tuples.clone();
         if other.p > p_low {
+            cuts.clear();
             thin(
-                &mut theirs,
+                &theirs,
                 &mut self.coins,
                 mode,
                 p_low / other.p,
                 p_low,
-                other.scur,
+                &mut cuts,
             );
+            apply_cuts(&mut theirs, &cuts, other.scur());
         }
         self.rebuild_index();
         for t in theirs {
@@ -412,7 +516,7 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
                 }),
             }
         }
-        self.scur = self.scur.saturating_add(other.scur);
+        self.scur = self.scur.saturating_add(other.scur());
         self.p = p_low;
         self.tuples.sort_by_key(|t| std::cmp::Reverse(t.count));
         self.rebuild_index();
@@ -420,8 +524,9 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
     }
 }
 
-/// Thins every tuple from probability p_old to p_new = keep * p_old and drops tuples whose
-/// count reaches 0; returns whether any count changed.
+/// Thins every tuple from probability p_old to p_new = keep * p_old: pushes onto `cuts`
+/// (position, counts removed) for each tuple that loses counts, in position order, without
+/// changing the tuples ([`apply_cuts`] or [`Hotlist::demote`] applies them).
 ///
 /// Concise samples (step 230): each of the C events of a tuple is evicted with probability
 /// 1 - keep. Counting samples (step 240): per tuple one coin with probability 1 - keep; if
@@ -432,40 +537,27 @@ impl<V: Hash + Eq + Clone, R: CoinSource> Hotlist<V, R> {
 /// false coins are skipped with one geometric draw, so a round costs a walk over the
 /// tuples plus O(1) per eviction; when evictions are expected to outnumber the tuples,
 /// concise thinning takes one binomial draw per tuple instead. Both are exact.
-///
-/// A surviving tuple whose count fell from C to C' gets S = Scur - (Scur - S) * C'/C,
-/// which moves S later, to where the first of the C' remaining counts is expected to lie
-/// (see the crate docs on this reading of the spec's formula).
 fn thin<V, R: CoinSource>(
-    tuples: &mut Vec<Tuple<V>>,
+    tuples: &[Tuple<V>],
     coins: &mut R,
     mode: Mode,
     keep: f64,
     p_new: f64,
-    scur: u64,
-) -> bool {
+    cuts: &mut Vec<(usize, u64)>,
+) {
     let evict = 1.0 - keep;
-    let mut changed = false;
-    let mut cut = |t: &mut Tuple<V>, removed: u64| {
-        let old = t.count;
-        let removed = removed.min(old);
+    let mut cut = |i: usize, removed: u64| {
+        let removed = removed.min(tuples[i].count);
         if removed > 0 {
-            changed = true;
-            t.count = old - removed;
-            if t.count > 0 {
-                let span = u128::from(scur.saturating_sub(t.first_seq));
-                let kept = span * u128::from(t.count) / u128::from(old);
-                t.first_seq = scur - kept as u64;
-            }
+            cuts.push((i, removed));
         }
     };
     match mode {
         Mode::Concise => {
             let total = tuples.iter().fold(0u64, |a, t| a.saturating_add(t.count));
             if evict * total as f64 > tuples.len() as f64 {
-                for t in tuples.iter_mut() {
-                    let r = coins.binomial(t.count, evict);
-                    cut(t, r);
+                for (i, t) in tuples.iter().enumerate() {
+                    cut(i, coins.binomial(t.count, evict));
                 }
             } else {
                 // The next `falses` coins are false, then (if `then_true`) one is true;
@@ -473,7 +565,7 @@ fn thin<V, R: CoinSource>(
                 // tuples. `left` counts the coins not drawn yet.
                 let mut left = total;
                 let (mut falses, mut then_true) = (0u64, false);
-                for t in tuples.iter_mut() {
+                for (i, t) in tuples.iter().enumerate() {
                     let (mut rem, mut removed) = (t.count, 0);
                     while rem > 0 {
                         if falses == 0 && !then_true {
@@ -498,25 +590,50 @@ fn thin<V, R: CoinSource>(
                             }
                         }
                     }
-                    cut(t, removed);
+                    cut(i, removed);
                 }
             }
         }
         Mode::Counting => {
-            for t in tuples.iter_mut() {
+            for (i, t) in tuples.iter().enumerate() {
                 if coins.flip(evict) {
-                    let r = 1 + coins.trues_before_false(1.0 - p_new, t.count - 1);
-                    cut(t, r);
+                    cut(i, 1 + coins.trues_before_false(1.0 - p_new, t.count - 1));
                 }
             }
         }
     }
-    tuples.retain(|t| t.count > 0);
-    changed
+}
+
+/// Removes `removed` counts from `t` (at most its count). A surviving tuple whose count fell
+/// from C to C' gets S = Scur - (Scur - S) * C'/C, which moves S later, to where the first
+/// of the C' remaining counts is expected to lie (see the crate docs on this reading of the
+/// spec's formula).
+fn cut<V>(t: &mut Tuple<V>, removed: u64, scur: u64) {
+    let old = t.count;
+    t.count = old - removed.min(old);
+    if t.count > 0 && t.count < old {
+        let span = u128::from(scur.saturating_sub(t.first_seq));
+        let kept = span * u128::from(t.count) / u128::from(old);
+        t.first_seq = scur - kept as u64;
+    }
+}
+
+/// Applies the cuts of [`thin`] in place and drops the emptied tuples, keeping the order of
+/// the others (the list may need sorting afterwards).
+fn apply_cuts<V>(tuples: &mut Vec<Tuple<V>>, cuts: &[(usize, u64)], scur: u64) {
+    for &(i, removed) in cuts {
+        if let Some(t) = tuples.get_mut(i) {
+            cut(t, removed, scur);
+        }
+    }
+    if !cuts.is_empty() {
+        tuples.retain(|t| t.count > 0);
+    }
 }
 
 impl<V: Hash + Eq + Clone, R> Hotlist<V, R> {
     fn rebuild_index(&mut self) {
+        self.removals = 0;
         if self.config.capacity <= LINEAR_SCAN_MAX {
             self.index = None;
             return;
@@ -576,7 +693,10 @@ impl<V, R> Hotlist<V, R> {
 
     /// Scur: the number of events received (the sequence number of the latest event).
     pub fn scur(&self) -> u64 {
-        self.scur
+        match self.mode {
+            Mode::Concise => self.scur - self.skip,
+            Mode::Counting => self.scur,
+        }
     }
 
     /// SatCount.
@@ -633,7 +753,7 @@ impl<V, R> Hotlist<V, R> {
     /// it a good candidate for eviction.
     pub fn is_old_singleton(&self, t: &Tuple<V>) -> bool {
         t.count == 1
-            && self.scur as f64 / 2.0
+            && self.scur() as f64 / 2.0
                 > self.config.old_singleton_margin * t.first_seq as f64 / self.p
     }
 

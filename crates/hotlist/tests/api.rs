@@ -325,3 +325,26 @@ fn index_table_and_mem_value_sink() {
     back.merge(&t);
     assert_eq!(back.get(&key).unwrap().tuples()[0].count, 4);
 }
+
+/// Scur counts every event, also while concise mode passes over known-false coins (it
+/// counts those ahead) and across mode switches, merges and serde round trips.
+#[test]
+fn scur_counts_every_event() {
+    for policy in [Policy::Concise, Policy::Counting, Policy::default()] {
+        for n in [4, 64] {
+            let mut h = Hotlist::with_seed(Config::new(n).with_policy(policy), 5).unwrap();
+            for i in 1..=20_000u64 {
+                h.update(if i % 3 == 0 { 1 } else { i % 500 });
+                assert_eq!(h.scur(), i, "{policy:?} N={n}");
+                assert!(h.tuples().iter().all(|t| t.first_seq <= i));
+            }
+            check_invariants(&h);
+            let json = serde_json::to_string(&h).unwrap();
+            let back: Hotlist<u64> = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.scur(), 20_000);
+            let mut m = h.clone();
+            m.merge(&h);
+            assert_eq!(m.scur(), 40_000);
+        }
+    }
+}
