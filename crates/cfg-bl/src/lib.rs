@@ -8,6 +8,12 @@ pub mod plan;
 pub mod runtime;
 pub mod structure;
 
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+
+#[cfg(test)]
+mod proptests;
+
 pub use cfg::{Block, CallSite, Cfg, EdgeKind, NodeKind};
 pub use hier::{EdgeClass, Hierarchy, Level};
 pub use numbering::{Dag, Numbering};
