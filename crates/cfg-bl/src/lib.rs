@@ -2,10 +2,13 @@
 #![forbid(unsafe_code)]
 
 pub mod cfg;
+pub mod check;
 pub mod hier;
 pub mod numbering;
 pub mod plan;
+pub mod recover;
 pub mod runtime;
+pub mod sink;
 pub mod structure;
 
 #[cfg(any(test, feature = "proptest"))]
@@ -18,7 +21,9 @@ pub use cfg::{Block, CallSite, Cfg, EdgeKind, NodeKind};
 pub use hier::{EdgeClass, Hierarchy, Level};
 pub use numbering::{Dag, Numbering};
 pub use plan::{HierPath, Instrumented, Mode, Op, Weights};
+pub use recover::Program;
 pub use runtime::{Activation, Counters};
+pub use sink::{PathSink, RegionChoice, Stats};
 pub use structure::{Child, Region, RegionId, RegionKind, RegionTree};
 
 /// Errors of analysis and numbering.
