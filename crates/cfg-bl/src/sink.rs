@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use petgraph::graph::NodeIndex;
+use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Sink};
 
@@ -57,7 +57,8 @@ pub struct Function {
     pub error: Option<String>,
     /// The counters.
     pub counters: Option<Counters>,
-    /// Per CFG edge: how often the runtime took it (the observed edge profile).
+    /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
+    /// records edges ([`PathSink::record_edges`]).
     pub edge_counts: Vec<u64>,
     /// Activations started and ended at the virtual exit.
     pub starts: u64,
@@ -65,6 +66,10 @@ pub struct Function {
     pub ends: u64,
     cfg: Option<Cfg>,
     node_at: HashMap<u64, NodeIndex>,
+    /// The edge from the virtual entry to the entry block.
+    start: Option<(EdgeIndex, NodeIndex)>,
+    /// Per node: its end address.
+    node_end: Vec<u64>,
     /// Per node: the fall-through flow edge into the block at its end address.
     fall: Vec<Option<(usize, NodeIndex)>>,
     /// Per node: its edge to the virtual exit.
@@ -94,8 +99,13 @@ pub struct PathSink {
     regions: RegionChoice,
     blocks: Vec<(u64, u64)>,
     acts: Vec<Act>,
+    /// Stacks of finished activations, reused.
+    spare: Vec<Vec<u128>>,
     /// What could not be followed.
     pub stats: Stats,
+    /// Also count every CFG edge taken into [`Function::edge_counts`] (for checking the
+    /// path profile against the edge profile; off by default, it costs time).
+    pub record_edges: bool,
     /// The first few transfers that could not be followed: function, block start, target,
     /// kind.
     pub desync_samples: Vec<(String, u64, u64, EmuEdge)>,
@@ -112,7 +122,9 @@ impl PathSink {
             regions,
             blocks: Vec::new(),
             acts: Vec::new(),
+            spare: Vec::new(),
             stats: Stats::default(),
+            record_edges: false,
             desync_samples: Vec::new(),
         }
     }
@@ -150,21 +162,20 @@ impl PathSink {
             func: None,
             node: Cfg::entry(),
             ret,
-            state: Activation::default(),
+            state: Activation {
+                sum: 0,
+                stack: self.spare.pop().unwrap_or_default(),
+            },
         };
         if let Some(f) = f.filter(|&f| self.ensure(f)) {
             let func = &mut self.functions[f];
             if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-                let start = inst
-                    .hier
-                    .cfg
-                    .succs(Cfg::entry())
-                    .into_iter()
-                    .find(|&(e, _)| inst.hier.cfg.graph[e] == EdgeKind::Start);
-                if let Some((e, w)) = start {
+                if let Some((e, w)) = func.start {
                     act.state.run(&inst.start_ops, counters);
                     act.state.run(inst.ops_for(e.index()), counters);
-                    func.edge_counts[e.index()] += 1;
+                    if self.record_edges {
+                        func.edge_counts[e.index()] += 1;
+                    }
                     func.starts += 1;
                     act.func = Some(f);
                     act.node = w;
@@ -172,6 +183,15 @@ impl PathSink {
             }
         }
         self.acts.push(act);
+    }
+
+    /// Pops the top activation, keeping its stack's memory for the next one; returns where
+    /// its caller resumes.
+    fn pop_act(&mut self) -> Option<u64> {
+        let mut act = self.acts.pop()?;
+        act.state.stack.clear();
+        self.spare.push(std::mem::take(&mut act.state.stack));
+        act.ret
     }
 
     /// Takes CFG edge `e` to `w` in the top activation.
@@ -184,7 +204,9 @@ impl PathSink {
         };
         if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
             act.state.run(inst.ops_for(e), counters);
-            func.edge_counts[e] += 1;
+            if self.record_edges {
+                func.edge_counts[e] += 1;
+            }
             act.node = w;
         }
     }
@@ -201,7 +223,9 @@ impl PathSink {
         if let (Some(inst), Some(counters), Some(e)) = (&func.inst, &mut func.counters, leave) {
             act.state.run(inst.ops_for(e), counters);
             act.state.run(&inst.end_ops, counters);
-            func.edge_counts[e] += 1;
+            if self.record_edges {
+                func.edge_counts[e] += 1;
+            }
             func.ends += 1;
             act.node = Cfg::exit();
         } else {
@@ -211,27 +235,54 @@ impl PathSink {
     }
 
     /// Follows fall-through edges inside the top activation's function until the node that
-    /// holds address `end - 1` (the last byte the emulator block executed).
-    fn advance_to(&mut self, end: u64) {
-        let Some(act) = self.acts.last() else { return };
-        let Some(func) = act.func.and_then(|f| self.functions.get(f)) else {
-            return;
+    /// holds the byte before `end`, then, if `to` is given and the node ends at `end`, the
+    /// flow edge to the block at `to`. Returns `true` if `to` was followed (or lies inside
+    /// the node: the emulator block ended mid-block), `false` if the transfer is not a flow
+    /// edge of the function. The hot path: no allocation, no hashing.
+    #[inline]
+    fn advance(&mut self, end: u64, to: Option<u64>) -> bool {
+        let record = self.record_edges;
+        let Some(act) = self.acts.last_mut() else {
+            return false;
         };
-        let mut node = act.node;
-        let mut steps = Vec::new();
-        let cfg = &func.inst.as_ref().map(|i| &i.hier.cfg);
-        let Some(cfg) = cfg else { return };
-        while cfg.graph[node].end < end && steps.len() < 4096 {
-            match func.fall.get(node.index()).copied().flatten() {
-                Some((e, w)) => {
-                    steps.push((e, w));
-                    node = w;
-                }
-                None => break,
+        let Some(func) = act.func.and_then(|f| self.functions.get_mut(f)) else {
+            return false;
+        };
+        let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) else {
+            return false;
+        };
+        let mut node = act.node.index();
+        let mut guard = 0u32;
+        while func.node_end.get(node).is_some_and(|&e| e < end) && guard < 1 << 16 {
+            let Some(Some((e, w))) = func.fall.get(node).copied() else {
+                break;
+            };
+            act.state.run(inst.ops_for(e), counters);
+            if record {
+                func.edge_counts[e] += 1;
             }
+            node = w.index();
+            guard += 1;
         }
-        for (e, w) in steps {
-            self.take(e, w);
+        act.node = NodeIndex::new(node);
+        let Some(to) = to else { return true };
+        if func.node_end.get(node).is_some_and(|&e| e > end) {
+            return true;
+        }
+        let hit = func
+            .flows
+            .get(node)
+            .and_then(|v| v.iter().find(|(s, ..)| *s == to));
+        match hit {
+            Some(&(_, e, w)) => {
+                act.state.run(inst.ops_for(e), counters);
+                if record {
+                    func.edge_counts[e] += 1;
+                }
+                act.node = w;
+                true
+            }
+            None => false,
         }
     }
 
@@ -245,7 +296,13 @@ impl PathSink {
             let f = self.by_entry.get(&first).copied();
             self.start(f, None);
         }
-        self.advance_to(end);
+        let flow = !matches!(
+            kind,
+            EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return
+        );
+        if self.advance(end, flow.then_some(to)) && flow {
+            return;
+        }
         let top = self.acts.len() - 1;
         let func = self.acts[top].func;
         if func.is_none() {
@@ -266,7 +323,7 @@ impl PathSink {
         let Some(f) = func else {
             // Unknown code jumping to a known function's entry: follow it from there.
             if let Some(&g) = self.by_entry.get(&to) {
-                let ret = self.acts.pop().and_then(|a| a.ret);
+                let ret = self.pop_act();
                 self.start(Some(g), ret);
             }
             return;
@@ -276,22 +333,10 @@ impl PathSink {
         let Some(cfg) = fun.inst.as_ref().map(|i| &i.hier.cfg) else {
             return;
         };
-        if cfg.graph[node].end > end {
-            // The emulator block ended inside a recovered block (size limit).
-            return;
-        }
-        if let Some(&(_, e, w)) = fun
-            .flows
-            .get(node.index())
-            .and_then(|v| v.iter().find(|(s, ..)| *s == to))
-        {
-            self.take(e, w);
-            return;
-        }
         if let Some(&g) = self.by_entry.get(&to) {
             // Tail call.
             self.finish_top();
-            let ret = self.acts.pop().and_then(|a| a.ret);
+            let ret = self.pop_act();
             self.start(Some(g), ret);
             return;
         }
@@ -302,7 +347,8 @@ impl PathSink {
             let act = &mut self.acts[top];
             act.func = Some(f);
             act.node = Cfg::entry();
-            act.state = Activation::default();
+            act.state.sum = 0;
+            act.state.stack.clear();
             let func = &mut self.functions[f];
             if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
                 act.state.run(&inst.start_ops, counters);
@@ -332,7 +378,7 @@ impl PathSink {
             Some(i) => {
                 while self.acts.len() > i {
                     self.finish_top();
-                    self.acts.pop();
+                    self.pop_act();
                 }
                 // The caller resumes at its return site.
                 let Some(act) = self.acts.last() else { return };
@@ -363,7 +409,7 @@ impl PathSink {
                 // A return nobody waits for (longjmp, or out of the first function).
                 while !self.acts.is_empty() {
                     self.finish_top();
-                    self.acts.pop();
+                    self.pop_act();
                 }
                 self.start(None, None);
             }
@@ -415,7 +461,13 @@ impl Function {
                 }
             }
         }
+        let start = cfg
+            .succs(Cfg::entry())
+            .into_iter()
+            .find(|&(e, _)| cfg.graph[e] == EdgeKind::Start);
         Function {
+            start,
+            node_end: cfg.graph.node_weights().map(|b| b.end).collect(),
             inst: None,
             error: None,
             counters: None,
@@ -453,10 +505,10 @@ impl Sink for PathSink {
     }
 
     fn exit(&mut self, exit: &Exit) {
-        self.advance_to(exit.pc);
+        self.advance(exit.pc, None);
         while !self.acts.is_empty() {
             self.finish_top();
-            self.acts.pop();
+            self.pop_act();
         }
     }
 }

@@ -88,6 +88,7 @@ fn path_profiles_agree_with_edge_profiles_on_every_guest() {
             let mut m = machine(name, elf, args, stdin, allow);
             let program = Program::recover(&m, &[m.image().entry]);
             let mut sink = PathSink::new(program, mode, regions);
+            sink.record_edges = true;
             let summary = m.run(&mut sink);
             let mut items = 0;
             let mut paths_total = 0;
