@@ -57,8 +57,8 @@ pub struct Level {
 
 impl Level {
     fn child(&mut self, c: Child) {
-        if !self.out_order.contains_key(&c) {
-            self.out_order.insert(c, Vec::new());
+        if let std::collections::hash_map::Entry::Vacant(v) = self.out_order.entry(c) {
+            v.insert(Vec::new());
             self.children.push(c);
         }
     }

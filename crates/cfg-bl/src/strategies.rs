@@ -92,11 +92,7 @@ impl Builder {
     /// out of the sequence, if any.
     fn seq(&mut self, stmts: &[Stmt], mut cur: Option<NodeIndex>) -> Option<NodeIndex> {
         for s in stmts {
-            let here = match cur {
-                Some(c) => c,
-                None => return None,
-            };
-            cur = self.stmt(s, here);
+            cur = self.stmt(s, cur?);
         }
         cur
     }
