@@ -170,3 +170,61 @@ fn cfg700_walk_abcefghi_counts_cef_br1g_ar2hi() {
         assert_eq!(paths, want);
     }
 }
+
+#[test]
+fn user_regions_must_nest_and_have_no_cycle_without_backedge() {
+    let (cfg, n) = cfg200();
+    // Overlapping without nesting.
+    let err = RegionTree::from_user(&cfg, &[vec![n[2], n[3]], vec![n[3], n[4]]]);
+    assert!(matches!(err, Err(cfg_bl::Error::Invalid(_))));
+    // The virtual entry cannot be in a region.
+    let err = RegionTree::from_user(&cfg, &[vec![Cfg::entry(), n[0]]]);
+    assert!(matches!(err, Err(cfg_bl::Error::Invalid(_))));
+    // A region left and re-entered without a backedge: X -> r -> Y -> r.
+    let (cfg, n) = Cfg::from_names(
+        &["X", "P", "Q", "Y"],
+        &["X"],
+        &[("X", "P"), ("P", "Q"), ("Q", "Y"), ("Y", "P"), ("Q", "P")],
+        &["Y"],
+    )
+    .unwrap();
+    // Backedges by DFS are Y->P and Q->P. The region {P, Y} is left by P->Q and re-entered
+    // by Q->Y, a forward edge: its hierarchical graph R->Q->R is cyclic, so it is rejected.
+    let tree = RegionTree::from_user(&cfg, &[vec![n[1], n[3]]]).unwrap();
+    assert!(matches!(
+        Hierarchy::new(cfg.clone(), tree),
+        Err(cfg_bl::Error::Cyclic(_))
+    ));
+    // The loop {P, Q, Y} itself is fine.
+    let tree = RegionTree::from_user(&cfg, &[vec![n[1], n[2], n[3]]]).unwrap();
+    assert!(Hierarchy::new(cfg, tree).is_ok());
+}
+
+#[test]
+fn path_counts_beyond_u64_are_exact_and_beyond_u128_are_errors() {
+    // A chain of k diamonds has 2^k paths.
+    let chain = |k: usize| {
+        let names: Vec<String> = (0..=2 * k).map(|i| format!("n{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut edges = Vec::new();
+        for i in 0..k {
+            edges.push((refs[2 * i], refs[2 * i + 1]));
+            edges.push((refs[2 * i], refs[2 * i + 2]));
+            edges.push((refs[2 * i + 1], refs[2 * i + 2]));
+        }
+        let (cfg, _) = Cfg::from_names(&refs, &[refs[0]], &edges, &[refs[2 * k]]).unwrap();
+        let tree = RegionTree::flat(&cfg);
+        Instrumented::new(
+            Hierarchy::new(cfg, tree).unwrap(),
+            Mode::RegionBased,
+            &Weights::Estimate,
+        )
+    };
+    let inst = chain(100).unwrap();
+    assert_eq!(inst.table_sizes(), vec![1u128 << 100]);
+    let top = (1u128 << 100) - 1;
+    // The largest sum takes every diamond's second (skipping) edge: entry, 101 blocks, exit.
+    assert_eq!(inst.decode(0, top).unwrap().children.len(), 2 + 101);
+    assert_eq!(inst.decode(0, 0).unwrap().children.len(), 2 + 201);
+    assert!(matches!(chain(128), Err(cfg_bl::Error::Overflow)));
+}
