@@ -14,7 +14,7 @@
 //! | step | module | what |
 //! |---|---|---|
 //! | CFG | [`cfg`](mod@cfg), [`recover`] | one CFG per function: blocks, edges, virtual entry and exit, call sites; recovered from a [`prof_events::CodeView`] |
-//! | structure | [`structure`] | backedges (DFS retreating edges), dominators, natural loops, the region tree (loops, or regions given by the user) |
+//! | structure | [`structure`], [`hammock`] | backedges (DFS retreating edges), dominators, natural loops, SESE hammocks, the region tree (or regions given by the user) |
 //! | hierarchy | [`hier`] | how every edge crosses regions; each region's hierarchical graph (inner regions as single nodes); representative paths |
 //! | numbering | [`numbering`] | NumPaths and edge values on a DAG, regeneration of a path from its number, increments on the chords of a maximum spanning tree |
 //! | plan | [`plan`] | the augmented CFGs (region-based: one per region with `Re`, `Rx`; global-based: one per function) and the per-edge operations of RB_PProf / GPProf |
@@ -91,8 +91,15 @@
 //!   [`sink::Stats::failed_functions`]); regions are not split automatically.
 //! - **Counters.** Dense vectors up to [`runtime::DENSE_LIMIT`] path numbers, std `HashMap`
 //!   above; the bounded-hashtable backend comes later.
-//! - **Regions.** Natural loops or user regions. Single-entry single-exit hammocks are not
-//!   detected yet.
+//! - **Regions.** Natural loops ([`RegionTree::loops`]), loops plus single-entry
+//!   single-exit hammocks ([`RegionTree::loops_and_hammocks`], see [`hammock`]), or user
+//!   regions ([`RegionTree::from_user`]). User regions may have several entries (as R1 of
+//!   CFG 200); they must nest, and leaving and re-entering a region without a backedge is
+//!   rejected ([`Error::Cyclic`]).
+//! - **Traversal.** RB_PProf and GPProf visit every edge once from the entries and insert code
+//!   that depends only on the edge's class; [`plan`] builds the same code edge by edge.
+//! - **Unresolved indirect jumps** (jump tables) end the activation's paths at the jump and
+//!   restart them at the target (see [`recover`] and [`sink`]).
 //!
 //! ## Features
 //!
@@ -102,6 +109,7 @@
 
 pub mod cfg;
 pub mod check;
+pub mod hammock;
 pub mod hier;
 pub mod numbering;
 pub mod plan;

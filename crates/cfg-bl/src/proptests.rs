@@ -51,7 +51,11 @@ proptest! {
     /// [0, NumPaths), regeneration inverts numbering, and increments keep every sum.
     #[test]
     fn sums_dense_unique_and_regenerate(cfg in reducible_cfg(4), seed: u64) {
-        for tree in [RegionTree::flat(&cfg), RegionTree::loops(&cfg)] {
+        for tree in [
+            RegionTree::flat(&cfg),
+            RegionTree::loops(&cfg),
+            RegionTree::try_loops_and_hammocks(&cfg).expect("a region tree"),
+        ] {
             for mode in MODES {
                 let inst = instrument(&cfg, tree.clone(), mode, &Weights::Estimate);
                 for g in &inst.graphs {
@@ -92,7 +96,11 @@ proptest! {
                 }
             }
         }
-        for tree in [RegionTree::flat(&cfg), RegionTree::loops(&cfg)] {
+        for tree in [
+            RegionTree::flat(&cfg),
+            RegionTree::loops(&cfg),
+            RegionTree::try_loops_and_hammocks(&cfg).expect("a region tree"),
+        ] {
             let mut want: BTreeMap<HierPath, u64> = BTreeMap::new();
             for w in &walks {
                 for (p, c) in oracle(&cfg, &tree, w) {
@@ -142,15 +150,21 @@ proptest! {
 fn generated_cfgs_are_not_trivial() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let (mut loops, mut multi_exit, mut nested) = (0, 0, 0);
+    let (mut loops, mut multi_exit, mut nested, mut hammocks) = (0, 0, 0, 0);
     for _ in 0..200 {
         let cfg = reducible_cfg(4).new_tree(&mut runner).unwrap().current();
+        hammocks += RegionTree::try_loops_and_hammocks(&cfg)
+            .expect("loops and hammocks form a tree")
+            .regions
+            .iter()
+            .filter(|r| r.kind == crate::RegionKind::Hammock)
+            .count();
         let tree = RegionTree::loops(&cfg);
         loops += tree.len() - 1;
         nested += tree.regions.iter().filter(|r| r.depth >= 2).count();
         let hier = Hierarchy::new(cfg, tree).unwrap();
         multi_exit += hier.classes.iter().filter(|c| c.exits.len() >= 2).count();
     }
-    eprintln!("200 CFGs: {loops} loops, {nested} nested >= 2 deep, {multi_exit} multi-level exits");
-    assert!(loops > 100 && nested > 20 && multi_exit > 20);
+    eprintln!("200 CFGs: {loops} loops, {nested} nested >= 2 deep, {multi_exit} multi-level exits, {hammocks} hammocks");
+    assert!(loops > 100 && nested > 20 && multi_exit > 20 && hammocks > 100);
 }

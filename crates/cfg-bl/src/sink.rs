@@ -33,6 +33,8 @@ pub enum RegionChoice {
     Flat,
     /// The function and its natural loops.
     Loops,
+    /// The function, its natural loops and single-entry single-exit hammocks.
+    LoopsAndHammocks,
 }
 
 /// Counts of events the sink could not follow (all zero on a clean run).
@@ -139,6 +141,7 @@ impl PathSink {
             let tree = match regions {
                 RegionChoice::Flat => RegionTree::flat(&cfg),
                 RegionChoice::Loops => RegionTree::loops(&cfg),
+                RegionChoice::LoopsAndHammocks => RegionTree::loops_and_hammocks(&cfg),
             };
             let built = Hierarchy::new(cfg, tree)
                 .and_then(|h| Instrumented::new(h, mode, &Weights::Estimate));

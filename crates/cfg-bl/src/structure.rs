@@ -29,6 +29,9 @@ pub enum RegionKind {
     Loop,
     /// Given by the user.
     User,
+    /// A single-entry single-exit hammock: a branch and everything up to its immediate
+    /// postdominator, within one loop level.
+    Hammock,
 }
 
 /// One region: a set of CFG nodes, nested in its parent.
@@ -179,17 +182,20 @@ impl RegionTree {
         let back = backedges(cfg);
         let loops = natural_loops(cfg, &back)
             .into_iter()
-            .map(|(h, b)| (Some(h), b))
+            .map(|(h, b)| (Some(h), b, RegionKind::Loop))
             .collect();
         // Natural loops nest or are disjoint, so this cannot fail; fall back to flat anyway.
-        Self::build(cfg, loops, RegionKind::Loop).unwrap_or_else(|_| Self::flat(cfg))
+        Self::build(cfg, loops).unwrap_or_else(|_| Self::flat(cfg))
     }
 
     /// Regions given by the user as node sets. They must be non-empty, nested or disjoint,
     /// distinct, and must not contain the virtual entry or exit.
     pub fn from_user(cfg: &Cfg, regions: &[Vec<NodeIndex>]) -> Result<RegionTree, Error> {
-        let sets = regions.iter().map(|r| (None, r.clone())).collect();
-        Self::build(cfg, sets, RegionKind::User)
+        let sets = regions
+            .iter()
+            .map(|r| (None, r.clone(), RegionKind::User))
+            .collect();
+        Self::build(cfg, sets)
     }
 
     fn root(cfg: &Cfg) -> Region {
@@ -202,13 +208,13 @@ impl RegionTree {
         }
     }
 
-    fn build(
+    /// Builds the tree from node sets (with loop header and kind).
+    pub(crate) fn build(
         cfg: &Cfg,
-        mut sets: Vec<(Option<NodeIndex>, Vec<NodeIndex>)>,
-        kind: RegionKind,
+        mut sets: Vec<(Option<NodeIndex>, Vec<NodeIndex>, RegionKind)>,
     ) -> Result<RegionTree, Error> {
         let n = cfg.node_count();
-        for (_, s) in sets.iter_mut() {
+        for (_, s, _) in sets.iter_mut() {
             s.sort();
             s.dedup();
             if s.is_empty() {
@@ -222,10 +228,10 @@ impl RegionTree {
             }
         }
         // Larger first: every region that can contain a set comes before it.
-        sets.sort_by_key(|(_, s)| std::cmp::Reverse(s.len()));
+        sets.sort_by_key(|(_, s, _)| std::cmp::Reverse(s.len()));
         let mut regions = vec![Self::root(cfg)];
         let mut region_of = vec![0usize; n];
-        for (header, nodes) in sets {
+        for (header, nodes, kind) in sets {
             let mut parent = 0;
             for (t, reg) in regions.iter().enumerate().skip(1) {
                 let inside = nodes

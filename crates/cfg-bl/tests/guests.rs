@@ -106,6 +106,12 @@ fn path_profiles_agree_with_edge_profiles_on_every_guest() {
         if i < 3 {
             // The unshrunk global graph on a few guests (it only adds unused numbers).
             modes.push((Mode::GlobalBased { shrink: false }, RegionChoice::Loops));
+        } else if i < 7 {
+            modes.push((Mode::RegionBased, RegionChoice::LoopsAndHammocks));
+            modes.push((
+                Mode::GlobalBased { shrink: true },
+                RegionChoice::LoopsAndHammocks,
+            ));
         }
         for (mode, regions) in modes {
             let mut m = machine(guest);

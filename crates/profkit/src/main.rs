@@ -51,6 +51,9 @@ struct PathsArgs {
     /// Write the paths as JSON (same as `--format json`).
     #[arg(long)]
     json: bool,
+    /// Also make single-entry single-exit hammocks regions (hierarchical modes).
+    #[arg(long)]
+    hammocks: bool,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -218,7 +221,7 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
     let elf = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let name = file.display().to_string();
     let mut machine = load(&elf, &name, &args.run)?;
-    let mut sink = profkit::paths::sink(&machine, args.mode);
+    let mut sink = profkit::paths::sink(&machine, args.mode, args.hammocks);
     let summary = machine.run(&mut sink);
     let report = PathReport::new(&machine, &sink, args.mode);
     let text = if args.json || args.run.format == Format::Json {

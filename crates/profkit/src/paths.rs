@@ -1,5 +1,6 @@
 //! `profkit paths`: Ball-Larus path profiles (flat) and hierarchical path profiles
-//! (region-based or global-based, regions = natural loops) of a whole program, from
+//! (region-based or global-based; regions are natural loops, plus single-entry single-exit
+//! hammocks with `--hammocks`) of a whole program, from
 //! [`cfg_bl`], rendered as text (hottest paths with symbols) or JSON.
 //!
 //! JSON schema: `{"mode", "stats", "functions": [{"name", "entry", "paths": [{"region",
@@ -49,9 +50,13 @@ impl PathMode {
 }
 
 /// A path sink for `machine`'s program: recovers every function (and the ELF entry).
-pub fn sink(machine: &Machine, mode: PathMode) -> PathSink {
+/// With `hammocks`, hierarchical modes also make single-entry single-exit hammocks regions.
+pub fn sink(machine: &Machine, mode: PathMode, hammocks: bool) -> PathSink {
     let program = Program::recover(machine, &[machine.image().entry]);
-    let (m, r) = mode.parts();
+    let (m, mut r) = mode.parts();
+    if hammocks && r == RegionChoice::Loops {
+        r = RegionChoice::LoopsAndHammocks;
+    }
     PathSink::new(program, m, r)
 }
 
