@@ -8,6 +8,7 @@
 //! | [`events`] | prof-events | the event vocabulary: `Sink`, `BlockInfo`, `CodeView` |
 //! | [`emu`] | isa-emu | the RV64GC emulator that runs programs and pushes events |
 //! | [`profile`] | (here) | the block profile and its text/JSON report |
+//! | [`paths`] | (here, on cfg-bl) | flat and hierarchical path profiles and their report |
 //!
 //! ```no_run
 //! use profkit::emu::{Config, Machine, linux::LinuxConfig};
@@ -25,6 +26,7 @@
 pub use isa_emu as emu;
 pub use prof_events as events;
 
+pub mod paths;
 pub mod profile;
 pub mod progress;
 

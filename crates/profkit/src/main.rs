@@ -15,6 +15,7 @@ use clap::{Parser, Subcommand};
 use profkit::emu::linux::{Input, LinuxConfig, Output};
 use profkit::emu::{BareConfig, Config, Machine, Outcome, RunSummary};
 use profkit::events::SinkExt;
+use profkit::paths::{PathMode, PathReport};
 use profkit::profile::{BlockProfile, Report};
 use profkit::progress::{self, Progress};
 
@@ -40,6 +41,23 @@ struct Cli {
 enum Command {
     /// Run a statically linked RV64GC program and profile it.
     Run(RunArgs),
+    /// Run a program and print its hottest (hierarchical) Ball-Larus paths.
+    Paths(PathsArgs),
+}
+
+#[derive(Parser, Debug)]
+struct PathsArgs {
+    /// Profiling scheme: flat Ball-Larus, region-based or global-based hierarchical.
+    #[arg(long, value_enum, default_value_t = PathMode::Region)]
+    mode: PathMode,
+    /// Write the paths as JSON (same as `--format json`).
+    #[arg(long)]
+    json: bool,
+    /// Also make single-entry single-exit hammocks regions (hierarchical modes).
+    #[arg(long)]
+    hammocks: bool,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 #[derive(Parser, Debug)]
@@ -103,6 +121,7 @@ fn main() -> ExitCode {
             }
             Err(e) => Err(format!("cannot read {}: {e}", args.file.display())),
         },
+        Some(Command::Paths(args)) => paths(&args),
         None => {
             let args = RunArgs::parse_from(["run", DEFAULT_GUEST_NAME]);
             eprintln!("profkit: profiling the bundled guest `{DEFAULT_GUEST_NAME}` (try `profkit run FILE` for your own program)\n");
@@ -135,8 +154,8 @@ fn guest_env(args: &RunArgs) -> Vec<Vec<u8>> {
     env
 }
 
-/// Runs the guest; returns the exit status to give the shell.
-fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
+/// Loads the guest `elf` as `args` say.
+fn load(elf: &[u8], name: &str, args: &RunArgs) -> Result<Machine, String> {
     let config = Config {
         fuel: args.fuel,
         single_step: args.single_step,
@@ -147,7 +166,7 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
             .ok_or("--memory is too large")?,
         ..Config::default()
     };
-    let mut machine = if args.bare {
+    if args.bare {
         Machine::bare_metal(elf, BareConfig::default(), config)
     } else {
         let mut argv = vec![name.as_bytes().to_vec()];
@@ -166,7 +185,12 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
         };
         Machine::linux(elf, linux, config)
     }
-    .map_err(|e| format!("{name}: {e}"))?;
+    .map_err(|e| format!("{name}: {e}"))
+}
+
+/// Runs the guest; returns the exit status to give the shell.
+fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
+    let mut machine = load(elf, name, args)?;
 
     let summary: RunSummary;
     if args.no_profile {
@@ -187,6 +211,34 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
                 let _ = std::io::stdout().flush();
                 eprint!("{text}");
             }
+        }
+    }
+    if let Outcome::Fault(f) = summary.outcome {
+        eprintln!("profkit: guest fault: {f}");
+    }
+    Ok(summary.outcome.exit_code())
+}
+
+/// `profkit paths`: runs the guest under the path profiler; returns the guest's exit status.
+fn paths(args: &PathsArgs) -> Result<i32, String> {
+    let file = &args.run.file;
+    let elf = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let name = file.display().to_string();
+    let mut machine = load(&elf, &name, &args.run)?;
+    let mut sink = profkit::paths::sink(&machine, args.mode, args.hammocks);
+    let summary = machine.run(&mut sink);
+    let report = PathReport::new(&machine, &sink, args.mode);
+    let text = if args.json || args.run.format == Format::Json {
+        report.to_json()
+    } else {
+        report.to_text(args.run.top)
+    };
+    match &args.run.out {
+        Some(path) => fs::write(path, text)
+            .map_err(|e| format!("cannot write the paths to {}: {e}", path.display()))?,
+        None => {
+            let _ = std::io::stdout().flush();
+            eprint!("{text}");
         }
     }
     if let Outcome::Fault(f) = summary.outcome {

@@ -1,0 +1,148 @@
+//! # cfg-bl: Ball-Larus and hierarchical path profiling
+//!
+//! Control-flow graph recovery, Ball-Larus path numbering, and the hierarchical path
+//! profiling of the "Hierarchical software path profiling" specification (region-based and
+//! global-based), with a runtime [`PathSink`] that profiles real programs run by the profkit
+//! emulator.
+//!
+//! Use it to get path profiles (flat or hierarchical) of RISC-V binaries (`profkit paths`
+//! wraps it), or to number paths of your own control-flow graphs: build a [`Cfg`], choose
+//! regions ([`RegionTree`]), and instrument it ([`Instrumented`]).
+//!
+//! ## Pipeline
+//!
+//! | step | module | what |
+//! |---|---|---|
+//! | CFG | [`cfg`](mod@cfg), [`recover`] | one CFG per function: blocks, edges, virtual entry and exit, call sites; recovered from a [`prof_events::CodeView`] |
+//! | structure | [`structure`], [`hammock`] | backedges (DFS retreating edges), dominators, natural loops, SESE hammocks, the region tree (or regions given by the user) |
+//! | hierarchy | [`hier`] | how every edge crosses regions; each region's hierarchical graph (inner regions as single nodes); representative paths |
+//! | numbering | [`numbering`] | NumPaths and edge values on a DAG, regeneration of a path from its number, increments on the chords of a maximum spanning tree |
+//! | plan | [`plan`] | the augmented CFGs (region-based: one per region with `Re`, `Rx`; global-based: one per function) and the per-edge operations of RB_PProf / GPProf |
+//! | runtime | [`runtime`], [`sink`] | counters, activations with their stack of saved outer sums, the emulator sink |
+//! | checks | [`check`] | path profile against edge profile, per region |
+//!
+//! Flat Ball-Larus profiling is region-based profiling with the root region only
+//! ([`RegionTree::flat`]): backedges end paths and start new ones.
+//!
+//! ## Example: number and profile a hand-built CFG
+//!
+//! CFG 200 of the spec: region `R1 = {C, D, E, F}` (entries C and E, backedge F->C) inside
+//! a function entered at A or B and left at G or H.
+//!
+//! ```
+//! use cfg_bl::{Cfg, Counters, Hierarchy, Instrumented, Mode, RegionTree, Weights};
+//!
+//! let (cfg, n) = Cfg::from_names(
+//!     &["A", "B", "C", "D", "E", "F", "G", "H"],
+//!     &["A", "B"],
+//!     &[("A", "C"), ("B", "E"), ("C", "D"), ("C", "E"), ("D", "H"), ("D", "F"),
+//!       ("E", "F"), ("F", "G"), ("F", "C")],
+//!     &["H", "G"],
+//! )?;
+//! let regions = RegionTree::from_user(&cfg, &[vec![n[2], n[3], n[4], n[5]]])?;
+//! let inst = Instrumented::new(Hierarchy::new(cfg, regions)?, Mode::RegionBased, &Weights::Estimate)?;
+//! // Region 1 has the four paths CD, CDF, CEF, EF; the function the four A/B R1 H/G.
+//! assert_eq!(inst.table_sizes(), vec![4, 4]);
+//! assert_eq!(inst.render(&inst.decode(1, 2).unwrap()), "C E F");
+//!
+//! // Run the plan along A C E F C D H (one activation) and read the counters back.
+//! let walk = [Cfg::entry(), n[0], n[2], n[4], n[5], n[2], n[3], n[7], Cfg::exit()];
+//! let mut counters = Counters::new(&inst);
+//! inst.walk(&walk, &mut counters)?;
+//! let mut paths: Vec<String> = counters
+//!     .paths(&inst)?
+//!     .iter()
+//!     .map(|(p, count)| format!("R{}: {} x{count}", p.region, inst.render(p)))
+//!     .collect();
+//! paths.sort();
+//! assert_eq!(paths, ["R0: A R1 H x1", "R1: C D x1", "R1: C E F x1"]);
+//! # Ok::<(), cfg_bl::Error>(())
+//! ```
+//!
+//! Profiling a guest: `Program::recover(&machine, &[entry])`, then
+//! `machine.run(&mut PathSink::new(program, mode, RegionChoice::Loops))`, then
+//! [`PathSink::paths`].
+//!
+//! ## Readings of the specification
+//!
+//! The spec was extracted from a scan; where it is ambiguous this crate chooses:
+//!
+//! - **Virtual nodes.** Every CFG has a virtual entry and exit (node 0 and 1); the root
+//!   region's paths run from the entry to the exit, so function entry/exit edges are ordinary
+//!   edges and a function with several entry or exit blocks needs nothing special.
+//! - **Representative entry/exit.** A region's representative path starts at its first entry
+//!   child (first in CFG edge order) and follows first successors to an exit child. Region
+//!   based profiling uses its first node as `Er(r)`; global-based profiling its whole path.
+//! - **Multi-level exits (GPProf).** For level `i > 1` the count adds `val(Xr(R_{i-1})->fx)`
+//!   (the spec prints `val(v->fx)`, the same when `v` is that representative exit, as in
+//!   Fig. 9). Entries that cross several levels at once are handled level by level too.
+//! - **Region entry hubs.** The global augmented graph has one virtual node `E_R` per region
+//!   (`fe->E_R->Er(c)`), so paths of different regions can never share a plain path, even
+//!   when a region's path is just an inner region.
+//! - **Shrinking.** "Removing the edges from prolog nodes to non-representative entry nodes
+//!   and from non-representative entry nodes to epilog nodes" is read as *exit* nodes for the
+//!   second half; [`Mode::GlobalBased`]`{ shrink: true }` keeps only the representative edges.
+//! - **Edge-value reassignment.** The plan of a CFG edge `v->w` crossing regions uses the
+//!   value of the representative edge `Xr(a)->Er(b)`; values of original edges are unused.
+//! - **Dead ends.** A child with no predecessor (successor) in its region's hierarchical graph
+//!   is made an entry (exit), so every node lies on a path.
+//! - **Overflow.** Path counts are exact `u128`; a graph with 2^128 or more paths is an
+//!   [`Error::Overflow`] (the runtime then leaves that function unprofiled and counts it in
+//!   [`sink::Stats::failed_functions`]); regions are not split automatically.
+//! - **Counters.** Dense vectors up to [`runtime::DENSE_LIMIT`] path numbers, std `HashMap`
+//!   above; the bounded-hashtable backend comes later.
+//! - **Regions.** Natural loops ([`RegionTree::loops`]), loops plus single-entry
+//!   single-exit hammocks ([`RegionTree::loops_and_hammocks`], see [`hammock`]), or user
+//!   regions ([`RegionTree::from_user`]). User regions may have several entries (as R1 of
+//!   CFG 200); they must nest, and leaving and re-entering a region without a backedge is
+//!   rejected ([`Error::Cyclic`]).
+//! - **Traversal.** RB_PProf and GPProf visit every edge once from the entries and insert code
+//!   that depends only on the edge's class; [`plan`] builds the same code edge by edge.
+//! - **Unresolved indirect jumps** (jump tables) end the activation's paths at the jump and
+//!   restart them at the target (see [`recover`] and [`sink`]).
+//!
+//! ## Features
+//!
+//! - `proptest`: the `strategies` module, proptest strategies for reducible CFGs with nested loops,
+//!   random walks, and the brute-force oracle that cuts walks into hierarchical paths.
+#![forbid(unsafe_code)]
+
+pub mod cfg;
+pub mod check;
+pub mod hammock;
+pub mod hier;
+pub mod numbering;
+pub mod plan;
+pub mod recover;
+pub mod runtime;
+pub mod sink;
+pub mod structure;
+
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+
+#[cfg(test)]
+mod proptests;
+
+pub use cfg::{Block, CallSite, Cfg, EdgeKind, NodeKind};
+pub use hier::{EdgeClass, Hierarchy, Level};
+pub use numbering::{Dag, Numbering};
+pub use plan::{HierPath, Instrumented, Mode, Op, Weights};
+pub use recover::Program;
+pub use runtime::{Activation, Counters};
+pub use sink::{PathSink, RegionChoice, Stats};
+pub use structure::{Child, Region, RegionId, RegionKind, RegionTree};
+
+/// Errors of analysis and numbering.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input is malformed.
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    /// A graph that must be acyclic has a cycle.
+    #[error("cycle: {0}")]
+    Cyclic(String),
+    /// A path count does not fit in 128 bits.
+    #[error("more than 2^128 - 1 paths")]
+    Overflow,
+}

@@ -1,0 +1,589 @@
+//! Augmented CFGs (region-based and global-based), their numbering, and the instrumentation
+//! plan: per CFG edge a short list of [`Op`]s, as RB_PProf and GPProf insert them.
+//!
+//! Both traversals of the spec visit every edge once and insert code that depends only on the
+//! edge's class (see [`crate::hier`]), so the plan is built edge by edge; for an edge
+//! `v->w` leaving regions `R1..Rk` (innermost first) at children `x1..xk`, moving `a->b` at
+//! level `L`, and entering `r1..rm` (outermost first) at children `c1..cm`:
+//!
+//! | step | region-based (RB_PProf) | global-based (GPProf) |
+//! |---|---|---|
+//! | each exit `i` | `cnt_Ri[sum + val(xi->Rx(Ri))]++; sum = pop()` | `cnt[sum + val(Xr(xi)->fx)]++; sum = pop()` |
+//! | level, backedge | `cnt_L[sum + val(a->Rx)]++; sum = val(Re->b)` | `cnt[sum + val(Xr(a)->fx)]++; sum = val(fe->Er(b))` |
+//! | level, other | `sum += val(a->b)` | `sum += val(Xr(a)->Er(b))` (the reassigned value) |
+//! | each entry `j` | `push(sum); sum = val(Re(rj)->cj)` | `push(sum + val(Pr(rj))); sum = val(fe->Er(cj))` |
+//!
+//! where `Er`/`Xr` of a block is the block and of a region its representative entry/exit
+//! block. A function activation starts with `sum = val(Re->entry)` and ends with
+//! `cnt[sum + val(exit->Rx)]++` at the root. With `val` replaced by Ball-Larus increments on
+//! the chords of a maximum spanning tree, every operand becomes the increment sum of the same
+//! augmented-graph edges, and complete path sums are unchanged.
+//!
+//! Two readings of the scanned spec are made explicit here. GPProf's multi-level exit adds
+//! `val(v->fx)` at every level; for level `i > 1` the outer path ends at the representative
+//! exit of the inner region it holds (its pushed sum already covers `Pr`), so the operand is
+//! `val(Xr(x_i)->fx)`, which equals `val(v->fx)` exactly when `v` is that representative exit
+//! (as in Fig. 9). And the global augmented graph gets one virtual entry `E_R` per region
+//! (`fe->E_R->Er(c)` instead of `fe->Er(c)`): without it a region whose path is a single inner
+//! region would share its plain path with that inner region's representative path.
+
+use std::collections::HashMap;
+
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+
+use crate::cfg::Cfg;
+use crate::hier::Hierarchy;
+use crate::numbering::{Dag, Numbering};
+use crate::structure::{Child, RegionId};
+use crate::Error;
+
+/// Which hierarchical scheme to number and instrument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One augmented CFG and one counter table per region; sums unique within a region.
+    RegionBased,
+    /// One augmented CFG and one sparse table for the function; sums unique in it.
+    GlobalBased {
+        /// Leave out the original edges into non-representative entries and out of
+        /// non-representative exits, which only add unused path numbers.
+        shrink: bool,
+    },
+}
+
+/// Edge frequencies for placing increments on the chords of a maximum spanning tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Weights {
+    /// Static estimate: an edge whose source is in a loop nest of depth d weighs 8^d.
+    Estimate,
+    /// A measured edge profile: one count per CFG edge index.
+    Measured(Vec<u64>),
+}
+
+/// One instrumentation operation on the running path sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `sum += v` (wrapping: increments may be negative).
+    Add(u128),
+    /// `sum = v`.
+    Set(u128),
+    /// `push(sum + v)`: save the outer path's sum on entering a region.
+    Push(u128),
+    /// `sum = pop()`: restore the outer sum on leaving a region.
+    Pop,
+    /// `cnt[table][sum + add]++`: a path ended.
+    Count {
+        /// Counter table (region for region-based, 0 for global-based).
+        table: u32,
+        /// Added to the sum to finish the path.
+        add: u128,
+    },
+}
+
+/// A reference to one edge of one augmented graph.
+type AugEdge = (usize, usize);
+
+/// An operation whose operand is a sum over augmented-graph edges.
+#[derive(Clone, Debug)]
+enum SymOp {
+    Add(Vec<AugEdge>),
+    Set(Vec<AugEdge>),
+    Push(Vec<AugEdge>),
+    Pop,
+    Count(u32, Vec<AugEdge>),
+}
+
+/// One augmented graph with its numbering.
+#[derive(Clone, Debug)]
+pub struct AugGraph {
+    /// The DAG (virtual sink->source edge not included).
+    pub dag: Dag,
+    /// Ball-Larus values.
+    pub numbering: Numbering,
+    /// Increments on chords (two's complement), per edge.
+    pub inc: Vec<u128>,
+    /// Per DAG node: what it stands for.
+    pub nodes: Vec<AugNode>,
+    index: HashMap<(usize, usize), usize>,
+}
+
+/// What a node of an augmented graph stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AugNode {
+    /// A child of the region (region-based).
+    Child(Child),
+    /// A CFG node (global-based).
+    Block(NodeIndex),
+    /// The region source `Re` / function entry `fe`.
+    Source,
+    /// The region sink `Rx` / function exit `fx`.
+    Sink,
+    /// The per-region entry hub `E_R` (global-based).
+    RegionEntry(RegionId),
+}
+
+impl AugGraph {
+    fn new(nodes: Vec<AugNode>, source: usize, sink: usize) -> AugGraph {
+        AugGraph {
+            dag: Dag::new(nodes.len(), source, sink),
+            numbering: Numbering::trivial(),
+            inc: Vec::new(),
+            nodes,
+            index: HashMap::new(),
+        }
+    }
+
+    fn edge(&mut self, a: usize, b: usize) -> usize {
+        let dag = &mut self.dag;
+        *self
+            .index
+            .entry((a, b))
+            .or_insert_with(|| dag.add_edge(a, b))
+    }
+
+    fn get(&self, a: usize, b: usize) -> Result<usize, Error> {
+        self.index
+            .get(&(a, b))
+            .copied()
+            .ok_or_else(|| Error::Invalid(format!("augmented edge {a}->{b} missing")))
+    }
+}
+
+/// A hierarchical path: the region and its node sequence, inner regions as single nodes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HierPath {
+    /// The region the path lies in.
+    pub region: RegionId,
+    /// Its children in order (virtual entry and exit included for root paths).
+    pub children: Vec<Child>,
+}
+
+/// A CFG numbered and instrumented for hierarchical path profiling.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    /// The CFG and its regions.
+    pub hier: Hierarchy,
+    /// The scheme.
+    pub mode: Mode,
+    /// The augmented graphs: one per region (region-based) or one (global-based).
+    pub graphs: Vec<AugGraph>,
+    /// All operations; `edge_ops[e]` is the range for CFG edge `e`.
+    pub ops: Vec<Op>,
+    /// Per CFG edge index: `(start, len)` into `ops`.
+    pub edge_ops: Vec<(u32, u32)>,
+    /// Operations when a function activation starts.
+    pub start_ops: Vec<Op>,
+    /// Operations when an activation ends at the virtual exit.
+    pub end_ops: Vec<Op>,
+}
+
+impl Instrumented {
+    /// Builds the augmented graph(s), numbers them, places increments with `weights`, and
+    /// produces the plan.
+    pub fn new(hier: Hierarchy, mode: Mode, weights: &Weights) -> Result<Instrumented, Error> {
+        let mut graphs = match mode {
+            Mode::RegionBased => region_graphs(&hier),
+            Mode::GlobalBased { shrink } => vec![global_graph(&hier, shrink)],
+        };
+        for g in graphs.iter_mut() {
+            g.numbering = Numbering::new(&g.dag)?;
+        }
+        let sym = Symbolic {
+            hier: &hier,
+            graphs: &graphs,
+            mode,
+        };
+        let mut edge_sym = Vec::with_capacity(hier.classes.len());
+        for e in hier.cfg.graph.edge_indices() {
+            edge_sym.push(sym.edge_ops(e.index())?);
+        }
+        let root = Child::Block(Cfg::entry());
+        let start_sym = vec![SymOp::Set(sym.entry(0, root)?)];
+        let end_sym = vec![SymOp::Count(
+            sym.table(0),
+            sym.exit(0, Child::Block(Cfg::exit()))?,
+        )];
+        // Weights of augmented edges: the weight of every CFG edge whose code uses them.
+        let cfg_w = cfg_weights(&hier, weights);
+        let mut aug_w: Vec<Vec<u64>> = graphs.iter().map(|g| vec![0; g.dag.edges.len()]).collect();
+        let start_w: u64 = hier
+            .cfg
+            .graph
+            .edges(Cfg::entry())
+            .map(|e| cfg_w[e.id().index()])
+            .fold(0, u64::saturating_add);
+        let all = edge_sym
+            .iter()
+            .zip(cfg_w.iter().copied())
+            .chain([(&start_sym, start_w), (&end_sym, start_w)]);
+        for (ops, w) in all {
+            for op in ops {
+                for &(g, e) in op.edges() {
+                    aug_w[g][e] = aug_w[g][e].saturating_add(w);
+                }
+            }
+        }
+        for (g, w) in graphs.iter_mut().zip(&aug_w) {
+            g.inc = g.numbering.increments(w);
+        }
+        let lower = |ops: &[SymOp]| -> Vec<Op> {
+            let total = |es: &Vec<AugEdge>| {
+                es.iter()
+                    .fold(0u128, |s, &(g, e)| s.wrapping_add(graphs[g].inc[e]))
+            };
+            ops.iter()
+                .filter_map(|op| match op {
+                    SymOp::Add(es) => {
+                        let v = total(es);
+                        (v != 0).then_some(Op::Add(v))
+                    }
+                    SymOp::Set(es) => Some(Op::Set(total(es))),
+                    SymOp::Push(es) => Some(Op::Push(total(es))),
+                    SymOp::Pop => Some(Op::Pop),
+                    SymOp::Count(t, es) => Some(Op::Count {
+                        table: *t,
+                        add: total(es),
+                    }),
+                })
+                .collect()
+        };
+        let mut ops = Vec::new();
+        let mut edge_ops = Vec::with_capacity(edge_sym.len());
+        for s in &edge_sym {
+            let lowered = lower(s);
+            edge_ops.push((ops.len() as u32, lowered.len() as u32));
+            ops.extend(lowered);
+        }
+        let start_ops = lower(&start_sym);
+        let end_ops = lower(&end_sym);
+        Ok(Instrumented {
+            hier,
+            mode,
+            graphs,
+            ops,
+            edge_ops,
+            start_ops,
+            end_ops,
+        })
+    }
+
+    /// The operations for CFG edge `e` (empty for an unknown index).
+    #[inline]
+    pub fn ops_for(&self, e: usize) -> &[Op] {
+        match self.edge_ops.get(e) {
+            Some(&(s, l)) => self.ops.get(s as usize..(s + l) as usize).unwrap_or(&[]),
+            None => &[],
+        }
+    }
+
+    /// Number of counter tables.
+    pub fn tables(&self) -> usize {
+        self.graphs.len()
+    }
+
+    /// Size of each table: the number of path sums it may receive.
+    pub fn table_sizes(&self) -> Vec<u128> {
+        self.graphs.iter().map(|g| g.numbering.total()).collect()
+    }
+
+    /// The hierarchical path counted at `sum` in `table`, or `None` if no path has that sum
+    /// (or it is not a hierarchical path: unused numbers of the global scheme).
+    pub fn decode(&self, table: usize, sum: u128) -> Option<HierPath> {
+        let g = self.graphs.get(table)?;
+        let edges = g.numbering.regenerate(sum)?;
+        let nodes: Vec<AugNode> = std::iter::once(g.dag.source)
+            .chain(edges.iter().map(|&e| g.dag.edges[e].1))
+            .map(|n| g.nodes[n])
+            .collect();
+        match self.mode {
+            Mode::RegionBased => Some(HierPath {
+                region: table,
+                children: nodes
+                    .iter()
+                    .filter_map(|n| match n {
+                        AugNode::Child(c) => Some(*c),
+                        _ => None,
+                    })
+                    .collect(),
+            }),
+            Mode::GlobalBased { .. } => {
+                let region = match nodes.get(1) {
+                    Some(AugNode::RegionEntry(r)) => *r,
+                    _ => return None,
+                };
+                let mut children: Vec<Child> = Vec::new();
+                let mut blocks = Vec::new();
+                for n in nodes.get(2..).unwrap_or(&[]) {
+                    if let AugNode::Block(b) = n {
+                        if !self.hier.regions.contains(region, *b) {
+                            return None;
+                        }
+                        blocks.push(*b);
+                        let c = self.hier.regions.child_of(region, *b);
+                        if children.last() != Some(&c) {
+                            children.push(c);
+                        }
+                    }
+                }
+                // Only plain paths that are expansions of hierarchical paths count.
+                let path = HierPath { region, children };
+                (self.expand(&path)? == blocks).then_some(path)
+            }
+        }
+    }
+
+    /// The blocks of a hierarchical path with every inner region replaced by its
+    /// representative path, or `None` if `p` is not a path of its region's hierarchical
+    /// graph from an entry child to an exit child.
+    pub fn expand(&self, p: &HierPath) -> Option<Vec<NodeIndex>> {
+        let level = self.hier.levels.get(p.region)?;
+        let (first, last) = (p.children.first()?, p.children.last()?);
+        if !level.entries.contains(first) || !level.exits.contains(last) {
+            return None;
+        }
+        if p.children
+            .windows(2)
+            .any(|w| !level.succs(w[0]).any(|s| s == w[1]))
+        {
+            return None;
+        }
+        let mut out = Vec::new();
+        for &c in &p.children {
+            self.expand_child(c, &mut out);
+        }
+        Some(out)
+    }
+
+    fn expand_child(&self, c: Child, out: &mut Vec<NodeIndex>) {
+        match c {
+            Child::Block(b) => out.push(b),
+            Child::Region(r) => {
+                for &x in &self.hier.rep[r] {
+                    self.expand_child(x, out);
+                }
+            }
+        }
+    }
+
+    /// A path's rendering, e.g. `A R2 H I` (virtual entry and exit left out).
+    pub fn render(&self, p: &HierPath) -> String {
+        p.children
+            .iter()
+            .filter(|c| !matches!(c, Child::Block(b) if b.index() < 2))
+            .map(|c| self.hier.child_label(*c))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+impl SymOp {
+    fn edges(&self) -> &[AugEdge] {
+        match self {
+            SymOp::Add(e) | SymOp::Set(e) | SymOp::Push(e) | SymOp::Count(_, e) => e,
+            SymOp::Pop => &[],
+        }
+    }
+}
+
+/// Per CFG edge weight from `weights`.
+fn cfg_weights(hier: &Hierarchy, weights: &Weights) -> Vec<u64> {
+    hier.cfg
+        .graph
+        .edge_references()
+        .map(|e| match weights {
+            Weights::Measured(m) => m.get(e.id().index()).copied().unwrap_or(0),
+            Weights::Estimate => {
+                let depth = hier.regions.regions[hier.regions.region_of[e.source().index()]].depth;
+                8u64.saturating_pow(depth)
+            }
+        })
+        .collect()
+}
+
+/// The region-based augmented CFG of every region: children, `Re`, `Rx`.
+fn region_graphs(hier: &Hierarchy) -> Vec<AugGraph> {
+    hier.levels
+        .iter()
+        .map(|level| {
+            let k = level.children.len();
+            let mut nodes: Vec<AugNode> =
+                level.children.iter().map(|&c| AugNode::Child(c)).collect();
+            nodes.push(AugNode::Source);
+            nodes.push(AugNode::Sink);
+            let idx: HashMap<Child, usize> = level
+                .children
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (*c, i))
+                .collect();
+            let mut g = AugGraph::new(nodes, k, k + 1);
+            for c in &level.entries {
+                g.edge(k, idx[c]);
+            }
+            for c in &level.children {
+                for item in &level.out_order[c] {
+                    match item {
+                        Some(b) => g.edge(idx[c], idx[b]),
+                        None => g.edge(idx[c], k + 1),
+                    };
+                }
+            }
+            g
+        })
+        .collect()
+}
+
+/// The global-based augmented CFG: CFG nodes, `fe`, `fx`, and one entry hub per region.
+fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
+    let n = hier.cfg.node_count();
+    let (fe, fx) = (n, n + 1);
+    let mut nodes: Vec<AugNode> = hier.cfg.graph.node_indices().map(AugNode::Block).collect();
+    nodes.push(AugNode::Source);
+    nodes.push(AugNode::Sink);
+    nodes.extend((0..hier.levels.len()).map(AugNode::RegionEntry));
+    let mut g = AugGraph::new(nodes, fe, fx);
+    let inn = |c: Child| hier.rep_entry(c).index();
+    let out = |c: Child| hier.rep_exit(c).index();
+    for (r, level) in hier.levels.iter().enumerate() {
+        if !level.entries.is_empty() {
+            g.edge(fe, n + 2 + r);
+        }
+    }
+    for (r, level) in hier.levels.iter().enumerate() {
+        for &c in &level.entries {
+            g.edge(n + 2 + r, inn(c));
+        }
+    }
+    for level in &hier.levels {
+        for &c in &level.children {
+            for item in &level.out_order[&c] {
+                match item {
+                    Some(b) => g.edge(out(c), inn(*b)),
+                    None => g.edge(out(c), fx),
+                };
+            }
+        }
+    }
+    if !shrink {
+        for e in hier.cfg.graph.edge_references() {
+            if !hier.regions.backedge[e.id().index()] {
+                g.edge(e.source().index(), e.target().index());
+            }
+        }
+    }
+    g
+}
+
+/// Builds symbolic operations from the augmented graphs.
+struct Symbolic<'a> {
+    hier: &'a Hierarchy,
+    graphs: &'a [AugGraph],
+    mode: Mode,
+}
+
+impl Symbolic<'_> {
+    fn table(&self, r: RegionId) -> u32 {
+        match self.mode {
+            Mode::RegionBased => r as u32,
+            Mode::GlobalBased { .. } => 0,
+        }
+    }
+
+    /// Region-based: the DAG node of child `c` of region `r`.
+    fn rb_node(&self, r: RegionId, c: Child) -> Result<usize, Error> {
+        self.hier.levels[r]
+            .children
+            .iter()
+            .position(|x| *x == c)
+            .ok_or_else(|| Error::Invalid(format!("child {c:?} not in region {r}")))
+    }
+
+    fn global_aug(&self, a: usize, b: usize) -> Result<Vec<AugEdge>, Error> {
+        Ok(vec![(0, self.graphs[0].get(a, b)?)])
+    }
+
+    /// Edges from the region's start to child `c`.
+    fn entry(&self, r: RegionId, c: Child) -> Result<Vec<AugEdge>, Error> {
+        match self.mode {
+            Mode::RegionBased => {
+                let g = &self.graphs[r];
+                Ok(vec![(r, g.get(g.dag.source, self.rb_node(r, c)?)?)])
+            }
+            Mode::GlobalBased { .. } => {
+                let n = self.hier.cfg.node_count();
+                let hub = n + 2 + r;
+                let mut v = self.global_aug(n, hub)?;
+                v.extend(self.global_aug(hub, self.hier.rep_entry(c).index())?);
+                Ok(v)
+            }
+        }
+    }
+
+    /// Edges from child `c` to the region's end.
+    fn exit(&self, r: RegionId, c: Child) -> Result<Vec<AugEdge>, Error> {
+        match self.mode {
+            Mode::RegionBased => {
+                let g = &self.graphs[r];
+                Ok(vec![(r, g.get(self.rb_node(r, c)?, g.dag.sink)?)])
+            }
+            Mode::GlobalBased { .. } => {
+                let fx = self.hier.cfg.node_count() + 1;
+                self.global_aug(self.hier.rep_exit(c).index(), fx)
+            }
+        }
+    }
+
+    /// Edges of the hierarchical edge `a->b` in region `r`.
+    fn step(&self, r: RegionId, a: Child, b: Child) -> Result<Vec<AugEdge>, Error> {
+        match self.mode {
+            Mode::RegionBased => Ok(vec![(
+                r,
+                self.graphs[r].get(self.rb_node(r, a)?, self.rb_node(r, b)?)?,
+            )]),
+            Mode::GlobalBased { .. } => self.global_aug(
+                self.hier.rep_exit(a).index(),
+                self.hier.rep_entry(b).index(),
+            ),
+        }
+    }
+
+    /// Edges of the representative path of region `r` (global-based only).
+    fn rep_path(&self, r: RegionId) -> Result<Vec<AugEdge>, Error> {
+        let mut v = Vec::new();
+        let rep = &self.hier.rep[r];
+        for (i, &c) in rep.iter().enumerate() {
+            if let Child::Region(inner) = c {
+                v.extend(self.rep_path(inner)?);
+            }
+            if let Some(&next) = rep.get(i + 1) {
+                v.extend(self.step(r, c, next)?);
+            }
+        }
+        Ok(v)
+    }
+
+    fn edge_ops(&self, e: usize) -> Result<Vec<SymOp>, Error> {
+        let class = &self.hier.classes[e];
+        let mut ops = Vec::new();
+        for &(r, x) in &class.exits {
+            ops.push(SymOp::Count(self.table(r), self.exit(r, x)?));
+            ops.push(SymOp::Pop);
+        }
+        let l = class.level;
+        if class.back {
+            ops.push(SymOp::Count(self.table(l), self.exit(l, class.from)?));
+            ops.push(SymOp::Set(self.entry(l, class.to)?));
+        } else {
+            ops.push(SymOp::Add(self.step(l, class.from, class.to)?));
+        }
+        for &(r, c) in &class.entries {
+            let push = match self.mode {
+                Mode::RegionBased => Vec::new(),
+                Mode::GlobalBased { .. } => self.rep_path(r)?,
+            };
+            ops.push(SymOp::Push(push));
+            ops.push(SymOp::Set(self.entry(r, c)?));
+        }
+        Ok(ops)
+    }
+}

@@ -1,0 +1,275 @@
+//! CFG recovery over a [`CodeView`]: one CFG per function entry.
+//!
+//! From the entry address, instructions are followed along fall-through, branch and jump
+//! targets; leaders (entry, targets, instructions after block-ending ones) start blocks.
+//! Edges by how a block ends:
+//!
+//! | last instruction | edges |
+//! |---|---|
+//! | conditional branch | taken and not-taken [`EdgeKind::Flow`] |
+//! | direct jump | `Flow` to the target, or [`EdgeKind::Leave`] if it is another function's entry (tail call) |
+//! | call, indirect call, system call | `Flow` to the return site, and `Leave` (the program may end there: `exit`) |
+//! | return, halt, undecodable | `Leave` |
+//! | indirect jump | `Leave`; the function is swept linearly over its symbol, every instruction starts a block, and [`EdgeKind::Resync`] edges lead from the entry to every block: a profile restarts at the jump's target |
+//!
+//! A branch, jump or fall-through to another function's entry leaves the function. Calls are
+//! recorded as [`CallSite`]s. Functions larger than [`MAX_INSNS`] instructions are cut there
+//! (the cut block leaves the function).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use petgraph::graph::NodeIndex;
+use prof_events::{CodeView, FlowClass, InsnInfo};
+
+use crate::cfg::{CallSite, Cfg, EdgeKind};
+
+/// Most instructions followed in one function.
+pub const MAX_INSNS: usize = 200_000;
+
+/// The recovered CFGs of a program.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// One CFG per function, in ascending entry order.
+    pub functions: Vec<Cfg>,
+    /// Function index by entry address.
+    pub by_entry: HashMap<u64, usize>,
+}
+
+impl Program {
+    /// Recovers every function the code view lists (its symbols), plus `extra` entries (for
+    /// example the ELF entry point if no symbol names it).
+    pub fn recover(code: &dyn CodeView, extra: &[u64]) -> Program {
+        let mut entries: BTreeSet<u64> = code.functions().into_iter().collect();
+        entries.extend(extra.iter().copied());
+        let all: HashSet<u64> = entries.iter().copied().collect();
+        let functions: Vec<Cfg> = entries
+            .iter()
+            .filter(|&&e| code.insn(e).is_some())
+            .map(|&e| recover_function(code, e, &all))
+            .collect();
+        let by_entry = functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.addr, i))
+            .collect();
+        Program {
+            functions,
+            by_entry,
+        }
+    }
+}
+
+/// A function's name: the symbol at `entry`, or its address.
+fn name_of(code: &dyn CodeView, entry: u64) -> String {
+    match code.symbol(entry) {
+        Some((s, 0)) => s.to_string(),
+        Some((s, off)) => format!("{s}+{off:#x}"),
+        None => format!("fn_{entry:#x}"),
+    }
+}
+
+/// Recovers the CFG of the function at `entry`; `functions` are all function entries (jumps
+/// to them leave this function).
+pub fn recover_function(code: &dyn CodeView, entry: u64, functions: &HashSet<u64>) -> Cfg {
+    let foreign = |a: u64| a != entry && functions.contains(&a);
+    // Phase 1: every reachable instruction and the leaders.
+    let mut insns: BTreeMap<u64, InsnInfo> = BTreeMap::new();
+    let mut leaders: BTreeSet<u64> = BTreeSet::from([entry]);
+    let mut work = vec![entry];
+    while let Some(mut pc) = work.pop() {
+        while insns.len() < MAX_INSNS && !insns.contains_key(&pc) {
+            let Some(i) = code.insn(pc) else { break };
+            insns.insert(pc, i);
+            let next = pc.wrapping_add(u64::from(i.len));
+            let mut lead = |a: u64, work: &mut Vec<u64>| {
+                if !foreign(a) {
+                    leaders.insert(a);
+                    work.push(a);
+                }
+            };
+            match i.flow {
+                FlowClass::None => {
+                    pc = next;
+                    continue;
+                }
+                FlowClass::Branch { target } => {
+                    lead(target, &mut work);
+                    lead(next, &mut work);
+                }
+                FlowClass::Jump { target } => lead(target, &mut work),
+                FlowClass::Call { .. } | FlowClass::IndirectCall | FlowClass::Syscall => {
+                    lead(next, &mut work)
+                }
+                FlowClass::Return | FlowClass::IndirectJump | FlowClass::Halt => {}
+            }
+            break;
+        }
+    }
+    // An unresolved indirect jump (a jump table) may land on any instruction of the
+    // function: sweep its symbol linearly and start a block at every instruction.
+    if insns.values().any(|i| i.flow == FlowClass::IndirectJump) {
+        let name = code.symbol(entry).map(|(n, _)| n.to_string());
+        let mut pc = entry;
+        while insns.len() < MAX_INSNS && (pc == entry || !functions.contains(&pc)) {
+            let same = match (&name, code.symbol(pc)) {
+                (Some(n), Some((m, _))) => n == m,
+                _ => false,
+            };
+            let Some(i) = code.insn(pc).filter(|_| same) else {
+                break;
+            };
+            insns.insert(pc, i);
+            pc = pc.wrapping_add(u64::from(i.len));
+        }
+        leaders.extend(insns.keys().copied());
+    }
+    // Phase 2: blocks from leaders.
+    let mut cfg = Cfg::new(&name_of(code, entry), entry);
+    let mut node_at: HashMap<u64, NodeIndex> = HashMap::new();
+    // (block, last instruction pc, its info or None when cut/undecodable, fall-through addr)
+    let mut ends: Vec<(NodeIndex, u64, Option<InsnInfo>, u64)> = Vec::new();
+    for &start in &leaders {
+        if !insns.contains_key(&start) {
+            continue;
+        }
+        let mut pc = start;
+        let (last_pc, last, end) = loop {
+            let Some(&i) = insns.get(&pc) else {
+                break (pc, None, pc);
+            };
+            let next = pc.wrapping_add(u64::from(i.len));
+            if i.flow.ends_block() {
+                break (pc, Some(i), next);
+            }
+            if leaders.contains(&next) && insns.contains_key(&next) {
+                // Falls into the next block.
+                break (pc, Some(i), next);
+            }
+            pc = next;
+        };
+        let n = cfg.add_block(start, end, "");
+        node_at.insert(start, n);
+        ends.push((n, last_pc, last, end));
+    }
+    let mut indirect = false;
+    for &(n, pc, last, next) in &ends {
+        let flow_to = |cfg: &mut Cfg, a: u64| match node_at.get(&a) {
+            Some(&t) if !foreign(a) => {
+                cfg.graph.add_edge(n, t, EdgeKind::Flow);
+            }
+            _ => {
+                cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
+            }
+        };
+        match last.map(|i| i.flow) {
+            None => {
+                cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
+            }
+            Some(FlowClass::None) => flow_to(&mut cfg, next),
+            Some(FlowClass::Branch { target }) => {
+                flow_to(&mut cfg, next);
+                flow_to(&mut cfg, target);
+            }
+            Some(FlowClass::Jump { target }) => flow_to(&mut cfg, target),
+            Some(f @ (FlowClass::Call { .. } | FlowClass::IndirectCall | FlowClass::Syscall)) => {
+                flow_to(&mut cfg, next);
+                cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
+                let target = match f {
+                    FlowClass::Call { target } => Some(target),
+                    _ => None,
+                };
+                if f != FlowClass::Syscall {
+                    cfg.calls.push(CallSite {
+                        block: n,
+                        pc,
+                        target,
+                    });
+                }
+            }
+            Some(FlowClass::IndirectJump) => {
+                indirect = true;
+                cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
+            }
+            Some(FlowClass::Return | FlowClass::Halt) => {
+                cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
+            }
+        }
+    }
+    if let Some(&e) = node_at.get(&entry) {
+        cfg.graph.add_edge(Cfg::entry(), e, EdgeKind::Start);
+    }
+    if indirect {
+        for &(n, ..) in &ends {
+            if n != node_at.get(&entry).copied().unwrap_or(Cfg::entry()) {
+                cfg.graph.add_edge(Cfg::entry(), n, EdgeKind::Resync);
+            }
+        }
+    }
+    cfg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A synthetic program: 4-byte instructions at the given addresses.
+    struct Code(BTreeMap<u64, FlowClass>);
+
+    impl CodeView for Code {
+        fn insn(&self, addr: u64) -> Option<InsnInfo> {
+            self.0.get(&addr).map(|&flow| InsnInfo {
+                len: 4,
+                flow,
+                accesses_memory: false,
+            })
+        }
+        fn text(&self, _: u64) -> Option<String> {
+            None
+        }
+        fn functions(&self) -> Vec<u64> {
+            vec![0x100, 0x200]
+        }
+    }
+
+    #[test]
+    fn loop_call_tail_call_and_indirect_jump() {
+        use FlowClass::*;
+        let code = Code(BTreeMap::from([
+            // f: 0x100 nop; 0x104 call g; 0x108 bnez -> 0x100; 0x10c j g (tail call)
+            (0x100, None),
+            (0x104, Call { target: 0x200 }),
+            (0x108, Branch { target: 0x100 }),
+            (0x10c, Jump { target: 0x200 }),
+            // g: 0x200 jr (indirect); 0x204 ret
+            (0x200, IndirectJump),
+            (0x204, Return),
+        ]));
+        let p = Program::recover(&code, &[]);
+        assert_eq!(p.functions.len(), 2);
+        let f = &p.functions[p.by_entry[&0x100]];
+        let starts: Vec<(u64, u64)> = f
+            .graph
+            .node_indices()
+            .skip(2)
+            .map(|n| (f.graph[n].start, f.graph[n].end))
+            .collect();
+        assert_eq!(starts, vec![(0x100, 0x108), (0x108, 0x10c), (0x10c, 0x110)]);
+        let edge = |a: usize, b: usize| {
+            f.graph
+                .find_edge(NodeIndex::new(a), NodeIndex::new(b))
+                .map(|e| f.graph[e])
+        };
+        assert_eq!(edge(0, 2), Some(EdgeKind::Start));
+        assert_eq!(edge(2, 3), Some(EdgeKind::Flow)); // call returns
+        assert_eq!(edge(2, 1), Some(EdgeKind::Leave)); // program may end in the callee
+        assert_eq!(edge(3, 2), Some(EdgeKind::Flow)); // loop
+        assert_eq!(edge(4, 1), Some(EdgeKind::Leave)); // tail call
+        assert_eq!(f.calls.len(), 1);
+        assert_eq!(f.calls[0].target, Some(0x200));
+        let tree = crate::RegionTree::loops(f);
+        assert_eq!(tree.len(), 2);
+        // g's indirect jump: only its entry block is reachable, resync edges cover it.
+        let g = &p.functions[p.by_entry[&0x200]];
+        assert_eq!(g.node_count(), 3);
+    }
+}
