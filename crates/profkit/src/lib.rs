@@ -7,6 +7,9 @@
 //! |---|---|---|
 //! | [`events`] | prof-events | the event vocabulary: `Sink`, `BlockInfo`, `CodeView` |
 //! | [`emu`] | isa-emu | the RV64GC emulator that runs programs and pushes events |
+//! | [`bl`] | cfg-bl | CFG recovery, Ball-Larus and hierarchical path profiling |
+//! | [`hashtable`] | bounded-hashtable | the table that sorts only hot entries of deep buckets |
+//! | [`hotlist`] | hotlist | value hotlists kept by concise and counting samples |
 //! | [`profile`] | (here) | the block profile and its text/JSON report |
 //! | [`paths`] | (here, on cfg-bl) | flat and hierarchical path profiles and their report |
 //!
@@ -23,6 +26,9 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub use bounded_hashtable as hashtable;
+pub use cfg_bl as bl;
+pub use hotlist;
 pub use isa_emu as emu;
 pub use prof_events as events;
 
