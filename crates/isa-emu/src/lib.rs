@@ -76,7 +76,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bare;
-mod block;
+pub mod block;
 pub mod cpu;
 pub mod decode;
 pub mod disasm;
