@@ -106,9 +106,9 @@ pub(crate) struct Block {
     pub count: u32,
     pub interest: Interest,
     pub ends_with: BlockEnd,
-    /// Chain: the last successor seen on the fall-through (0) and other (1) exits,
-    /// as (pc, slot).
-    pub chain: [(u64, u32); 2],
+    /// Chain: the slot of the last successor seen on the fall-through (0) and other (1)
+    /// exits (`NONE` if none yet); valid if that block starts at the pc jumped to.
+    pub chain: [u32; 2],
 }
 
 impl Block {
@@ -237,7 +237,7 @@ impl BlockCache {
             count: self.scratch.len() as u32,
             interest: Interest::NONE,
             ends_with,
-            chain: [(0, NONE); 2],
+            chain: [NONE; 2],
         };
         block.interest =
             sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
@@ -270,13 +270,20 @@ impl BlockCache {
     /// Follows or records the chain from `from` to the block at `pc`.
     #[inline(always)]
     pub fn chained(&self, from: u32, exit: usize, pc: u64) -> Option<u32> {
-        let (cpc, slot) = self.blocks[from as usize].chain[exit];
-        (slot != NONE && cpc == pc).then_some(slot)
+        let slot = *self.blocks.get(from as usize)?.chain.get(exit)?;
+        // `NONE` is out of range too.
+        (self.blocks.get(slot as usize)?.start == pc).then_some(slot)
     }
 
     #[inline(always)]
-    pub fn set_chain(&mut self, from: u32, exit: usize, pc: u64, to: u32) {
-        self.blocks[from as usize].chain[exit] = (pc, to);
+    pub fn set_chain(&mut self, from: u32, exit: usize, to: u32) {
+        if let Some(c) = self
+            .blocks
+            .get_mut(from as usize)
+            .and_then(|b| b.chain.get_mut(exit))
+        {
+            *c = to;
+        }
     }
 
     /// Bytes held by the cache (for the memory column of benchmarks).

@@ -267,7 +267,11 @@ impl Machine {
     /// events `sink` asks for. Guest behaviour never makes this panic or hang (given fuel).
     pub fn run<S: Sink + ?Sized>(&mut self, sink: &mut S) -> RunSummary {
         let run_interest = sink.wants();
-        let outcome = self.run_loop(sink, run_interest);
+        let outcome = if self.config.single_step {
+            self.run_loop::<true, S>(sink, run_interest)
+        } else {
+            self.run_loop::<false, S>(sink, run_interest)
+        };
         let summary = RunSummary {
             outcome,
             pc: self.cpu.pc,
@@ -290,14 +294,19 @@ impl Machine {
         summary
     }
 
-    fn run_loop<S: Sink + ?Sized>(&mut self, sink: &mut S, run_interest: Interest) -> Outcome {
+    /// The run loop; `STEP` is [`Config::single_step`] (a constant, so the cached loop does
+    /// not test it per block).
+    fn run_loop<const STEP: bool, S: Sink + ?Sized>(
+        &mut self,
+        sink: &mut S,
+        run_interest: Interest,
+    ) -> Outcome {
         let fuel = self.config.fuel.unwrap_or(u64::MAX);
         let sampling = run_interest.contains(Interest::SAMPLE);
         let interval = self.config.sample_interval.filter(|&i| i > 0 && sampling);
         let mut next_sample = interval.map_or(u64::MAX, |i| self.instret.saturating_add(i));
         // The one threshold checked per block for both fuel and sampling.
         let mut next_event = fuel.min(next_sample);
-        let single_step = self.config.single_step;
         let mut prev: Option<(u32, usize)> = None;
         loop {
             let pc = self.cpu.pc;
@@ -322,7 +331,7 @@ impl Machine {
                         },
                     };
                     if let Some((from, exit)) = prev {
-                        self.cache.set_chain(from, exit, pc, s);
+                        self.cache.set_chain(from, exit, s);
                     }
                     s
                 }
@@ -335,11 +344,7 @@ impl Machine {
                 control = sink.block(id, pc);
             }
             let limit = (fuel - self.instret).min(u64::from(count)) as u32;
-            let (done, result, mem_control) = if single_step {
-                self.run_block::<true, S>(slot, id, limit, sink)
-            } else {
-                self.run_block::<false, S>(slot, id, limit, sink)
-            };
+            let (done, result, mem_control) = self.run_block::<STEP, S>(slot, id, limit, sink);
             control = control.or(mem_control);
             self.instret += u64::from(done);
             prev = None;
@@ -472,14 +477,30 @@ impl Machine {
         } else {
             let insns = self.cache.insns(block);
             let insns = insns.get(..limit as usize).unwrap_or(insns);
-            for (i, insn) in insns.iter().enumerate() {
-                match exec::<MEM, S>(cpu, mem, insn, pc, base + i as u64, hook) {
-                    Ok(next) => pc = next,
-                    Err(Trapped) => {
-                        self.trap = hook.trap;
-                        return (i as u32, Err(pc));
+            macro_rules! step {
+                ($i:expr, $insn:expr) => {
+                    match exec::<MEM, S>(cpu, mem, $insn, pc, base + $i as u64, hook) {
+                        Ok(next) => pc = next,
+                        Err(Trapped) => {
+                            self.trap = hook.trap;
+                            return ($i as u32, Err(pc));
+                        }
                     }
+                };
+            }
+            // Unrolled by two: each copy has its own dispatch branch, so the host's branch
+            // predictor sees two sites with their own histories instead of one.
+            let mut pairs = insns.chunks_exact(2);
+            let mut i = 0usize;
+            for pair in &mut pairs {
+                if let [a, b] = pair {
+                    step!(i, a);
+                    step!(i + 1, b);
                 }
+                i += 2;
+            }
+            if let [last] = pairs.remainder() {
+                step!(i, last);
             }
         }
         (limit, Ok(pc))

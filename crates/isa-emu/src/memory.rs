@@ -253,8 +253,15 @@ impl Memory {
     }
 
     /// True (once) if code was written since the last call.
+    #[inline(always)]
     pub fn take_code_written(&mut self) -> bool {
-        std::mem::take(&mut self.code_written)
+        // Read first: the run loop asks after every block and the answer is almost always no.
+        if self.code_written {
+            self.code_written = false;
+            true
+        } else {
+            false
+        }
     }
 }
 
