@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+mod bench;
 mod difftest;
 mod disasm_check;
 mod guests;
@@ -17,6 +18,11 @@ type Task = (&'static str, &'static str, TaskFn);
 const TASKS: &[Task] = &[
     ("help", "list the tasks", help),
     ("ci", "run what CI runs (.ci/run)", ci),
+    (
+        "bench",
+        "isa-emu (no sink, block/edge sink, memory sink) vs qemu-riscv64; --quick, --runs N",
+        bench::run,
+    ),
     (
         "difftest",
         "all differential tests against qemu-riscv64 and objdump (what CI runs)",

@@ -1,10 +1,12 @@
 //! Translation of guest code into pre-decoded basic blocks, and the block cache.
 //!
 //! A block is decoded once; its instructions live in one arena (`insns`), so running a block
-//! is a walk over a slice. Blocks are found by a dense table indexed by `(pc - base) / 2`
-//! over the executable segments (no hashing on the hot path); code outside them (rare: code
-//! copied to the heap) goes through a hash map. Each block remembers the last successor it
-//! jumped to on each of its two exits, so chained blocks skip even the table lookup.
+//! is a walk over a slice. Blocks are found through a [`PcIndex`]: a two-level table over the
+//! executable segments whose second-level pages are allocated only where code runs (no
+//! hashing on the hot path, memory proportional to the code executed); code outside them
+//! (rare: code copied to the heap) goes through a hash map. Each block remembers the last
+//! successor it jumped to on each of its two exits, so chained blocks skip even the table
+//! lookup.
 
 use std::collections::HashMap;
 
@@ -18,6 +20,81 @@ use crate::memory::{MemFault, Memory};
 /// "No block" in the index and chain slots.
 const NONE: u32 = u32::MAX;
 
+/// Instruction slots (one per 2-byte halfword) in one page of the [`PcIndex`]: 4 KiB of code.
+const PAGE_SLOTS: usize = 2048;
+
+/// A map from the start pc of a block to a `u32` slot: a two-level table over a code range
+/// `[lo, hi)` (the executable segments), plus a hash map for addresses outside it.
+///
+/// The first level has one entry per 4 KiB of the range; a second-level page (8 KiB, one
+/// slot per halfword) is allocated when the first block in its 4 KiB is inserted, so the
+/// index grows with the code that runs, not with the size of the text. A lookup is two
+/// loads and no hashing.
+#[derive(Clone, Debug)]
+pub struct PcIndex {
+    lo: u64,
+    pages: Vec<Option<Box<[u32; PAGE_SLOTS]>>>,
+    allocated: usize,
+    overflow: HashMap<u64, u32>,
+}
+
+impl PcIndex {
+    /// An empty index whose table covers `[lo, hi)`.
+    pub fn new(lo: u64, hi: u64) -> PcIndex {
+        let halfwords = hi.saturating_sub(lo) / 2 + 1;
+        let pages = usize::try_from(halfwords.div_ceil(PAGE_SLOTS as u64)).unwrap_or(0);
+        PcIndex {
+            lo,
+            pages: vec![None; pages],
+            allocated: 0,
+            overflow: HashMap::new(),
+        }
+    }
+
+    /// The slot stored for `pc`.
+    #[inline(always)]
+    pub fn get(&self, pc: u64) -> Option<u32> {
+        let off = pc.wrapping_sub(self.lo) >> 1;
+        let slot = match self.pages.get((off / PAGE_SLOTS as u64) as usize) {
+            Some(Some(page)) => page[off as usize % PAGE_SLOTS],
+            Some(None) => NONE,
+            None => return self.overflow.get(&pc).copied(),
+        };
+        (slot != NONE).then_some(slot)
+    }
+
+    /// Stores `slot` (not `u32::MAX`, which means "none") for `pc`.
+    pub fn insert(&mut self, pc: u64, slot: u32) {
+        let off = pc.wrapping_sub(self.lo) >> 1;
+        match self.pages.get_mut((off / PAGE_SLOTS as u64) as usize) {
+            Some(page) => {
+                let page = page.get_or_insert_with(|| {
+                    self.allocated += 1;
+                    Box::new([NONE; PAGE_SLOTS])
+                });
+                page[off as usize % PAGE_SLOTS] = slot;
+            }
+            None => {
+                self.overflow.insert(pc, slot);
+            }
+        }
+    }
+
+    /// Removes every entry and frees the pages.
+    pub fn clear(&mut self) {
+        self.pages.fill(None);
+        self.allocated = 0;
+        self.overflow.clear();
+    }
+
+    /// Bytes held by the index.
+    pub fn bytes(&self) -> usize {
+        self.pages.capacity() * size_of::<Option<Box<[u32; PAGE_SLOTS]>>>()
+            + self.allocated * PAGE_SLOTS * size_of::<u32>()
+            + self.overflow.capacity() * (size_of::<u64>() + size_of::<u32>())
+    }
+}
+
 /// One translated block.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Block {
@@ -29,9 +106,9 @@ pub(crate) struct Block {
     pub count: u32,
     pub interest: Interest,
     pub ends_with: BlockEnd,
-    /// Chain: the last successor seen on the fall-through (0) and other (1) exits,
-    /// as (pc, slot).
-    pub chain: [(u64, u32); 2],
+    /// Chain: the slot of the last successor seen on the fall-through (0) and other (1)
+    /// exits (`NONE` if none yet); valid if that block starts at the pc jumped to.
+    pub chain: [u32; 2],
 }
 
 impl Block {
@@ -110,9 +187,7 @@ pub(crate) struct BlockCache {
     /// instruction each time it runs, but still forms the same blocks).
     keep_insns: bool,
     max_insns: u32,
-    index_base: u64,
-    index: Vec<u32>,
-    overflow: HashMap<u64, u32>,
+    index: PcIndex,
     scratch: Vec<Insn>,
     /// Blocks translated since the run began (all flushes included).
     pub translated: u64,
@@ -121,18 +196,15 @@ pub(crate) struct BlockCache {
 }
 
 impl BlockCache {
-    /// A cache whose dense index covers `[lo, hi)` (the executable segments).
+    /// A cache whose index table covers `[lo, hi)` (the executable segments).
     pub fn new(lo: u64, hi: u64, max_insns: u32, keep_insns: bool) -> BlockCache {
-        let span = usize::try_from(hi.saturating_sub(lo) / 2 + 1).unwrap_or(0);
         BlockCache {
             blocks: Vec::new(),
             insns: Vec::new(),
             id_base: 0,
             keep_insns,
             max_insns: max_insns.max(1),
-            index_base: lo,
-            index: vec![NONE; span],
-            overflow: HashMap::new(),
+            index: PcIndex::new(lo, hi),
             scratch: Vec::new(),
             translated: 0,
             flushes: 0,
@@ -142,12 +214,7 @@ impl BlockCache {
     /// The slot of the block starting at `pc`, if translated.
     #[inline(always)]
     pub fn lookup(&self, pc: u64) -> Option<u32> {
-        let off = pc.wrapping_sub(self.index_base) >> 1;
-        match self.index.get(off as usize) {
-            Some(&NONE) => None,
-            Some(&slot) => Some(slot),
-            None => self.overflow.get(&pc).copied(),
-        }
+        self.index.get(pc)
     }
 
     /// Translates the block at `pc`, asks `sink` for its interest, and returns its slot.
@@ -170,18 +237,12 @@ impl BlockCache {
             count: self.scratch.len() as u32,
             interest: Interest::NONE,
             ends_with,
-            chain: [(0, NONE); 2],
+            chain: [NONE; 2],
         };
         block.interest =
             sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
         self.blocks.push(block);
-        let off = pc.wrapping_sub(self.index_base) >> 1;
-        match self.index.get_mut(off as usize) {
-            Some(e) => *e = slot,
-            None => {
-                self.overflow.insert(pc, slot);
-            }
-        }
+        self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
     }
@@ -191,8 +252,7 @@ impl BlockCache {
         self.id_base += self.blocks.len() as u32;
         self.blocks.clear();
         self.insns.clear();
-        self.index.fill(NONE);
-        self.overflow.clear();
+        self.index.clear();
         self.flushes += 1;
     }
 
@@ -210,20 +270,26 @@ impl BlockCache {
     /// Follows or records the chain from `from` to the block at `pc`.
     #[inline(always)]
     pub fn chained(&self, from: u32, exit: usize, pc: u64) -> Option<u32> {
-        let (cpc, slot) = self.blocks[from as usize].chain[exit];
-        (slot != NONE && cpc == pc).then_some(slot)
+        let slot = *self.blocks.get(from as usize)?.chain.get(exit)?;
+        // `NONE` is out of range too.
+        (self.blocks.get(slot as usize)?.start == pc).then_some(slot)
     }
 
     #[inline(always)]
-    pub fn set_chain(&mut self, from: u32, exit: usize, pc: u64, to: u32) {
-        self.blocks[from as usize].chain[exit] = (pc, to);
+    pub fn set_chain(&mut self, from: u32, exit: usize, to: u32) {
+        if let Some(c) = self
+            .blocks
+            .get_mut(from as usize)
+            .and_then(|b| b.chain.get_mut(exit))
+        {
+            *c = to;
+        }
     }
 
     /// Bytes held by the cache (for the memory column of benchmarks).
     pub fn footprint(&self) -> usize {
         self.blocks.capacity() * size_of::<Block>()
             + self.insns.capacity() * size_of::<Insn>()
-            + self.index.capacity() * size_of::<u32>()
-            + self.overflow.capacity() * (size_of::<u64>() + size_of::<u32>())
+            + self.index.bytes()
     }
 }

@@ -37,12 +37,21 @@ pub enum Trap {
     FenceI,
 }
 
-/// Where memory events go while a block that asked for them runs.
+/// The error of [`exec`]: the instruction trapped, and the trap is in [`MemHook::trap`].
+/// Keeping the (32-byte) trap out of the return value lets the next pc come back in a
+/// register on every instruction.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Trapped;
+
+/// Where memory events go while a block that asked for them runs, and where a trap is
+/// recorded.
 pub(crate) struct MemHook<'a, S: ?Sized> {
     pub sink: &'a mut S,
     pub block: BlockId,
     pub values: bool,
     pub control: Control,
+    /// The last trap (valid after `exec` returned `Err(Trapped)`).
+    pub trap: Trap,
 }
 
 impl<S: Sink + ?Sized> MemHook<'_, S> {
@@ -77,7 +86,8 @@ fn sext32(v: u64) -> u64 {
     v as i32 as i64 as u64
 }
 
-/// Executes `insn` at `pc`. Returns the address of the next instruction.
+/// Executes `insn` at `pc`. Returns the address of the next instruction, or `Trapped` with
+/// the trap stored in `hook.trap`.
 ///
 /// `instret` is the number of instructions retired before this one (for counter CSRs).
 /// With `MEM = true`, every access is reported to `hook`.
@@ -89,7 +99,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     pc: u64,
     instret: u64,
     hook: &mut MemHook<'_, S>,
-) -> Result<u64, Trap> {
+) -> Result<u64, Trapped> {
     let rd = usize::from(insn.rd & 63);
     let rs1 = usize::from(insn.rs1 & 31);
     let rs2 = usize::from(insn.rs2 & 31);
@@ -97,6 +107,20 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     let next = pc.wrapping_add(u64::from(insn.len));
     let x = &mut cpu.x;
 
+    macro_rules! trap {
+        ($t:expr) => {{
+            hook.trap = $t;
+            return Err(Trapped);
+        }};
+    }
+    macro_rules! fault {
+        ($r:expr) => {
+            match $r {
+                Ok(v) => v,
+                Err(f) => trap!(Trap::AccessFault(f)),
+            }
+        };
+    }
     macro_rules! alu {
         ($e:expr) => {{
             x[rd] = $e;
@@ -105,7 +129,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     macro_rules! load {
         ($n:literal, $ext:expr) => {{
             let addr = x[rs1].wrapping_add(imm);
-            let raw = mem.load_u::<$n>(addr).map_err(Trap::AccessFault)?;
+            let raw = fault!(mem.load_u::<$n>(addr));
             if MEM {
                 hook.emit(pc, addr, $n, MemKind::Load, raw);
             }
@@ -117,7 +141,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         ($n:literal, $v:expr) => {{
             let addr = x[rs1].wrapping_add(imm);
             let v: u64 = $v;
-            mem.store_u::<$n>(addr, v).map_err(Trap::AccessFault)?;
+            fault!(mem.store_u::<$n>(addr, v));
             if MEM {
                 hook.emit(
                     pc,
@@ -133,7 +157,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         () => {
             // Field by field (not `Cpu::fp_disabled`) so `x` may stay borrowed.
             if cpu.mode == Mode::Machine && cpu.m.mstatus & (3 << 13) == 0 {
-                return Err(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, pc, insn.len));
             }
         };
     }
@@ -146,16 +170,16 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         ($n:literal, $f:expr) => {{
             let addr = x[rs1];
             if addr % $n != 0 {
-                return Err(Trap::Misaligned {
+                trap!(Trap::Misaligned {
                     addr,
                     kind: AccessKind::Store,
                 });
             }
-            let old = mem.load_u::<$n>(addr).map_err(Trap::AccessFault)?;
+            let old = fault!(mem.load_u::<$n>(addr));
             let src = x[rs2];
             let f: fn(u64, u64) -> u64 = $f;
             let new = f(old, src);
-            mem.store_u::<$n>(addr, new).map_err(Trap::AccessFault)?;
+            fault!(mem.store_u::<$n>(addr, new));
             if MEM {
                 hook.emit(pc, addr, $n, MemKind::Atomic, old);
             }
@@ -164,7 +188,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     }
 
     match insn.op {
-        Op::Illegal => return Err(illegal(mem, pc, insn.len)),
+        Op::Illegal => trap!(illegal(mem, pc, insn.len)),
         // RV64I
         Op::Lui => alu!(imm),
         Op::Auipc => alu!(pc.wrapping_add(imm)),
@@ -214,9 +238,9 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         Op::Or => alu!(x[rs1] | x[rs2]),
         Op::And => alu!(x[rs1] & x[rs2]),
         Op::Fence | Op::FenceTso => {}
-        Op::FenceI => return Err(Trap::FenceI),
-        Op::Ecall => return Err(Trap::EnvironmentCall),
-        Op::Ebreak => return Err(Trap::Breakpoint),
+        Op::FenceI => trap!(Trap::FenceI),
+        Op::Ecall => trap!(Trap::EnvironmentCall),
+        Op::Ebreak => trap!(Trap::Breakpoint),
         Op::Addiw => alu!(sext32(x[rs1].wrapping_add(imm))),
         Op::Slliw => alu!(sext32(x[rs1] << (imm & 31))),
         Op::Srliw => alu!(sext32((x[rs1] as u32 >> (imm & 31)) as u64)),
@@ -253,15 +277,15 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let addr = x[rs1];
             let n = if insn.op == Op::LrW { 4 } else { 8 };
             if addr % n != 0 {
-                return Err(Trap::Misaligned {
+                trap!(Trap::Misaligned {
                     addr,
                     kind: AccessKind::Load,
                 });
             }
             let v = if n == 4 {
-                sext32(mem.load_u::<4>(addr).map_err(Trap::AccessFault)?)
+                sext32(fault!(mem.load_u::<4>(addr)))
             } else {
-                mem.load_u::<8>(addr).map_err(Trap::AccessFault)?
+                fault!(mem.load_u::<8>(addr))
             };
             if MEM {
                 hook.emit(
@@ -279,26 +303,25 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let addr = x[rs1];
             let n = if insn.op == Op::ScW { 4 } else { 8 };
             if addr % n != 0 {
-                return Err(Trap::Misaligned {
+                trap!(Trap::Misaligned {
                     addr,
                     kind: AccessKind::Store,
                 });
             }
             let reservation = cpu.reservation.take();
             // As qemu does: succeed if the reserved address still holds the value LR read.
-            let current = if n == 4 {
+            let current = fault!(if n == 4 {
                 mem.load_u::<4>(addr).map(sext32)
             } else {
                 mem.load_u::<8>(addr)
-            }
-            .map_err(Trap::AccessFault)?;
+            });
             let ok = reservation == Some((addr, current));
             if ok {
                 let v = x[rs2];
                 if n == 4 {
-                    mem.store_u::<4>(addr, v).map_err(Trap::AccessFault)?;
+                    fault!(mem.store_u::<4>(addr, v));
                 } else {
-                    mem.store_u::<8>(addr, v).map_err(Trap::AccessFault)?;
+                    fault!(mem.store_u::<8>(addr, v));
                 }
                 if MEM {
                     hook.emit(
@@ -338,7 +361,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 _ => u64::from(insn.rs1),
             };
             let Some(old) = cpu.read_csr(num, instret) else {
-                return Err(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, pc, insn.len));
             };
             let new = match insn.op {
                 Op::Csrrw | Op::Csrrwi => Some(src),
@@ -349,22 +372,22 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             };
             if let Some(v) = new {
                 if cpu.write_csr(num, v, instret).is_none() {
-                    return Err(illegal(mem, pc, insn.len));
+                    trap!(illegal(mem, pc, insn.len));
                 }
             }
             cpu.x[rd] = old;
         }
         Op::Mret => {
             if cpu.mode != Mode::Machine {
-                return Err(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, pc, insn.len));
             }
-            return Err(Trap::MachineReturn);
+            trap!(Trap::MachineReturn);
         }
         Op::Wfi => {
             if cpu.mode != Mode::Machine {
-                return Err(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, pc, insn.len));
             }
-            return Err(Trap::WaitForInterrupt);
+            trap!(Trap::WaitForInterrupt);
         }
         // F and D loads and stores
         Op::Flw => {
@@ -391,7 +414,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let rm = if fpu::uses_rm(op) {
                 let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
                 if rm > 4 {
-                    return Err(illegal(mem, pc, insn.len));
+                    trap!(illegal(mem, pc, insn.len));
                 }
                 rm
             } else {

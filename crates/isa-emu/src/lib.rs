@@ -56,8 +56,8 @@
 //!   bounds-checked span whose size is the memory cap.
 //! - The [`Machine`] translates code into blocks ([`decode()`] once per instruction; compressed
 //!   instructions expand), asks the sink's [`interest`](prof_events::Sink::interest) once per
-//!   block, and runs blocks from a cache indexed densely by pc, chaining each block to its last
-//!   successors. The run loop is generic over the sink, and memory hooks exist only in the
+//!   block, and runs blocks from a cache found through a two-level table by pc (allocated
+//!   per page of code that actually runs), chaining each block to its last successors. The run loop is generic over the sink, and memory hooks exist only in the
 //!   instance of the block executor that blocks asking for them use.
 //! - [`Config::single_step`] re-decodes every instruction every time; it produces the same event
 //!   stream as the cached mode (a test checks it on every bundled guest).
@@ -81,7 +81,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bare;
-mod block;
+pub mod block;
 pub mod cpu;
 pub mod decode;
 pub mod disasm;

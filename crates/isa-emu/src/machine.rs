@@ -12,7 +12,7 @@ use crate::block::{fetch_decode, Block, BlockCache};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
-use crate::exec::{exec, MemHook, Trap};
+use crate::exec::{exec, MemHook, Trap, Trapped};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
 
@@ -154,6 +154,9 @@ pub struct Machine {
     image: ElfImage,
     config: Config,
     instret: u64,
+    /// The trap of the last block that ended in one (kept out of the per-block results so
+    /// they stay in registers).
+    trap: Trap,
 }
 
 impl fmt::Debug for Machine {
@@ -200,6 +203,7 @@ impl Machine {
             image,
             config,
             instret: 0,
+            trap: Trap::Breakpoint,
         })
     }
 
@@ -263,7 +267,11 @@ impl Machine {
     /// events `sink` asks for. Guest behaviour never makes this panic or hang (given fuel).
     pub fn run<S: Sink + ?Sized>(&mut self, sink: &mut S) -> RunSummary {
         let run_interest = sink.wants();
-        let outcome = self.run_loop(sink, run_interest);
+        let outcome = if self.config.single_step {
+            self.run_loop::<true, S>(sink, run_interest)
+        } else {
+            self.run_loop::<false, S>(sink, run_interest)
+        };
         let summary = RunSummary {
             outcome,
             pc: self.cpu.pc,
@@ -286,11 +294,19 @@ impl Machine {
         summary
     }
 
-    fn run_loop<S: Sink + ?Sized>(&mut self, sink: &mut S, run_interest: Interest) -> Outcome {
+    /// The run loop; `STEP` is [`Config::single_step`] (a constant, so the cached loop does
+    /// not test it per block).
+    fn run_loop<const STEP: bool, S: Sink + ?Sized>(
+        &mut self,
+        sink: &mut S,
+        run_interest: Interest,
+    ) -> Outcome {
         let fuel = self.config.fuel.unwrap_or(u64::MAX);
         let sampling = run_interest.contains(Interest::SAMPLE);
         let interval = self.config.sample_interval.filter(|&i| i > 0 && sampling);
         let mut next_sample = interval.map_or(u64::MAX, |i| self.instret.saturating_add(i));
+        // The one threshold checked per block for both fuel and sampling.
+        let mut next_event = fuel.min(next_sample);
         let mut prev: Option<(u32, usize)> = None;
         loop {
             let pc = self.cpu.pc;
@@ -315,37 +331,37 @@ impl Machine {
                         },
                     };
                     if let Some((from, exit)) = prev {
-                        self.cache.set_chain(from, exit, pc, s);
+                        self.cache.set_chain(from, exit, s);
                     }
                     s
                 }
             };
-            let block: Block = self.cache.blocks[slot as usize];
+            let block = &self.cache.blocks[slot as usize];
+            let (count, end, interest) = (block.count, block.end, block.interest);
             let id = BlockId(self.cache.id_base + slot);
             let mut control = Control::Continue;
-            if block.interest.contains(Interest::BLOCK) {
+            if interest.contains(Interest::BLOCK) {
                 control = sink.block(id, pc);
             }
-            let remaining = fuel - self.instret;
-            let limit = remaining.min(u64::from(block.count)) as usize;
-            let (done, result, mem_control) = self.run_block(&block, id, limit, sink);
+            let limit = (fuel - self.instret).min(u64::from(count)) as u32;
+            let (done, result, mem_control) = self.run_block::<STEP, S>(slot, id, limit, sink);
             control = control.or(mem_control);
-            self.instret += done as u64;
-            let fallthrough = block.end;
+            self.instret += u64::from(done);
             prev = None;
             match result {
-                Ok(next) if done < block.count as usize => {
+                Ok(next) if done < count => {
                     // Out of fuel inside the block.
                     self.cpu.pc = next;
                     return Outcome::FuelExhausted;
                 }
                 Ok(next) => {
                     self.cpu.pc = next;
-                    let exit = usize::from(next != fallthrough);
+                    let exit = usize::from(next != end);
                     prev = Some((slot, exit));
-                    if block.interest.contains(Interest::EDGE) {
-                        let kind = edge_kind(block.ends_with, next == fallthrough);
-                        let pc = block_last_pc(&block, &self.cache, &self.mem);
+                    if interest.contains(Interest::EDGE) {
+                        let block = &self.cache.blocks[slot as usize];
+                        let kind = edge_kind(block.ends_with, next == end);
+                        let pc = block_last_pc(block, &self.cache, &self.mem);
                         control = control.or(sink.edge(&Edge {
                             from: id,
                             pc,
@@ -354,8 +370,10 @@ impl Machine {
                         }));
                     }
                 }
-                Err((at, trap)) => {
+                Err(at) => {
                     self.cpu.pc = at;
+                    let trap = self.trap;
+                    let block = self.cache.blocks[slot as usize];
                     if let Some(o) =
                         self.handle_trap(trap, at, &block, id, sink, run_interest, &mut control)
                     {
@@ -374,78 +392,115 @@ impl Machine {
                     Some(HtifRequest::Unsupported(v)) => return Outcome::UnsupportedHtif(v),
                 }
             }
-            if self.instret >= next_sample {
-                let s = Sample {
-                    pc: self.cpu.pc,
-                    instret: self.instret,
-                };
-                control = control.or(sink.sample(&s));
-                next_sample = self.instret.saturating_add(interval.unwrap_or(u64::MAX));
+            if self.instret >= next_event {
+                if self.instret >= next_sample {
+                    let s = Sample {
+                        pc: self.cpu.pc,
+                        instret: self.instret,
+                    };
+                    control = control.or(sink.sample(&s));
+                    next_sample = self.instret.saturating_add(interval.unwrap_or(u64::MAX));
+                    next_event = fuel.min(next_sample);
+                }
+                if self.instret >= fuel {
+                    // A stop asked for by the same block wins, as before.
+                    if control == Control::Stop {
+                        return Outcome::Stopped;
+                    }
+                    return Outcome::FuelExhausted;
+                }
             }
             if control == Control::Stop {
                 return Outcome::Stopped;
             }
-            if self.instret >= fuel {
-                return Outcome::FuelExhausted;
-            }
         }
     }
 
-    /// Runs up to `limit` instructions of `block`. Returns how many completed, the next pc
-    /// or the trap (with the pc of the trapping instruction), and the sinks' control.
+    /// Runs up to `limit` instructions of the block in `slot`. Returns how many completed,
+    /// the next pc or the pc of a trapping instruction (its trap in `self.trap`), and the
+    /// sinks' control.
     #[inline(always)]
     #[allow(clippy::type_complexity)]
-    fn run_block<S: Sink + ?Sized>(
+    fn run_block<const STEP: bool, S: Sink + ?Sized>(
         &mut self,
-        block: &Block,
+        slot: u32,
         id: BlockId,
-        limit: usize,
+        limit: u32,
         sink: &mut S,
-    ) -> (usize, Result<u64, (u64, Trap)>, Control) {
-        let values = block.interest.contains(Interest::MEM_VALUES);
+    ) -> (u32, Result<u64, u64>, Control) {
+        let interest = self.cache.blocks[slot as usize].interest;
         let mut hook = MemHook {
             sink,
             block: id,
-            values,
+            values: interest.contains(Interest::MEM_VALUES),
             control: Control::Continue,
+            trap: Trap::Breakpoint,
         };
-        let (done, r) = if block.interest.contains(Interest::MEM) {
-            self.exec_insns::<true, S>(block, limit, &mut hook)
+        let (done, r) = if interest.contains(Interest::MEM) {
+            self.exec_insns::<true, STEP, S>(slot, limit, &mut hook)
         } else {
-            self.exec_insns::<false, S>(block, limit, &mut hook)
+            self.exec_insns::<false, STEP, S>(slot, limit, &mut hook)
         };
         (done, r, hook.control)
     }
 
     #[inline(always)]
     #[allow(clippy::type_complexity)]
-    fn exec_insns<const MEM: bool, S: Sink + ?Sized>(
+    fn exec_insns<const MEM: bool, const STEP: bool, S: Sink + ?Sized>(
         &mut self,
-        block: &Block,
-        limit: usize,
+        slot: u32,
+        limit: u32,
         hook: &mut MemHook<'_, S>,
-    ) -> (usize, Result<u64, (u64, Trap)>) {
+    ) -> (u32, Result<u64, u64>) {
+        let block = &self.cache.blocks[slot as usize];
         let mut pc = block.start;
         let cpu = &mut self.cpu;
         let mem = &mut self.mem;
         let base = self.instret;
-        if self.config.single_step {
+        if STEP {
             for i in 0..limit {
                 let insn = match fetch_decode(mem, pc) {
                     Ok(insn) => insn,
-                    Err(f) => return (i, Err((pc, Trap::AccessFault(f)))),
+                    Err(f) => {
+                        self.trap = Trap::AccessFault(f);
+                        return (i, Err(pc));
+                    }
                 };
-                match exec::<MEM, S>(cpu, mem, &insn, pc, base + i as u64, hook) {
+                match exec::<MEM, S>(cpu, mem, &insn, pc, base + u64::from(i), hook) {
                     Ok(next) => pc = next,
-                    Err(t) => return (i, Err((pc, t))),
+                    Err(Trapped) => {
+                        self.trap = hook.trap;
+                        return (i, Err(pc));
+                    }
                 }
             }
         } else {
-            for (i, insn) in self.cache.insns(block)[..limit].iter().enumerate() {
-                match exec::<MEM, S>(cpu, mem, insn, pc, base + i as u64, hook) {
-                    Ok(next) => pc = next,
-                    Err(t) => return (i, Err((pc, t))),
+            let insns = self.cache.insns(block);
+            let insns = insns.get(..limit as usize).unwrap_or(insns);
+            macro_rules! step {
+                ($i:expr, $insn:expr) => {
+                    match exec::<MEM, S>(cpu, mem, $insn, pc, base + $i as u64, hook) {
+                        Ok(next) => pc = next,
+                        Err(Trapped) => {
+                            self.trap = hook.trap;
+                            return ($i as u32, Err(pc));
+                        }
+                    }
+                };
+            }
+            // Unrolled by two: each copy has its own dispatch branch, so the host's branch
+            // predictor sees two sites with their own histories instead of one.
+            let mut pairs = insns.chunks_exact(2);
+            let mut i = 0usize;
+            for pair in &mut pairs {
+                if let [a, b] = pair {
+                    step!(i, a);
+                    step!(i + 1, b);
                 }
+                i += 2;
+            }
+            if let [last] = pairs.remainder() {
+                step!(i, last);
             }
         }
         (limit, Ok(pc))

@@ -110,12 +110,14 @@ impl Memory {
     /// Reads `N` bytes at `addr`.
     #[inline(always)]
     pub fn read<const N: usize>(&self, addr: u64) -> Result<[u8; N], MemFault> {
-        match self.offset(addr, N as u64) {
-            Some(off) => {
-                let mut out = [0u8; N];
-                out.copy_from_slice(&self.bytes[off..off + N]);
-                Ok(out)
-            }
+        // One bounds check: `get` of a fixed-size range (`off + N` cannot overflow after
+        // `offset` accepted it) converts to an array without a second check.
+        let bytes = self
+            .offset(addr, N as u64)
+            .and_then(|off| self.bytes.get(off..off + N))
+            .and_then(|b| <[u8; N]>::try_from(b).ok());
+        match bytes {
+            Some(out) => Ok(out),
             None => Err(MemFault {
                 addr,
                 size: N as u64,
@@ -127,9 +129,13 @@ impl Memory {
     /// Writes `N` bytes at `addr`.
     #[inline(always)]
     pub fn write<const N: usize>(&mut self, addr: u64, value: [u8; N]) -> Result<(), MemFault> {
-        match self.offset(addr, N as u64) {
-            Some(off) => {
-                self.bytes[off..off + N].copy_from_slice(&value);
+        let slot = self
+            .offset(addr, N as u64)
+            .and_then(|off| self.bytes.get_mut(off..off + N))
+            .and_then(|b| <&mut [u8; N]>::try_from(b).ok());
+        match slot {
+            Some(b) => {
+                *b = value;
                 self.note_store(addr, N as u64);
                 Ok(())
             }
@@ -247,8 +253,15 @@ impl Memory {
     }
 
     /// True (once) if code was written since the last call.
+    #[inline(always)]
     pub fn take_code_written(&mut self) -> bool {
-        std::mem::take(&mut self.code_written)
+        // Read first: the run loop asks after every block and the answer is almost always no.
+        if self.code_written {
+            self.code_written = false;
+            true
+        } else {
+            false
+        }
     }
 }
 
