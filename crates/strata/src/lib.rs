@@ -4,10 +4,14 @@
 
 mod detector;
 mod level;
+pub mod phase;
 pub mod sequitur;
+mod sink;
 
 pub use detector::{Config, Detector, StratumRecord};
 pub use level::{Rep, SeqStats};
+pub use phase::{Phase, PhaseConfig, PhaseDetector, Signal};
 pub use sequitur::{GSym, GrammarStats, HotRule, Sequitur};
+pub use sink::{BlockMeta, StrataSink, WeightFn};
 #[cfg(feature = "proptest")]
 pub mod strategies;

@@ -1,0 +1,68 @@
+//! On real guests run by the emulator: the hierarchy expands back to exactly the block
+//! addresses a second sink recorded in the same run, and the statistics add up to the
+//! emulator's retired-instruction count.
+
+use std::path::Path;
+
+use isa_emu::linux::{LinuxConfig, Output};
+use isa_emu::{Config as EmuConfig, Machine};
+use prof_events::{BlockId, BlockInfo, Control, Interest, Sink, SinkExt};
+use strata::{Config, PhaseConfig, StrataSink};
+
+/// Records the start address of every executed block.
+#[derive(Default)]
+struct Trace(Vec<u64>);
+
+impl Sink for Trace {
+    fn interest(&mut self, _: &BlockInfo) -> Interest {
+        Interest::BLOCK
+    }
+    fn block(&mut self, _: BlockId, pc: u64) -> Control {
+        self.0.push(pc);
+        Control::Continue
+    }
+}
+
+fn run(guest: &str) -> (StrataSink, Trace, u64, Machine) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let elf = std::fs::read(dir.join("bin").join(format!("{guest}.elf"))).expect("guest ELF");
+    let linux = LinuxConfig {
+        args: vec![guest.as_bytes().to_vec()],
+        stdout: Output::Capture,
+        stderr: Output::Capture,
+        ..LinuxConfig::default()
+    };
+    let mut m = Machine::linux(&elf, linux, EmuConfig::default()).expect("guest loads");
+    let config = Config {
+        grammar: true,
+        ..Config::default()
+    };
+    let mut sinks = StrataSink::new(&config, PhaseConfig::default()).and(Trace::default());
+    let summary = m.run(&mut sinks);
+    let (s, t) = sinks.into_inner();
+    (s, t, summary.instret, m)
+}
+
+#[test]
+fn primes_and_crc_expand_to_their_block_traces() {
+    for guest in ["primes", "crc"] {
+        let (s, trace, instret, m) = run(guest);
+        let d = s.detector();
+        assert_eq!(d.expand().as_deref(), Some(&trace.0[..]), "{guest}");
+        assert_eq!(d.instructions(), instret, "{guest}");
+        for level in 0..d.levels() {
+            let covered: u64 = d
+                .all_stats(level)
+                .iter()
+                .map(|st| st.insns * st.trips)
+                .sum();
+            assert_eq!(covered, instret, "{guest} level {level}");
+        }
+        let g = d.grammar().unwrap();
+        assert_eq!(g.expand().len() as u64, d.emitted(0));
+        assert!(g.check_invariants().is_ok());
+        // Disassembly through the machine's CodeView.
+        let first = s.disassemble(&m, trace.0[0]);
+        assert!(!first.is_empty(), "{guest}");
+    }
+}
