@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod detector;
+pub mod isam;
 mod level;
 pub mod phase;
 pub mod sequitur;
