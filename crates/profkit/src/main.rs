@@ -18,6 +18,8 @@ use profkit::events::SinkExt;
 use profkit::profile::{BlockProfile, Report};
 use profkit::progress::{self, Progress};
 
+mod strata;
+
 /// The bundled guest that `profkit` with no arguments profiles.
 const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -40,6 +42,8 @@ struct Cli {
 enum Command {
     /// Run a statically linked RV64GC program and profile it.
     Run(RunArgs),
+    /// Whole-program paths, strata and stratum layers of a run (or query their ISAM file).
+    Strata(strata::StrataArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -103,6 +107,7 @@ fn main() -> ExitCode {
             }
             Err(e) => Err(format!("cannot read {}: {e}", args.file.display())),
         },
+        Some(Command::Strata(args)) => strata::run(&args),
         None => {
             let args = RunArgs::parse_from(["run", DEFAULT_GUEST_NAME]);
             eprintln!("profkit: profiling the bundled guest `{DEFAULT_GUEST_NAME}` (try `profkit run FILE` for your own program)\n");

@@ -9,10 +9,11 @@
 //! frame*  tag u8, length u32, payload (length bytes), crc32 u32 of tag, length and payload
 //! ```
 //!
-//! Frames, in file order: `RECORDS` (a batch of [`BATCH`] records, fewer in the last of 44 bytes: stratum u32,
-//! trips, start, end, end path, end stratum as u64), `LEVEL` (a chunk of one level's
+//! Frames, in file order: `RECORDS` (a batch of [`BATCH`] records, fewer in the last:
+//! count u32, the previous record's ending instruction, path and stratum numbers as u64,
+//! then each record as LEB128 deltas: stratum, trips, gap, length, paths, strata), `LEVEL` (a chunk of one level's
 //! table: level u8, count u32, then per sequence its stats and members), `BLOCKS` (start
-//! u64, end u64, insns u32, weight u64 per block), `INDEX` (per batch: offset, first record
+//! u64, end u64, insns u32, weight u64, conditional-branch flag u8 per block), `INDEX` (per batch: offset, first record
 //! number, record count, and the batch's last end instruction, path and stratum), `END`
 //! (record count, index offset). Records come first because a run produces them first: a
 //! writer interrupted at any byte leaves a prefix whose intact frames are still readable.
@@ -34,7 +35,6 @@ pub const VERSION: u32 = 1;
 /// Records per `RECORDS` frame (the granularity of the index).
 pub const BATCH: usize = 256;
 const HEADER: usize = 16;
-const RECORD: usize = 44;
 const TAG_RECORDS: u8 = 1;
 const TAG_LEVEL: u8 = 2;
 const TAG_BLOCKS: u8 = 3;
@@ -120,6 +120,14 @@ impl Enc {
     fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
+    /// LEB128.
+    fn var(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.0.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
+    }
 }
 
 /// Little-endian decoder over a payload; running short is an error, not a panic.
@@ -142,6 +150,17 @@ impl<'a> Dec<'a> {
     }
     fn u64(&mut self) -> Option<u64> {
         self.take(8)?.try_into().ok().map(u64::from_le_bytes)
+    }
+    fn var(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7F).checked_shl(shift)?;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
     }
     fn done(&self) -> bool {
         self.pos == self.buf.len()
@@ -245,27 +264,29 @@ pub fn write(detector: &Detector<u64>, blocks: &[BlockMeta]) -> Vec<u8> {
 /// [`write`] with `batch` records per indexed frame (at least 1).
 pub fn write_batched(detector: &Detector<u64>, blocks: &[BlockMeta], batch: usize) -> Vec<u8> {
     let batch_len = batch.max(1);
-    let mut out = Vec::with_capacity(HEADER + detector.records().len() * RECORD);
+    let mut out = Vec::with_capacity(HEADER + detector.records().len() * 8);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     let mut index = Vec::new();
+    let mut prev = StratumRecord::default();
     for (b, batch) in detector.records().chunks(batch_len).enumerate() {
         let mut e = Enc::default();
-        for r in batch {
-            e.u32(r.stratum);
-            for v in [r.trips, r.start_insn, r.end_insn, r.end_path, r.end_stratum] {
-                e.u64(v);
-            }
+        e.u32(batch.len() as u32);
+        for v in [prev.end_insn, prev.end_path, prev.end_stratum] {
+            e.u64(v);
         }
-        let last = batch[batch.len() - 1];
+        for r in batch {
+            encode_record(&mut e, &prev, r);
+            prev = *r;
+        }
         index.push(IndexEntry {
             offset: out.len() as u64,
             first: (b * batch_len) as u64,
             count: batch.len() as u32,
-            end_insn: last.end_insn,
-            end_path: last.end_path,
-            end_stratum: last.end_stratum,
+            end_insn: prev.end_insn,
+            end_path: prev.end_path,
+            end_stratum: prev.end_stratum,
         });
         frame(&mut out, TAG_RECORDS, &e.0);
     }
@@ -329,6 +350,13 @@ pub struct Location {
     pub record: StratumRecord,
     /// Its number in the file.
     pub record_no: u64,
+    /// Where in the stratum, if the level tables are readable.
+    pub within: Option<Within>,
+}
+
+/// Where an instruction falls inside a repeated stratum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Within {
     /// Which trip of the stratum (0-based).
     pub stratum_trip: u64,
     /// The path active at the instruction.
@@ -413,21 +441,17 @@ impl IsamFile {
             let bad = |what| IsamError::Malformed(at, what);
             match tag {
                 TAG_RECORDS => {
-                    if len == 0 || len % RECORD != 0 {
-                        return Err(bad("record batch size"));
-                    }
-                    let count = (len / RECORD) as u32;
-                    let last =
-                        decode_record(&bytes[body_end - RECORD..body_end]).ok_or(bad("record"))?;
+                    let batch = decode_batch(&mut d).ok_or(bad("record batch"))?;
+                    let last = batch.last().ok_or(bad("empty record batch"))?;
                     self.index.push(IndexEntry {
                         offset: at,
                         first: records,
-                        count,
+                        count: batch.len() as u32,
                         end_insn: last.end_insn,
                         end_path: last.end_path,
                         end_stratum: last.end_stratum,
                     });
-                    records += u64::from(count);
+                    records += batch.len() as u64;
                 }
                 TAG_LEVEL => self.load_level(&mut d).ok_or(bad("level table"))?,
                 TAG_BLOCKS => {
@@ -481,7 +505,7 @@ impl IsamFile {
                 }
                 _ => return Err(bad("unknown tag")),
             }
-            if tag != TAG_RECORDS && !d.done() {
+            if !d.done() {
                 return Err(bad("trailing bytes in frame"));
             }
             pos = body_end + 4;
@@ -539,12 +563,16 @@ impl IsamFile {
     }
 
     fn batch(&self, e: &IndexEntry) -> Vec<StratumRecord> {
-        let start = e.offset as usize + 5;
-        let end = start + e.count as usize * RECORD;
-        self.bytes
-            .get(start..end)
-            .map(|b| b.chunks_exact(RECORD).filter_map(decode_record).collect())
-            .unwrap_or_default()
+        // Frames were verified when the file was opened; the length is re-read from it.
+        let start = e.offset as usize;
+        let Some(head) = self.bytes.get(start..start + 5) else {
+            return Vec::new();
+        };
+        let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let Some(buf) = self.bytes.get(start + 5..start + 5 + len) else {
+            return Vec::new();
+        };
+        decode_batch(&mut Dec { buf, pos: 0 }).unwrap_or_default()
     }
 
     /// Record number `n`.
@@ -585,12 +613,23 @@ impl IsamFile {
         out
     }
 
-    /// Which stratum, path and block were active at instruction `n`.
+    /// Which stratum, path and block were active at instruction `n`. The path and block
+    /// need the level tables (and the block table); a damaged file may answer only with
+    /// the record.
     pub fn locate(&self, n: u64) -> Option<Location> {
         let (record_no, record) = self.lookup(Key::Insn, n)?;
         if n < record.start_insn {
             return None;
         }
+        let within = self.within(&record, n);
+        Some(Location {
+            record,
+            record_no,
+            within,
+        })
+    }
+
+    fn within(&self, record: &StratumRecord, n: u64) -> Option<Within> {
         let stratum = self.upper.first()?.get(record.stratum as usize)?;
         let per_trip = stratum.stats.insns.max(1);
         let off = n - record.start_insn;
@@ -613,9 +652,7 @@ impl IsamFile {
                     }
                     in_path -= insns;
                 }
-                return Some(Location {
-                    record,
-                    record_no,
+                return Some(Within {
                     stratum_trip,
                     path: rp.id,
                     path_trip,
@@ -629,14 +666,47 @@ impl IsamFile {
     }
 }
 
-fn decode_record(b: &[u8]) -> Option<StratumRecord> {
-    let mut d = Dec { buf: b, pos: 0 };
-    Some(StratumRecord {
-        stratum: d.u32()?,
-        trips: d.u64()?,
-        start_insn: d.u64()?,
+/// A record as deltas from the one before: stratum, trips, gap before its start (0 in a
+/// detector's output), length, paths and strata it ends.
+fn encode_record(e: &mut Enc, prev: &StratumRecord, r: &StratumRecord) {
+    e.var(u64::from(r.stratum));
+    e.var(r.trips);
+    e.var(r.start_insn.wrapping_sub(prev.end_insn));
+    e.var(r.end_insn.wrapping_sub(r.start_insn));
+    e.var(r.end_path.wrapping_sub(prev.end_path));
+    e.var(r.end_stratum.wrapping_sub(prev.end_stratum));
+}
+
+/// A `RECORDS` payload: count u32, the previous record's end instruction, path and stratum
+/// numbers (u64 each), then `count` delta-encoded records.
+fn decode_batch(d: &mut Dec<'_>) -> Option<Vec<StratumRecord>> {
+    let count = d.u32()?;
+    let mut prev = StratumRecord {
         end_insn: d.u64()?,
         end_path: d.u64()?,
         end_stratum: d.u64()?,
-    })
+        ..StratumRecord::default()
+    };
+    // Every record takes at least 6 bytes: a count beyond that is damage.
+    if count == 0 || count as usize > d.buf.len() / 6 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let stratum = u32::try_from(d.var()?).ok()?;
+        let trips = d.var()?;
+        let start_insn = prev.end_insn.wrapping_add(d.var()?);
+        let end_insn = start_insn.wrapping_add(d.var()?);
+        let r = StratumRecord {
+            stratum,
+            trips,
+            start_insn,
+            end_insn,
+            end_path: prev.end_path.wrapping_add(d.var()?),
+            end_stratum: prev.end_stratum.wrapping_add(d.var()?),
+        };
+        out.push(r);
+        prev = r;
+    }
+    Some(out)
 }

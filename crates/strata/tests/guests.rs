@@ -61,6 +61,20 @@ fn primes_and_crc_expand_to_their_block_traces() {
         let g = d.grammar().unwrap();
         assert_eq!(g.expand().len() as u64, d.emitted(0));
         assert!(g.check_invariants().is_ok());
+        // The ISAM file locates instructions in the blocks the trace has there.
+        let (f, err) = strata::isam::IsamFile::parse(strata::isam::write(d, s.blocks()));
+        assert_eq!(err, None);
+        let step = (instret / 97).max(1);
+        let (mut at, mut next) = (0u64, 0u64);
+        for &pc in &trace.0 {
+            let insns = u64::from(s.block_at(pc).unwrap().insns);
+            while next < at + insns {
+                let loc = f.locate(next).unwrap().within.unwrap();
+                assert_eq!(loc.block, Some(pc), "{guest} instruction {next}");
+                next += step;
+            }
+            at += insns;
+        }
         // Disassembly through the machine's CodeView.
         let first = s.disassemble(&m, trace.0[0]);
         assert!(!first.is_empty(), "{guest}");

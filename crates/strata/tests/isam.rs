@@ -81,7 +81,7 @@ proptest! {
         let mut n = 0;
         for &s in &stream {
             for _ in 0..insns(s) {
-                let loc = f.locate(n).unwrap();
+                let loc = f.locate(n).unwrap().within.unwrap();
                 prop_assert_eq!(loc.block, Some(addr(s)));
                 prop_assert!(loc.path_blocks.contains(&addr(s)));
                 n += 1;
@@ -106,6 +106,11 @@ proptest! {
             last_len = n;
             for i in 0..n {
                 prop_assert_eq!(f.record(i), Some(records[i as usize]));
+            }
+            // Lookups on the prefix never panic and find only readable records.
+            if let Some(r) = records.first() {
+                let found = f.locate(r.start_insn);
+                prop_assert_eq!(found.is_some(), n > 0);
             }
         }
         prop_assert_eq!(last_len, records.len() as u64);
