@@ -185,8 +185,17 @@ impl<S: Hash + Eq + Clone> Detector<S> {
         self.upper.get(level.checked_sub(1)?)?.seq(id)
     }
 
-    /// Statistics of sequence `id` of `level` (0 = paths).
-    pub fn stats(&self, level: usize, id: u32) -> Option<&SeqStats> {
+    /// The open repeated unit of `level`: the previous path (stratum, ...) with its trip
+    /// count so far, not yet passed up.
+    pub fn pending(&self, level: usize) -> Option<Rep> {
+        match level {
+            0 => self.base.pending(),
+            _ => self.upper.get(level - 1)?.pending(),
+        }
+    }
+
+    /// Statistics of sequence `id` of `level` (0 = paths) so far.
+    pub fn stats(&self, level: usize, id: u32) -> Option<SeqStats> {
         match level {
             0 => self.base.stats(id),
             _ => self.upper.get(level - 1)?.stats(id),
@@ -200,7 +209,7 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             _ => self.upper.get(level - 1).map_or(0, |l| l.seqs().len()),
         };
         (0..n as u32)
-            .filter_map(|id| self.stats(level, id).copied())
+            .filter_map(|id| self.stats(level, id))
             .collect()
     }
 

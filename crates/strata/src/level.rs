@@ -3,6 +3,8 @@
 //! statistics in a [`BoundedHashTable`].
 
 use std::collections::HashSet;
+
+use bounded_hashtable::DefaultHashBuilder;
 use std::hash::Hash;
 
 use bounded_hashtable::{BoundedHashTable, Period, SortPolicy, SortReport};
@@ -66,7 +68,7 @@ pub(crate) struct Level<T> {
     table: BoundedHashTable<Box<[T]>, SeqStats>,
     seqs: Vec<Box<[T]>>,
     cur: Vec<T>,
-    members: HashSet<T>,
+    members: HashSet<T, DefaultHashBuilder>,
     cur_insns: u64,
     cur_weight: u64,
     cur_paths: u64,
@@ -90,7 +92,7 @@ impl<T: Hash + Eq + Clone> Level<T> {
             table: BoundedHashTable::with_fixed_buckets(buckets.max(1)).with_policy(policy),
             seqs: Vec::new(),
             cur: Vec::new(),
-            members: HashSet::new(),
+            members: HashSet::default(),
             cur_insns: 0,
             cur_weight: 0,
             cur_paths: 0,
@@ -134,62 +136,29 @@ impl<T: Hash + Eq + Clone> Level<T> {
         out
     }
 
-    /// Closes the current sequence: interns it, counts the trip, and compares it with the
-    /// previous one; a different sequence emits the previous repeated unit.
+    /// Closes the current sequence and compares it with the previous one. The same
+    /// sequence adds a trip to the previous repeated unit without touching the table; a
+    /// different one is interned and the previous unit is emitted, its trips added to its
+    /// global statistics then (the spec's "incremented by the current trip count").
     fn close(&mut self) -> Option<Unit> {
         if self.cur.is_empty() {
             return None;
         }
         self.closed += 1;
-        let continues = self.prev.is_some_and(|p| {
-            self.seqs
-                .get(p.rep.id as usize)
-                .is_some_and(|s| **s == *self.cur)
-        });
         let (end, start) = (self.pos, self.cur_start);
-        let id = match self.table.get_mut(&self.cur[..]) {
-            Some(stats) => {
-                stats.trips += 1;
-                stats.occurrences += u64::from(!continues);
-                stats.last_insn = end;
-                stats.id
-            }
-            None => {
-                let id = self.seqs.len() as u32;
-                let seq: Box<[T]> = self.cur.clone().into_boxed_slice();
-                self.seqs.push(seq.clone());
-                let stats = SeqStats {
-                    id,
-                    trips: 1,
-                    occurrences: 1,
-                    insns: self.cur_insns,
-                    heat: self.cur_weight,
-                    first_insn: start,
-                    last_insn: end,
-                };
-                self.table.insert(seq, stats);
-                id
-            }
-        };
-        if let Some(report) = self.table.tick(self.cur_insns) {
-            if report.phase_change {
-                self.reorders.push((end, report));
-            }
-        }
         let this = Unit {
-            rep: Rep { id, trips: 1 },
+            rep: Rep { id: 0, trips: 1 },
             insns: self.cur_insns,
             weight: self.cur_weight,
             paths: self.cur_paths,
             start,
         };
-        self.cur.clear();
-        self.members.clear();
-        self.cur_insns = 0;
-        self.cur_weight = 0;
-        self.cur_paths = 0;
-        self.cur_start = end;
-        match &mut self.prev {
+        let continues = self.prev.is_some_and(|p| {
+            self.seqs
+                .get(p.rep.id as usize)
+                .is_some_and(|s| **s == *self.cur)
+        });
+        let out = match &mut self.prev {
             Some(p) if continues => {
                 p.rep.trips += 1;
                 p.insns += this.insns;
@@ -197,14 +166,67 @@ impl<T: Hash + Eq + Clone> Level<T> {
                 p.paths += this.paths;
                 None
             }
-            _ => self.prev.replace(this),
+            _ => {
+                let id = self.intern(start);
+                let done = self.prev.replace(Unit {
+                    rep: Rep { id, trips: 1 },
+                    ..this
+                });
+                done.map(|u| self.account(u))
+            }
+        };
+        self.cur.clear();
+        self.members.clear();
+        self.cur_insns = 0;
+        self.cur_weight = 0;
+        self.cur_paths = 0;
+        self.cur_start = end;
+        out
+    }
+
+    /// The id of the current sequence, inserting it (with no trips yet) if new.
+    fn intern(&mut self, start: u64) -> u32 {
+        if let Some(stats) = self.table.get(&self.cur[..]) {
+            return stats.id;
         }
+        let id = self.seqs.len() as u32;
+        let seq: Box<[T]> = self.cur.clone().into_boxed_slice();
+        self.seqs.push(seq.clone());
+        let stats = SeqStats {
+            id,
+            trips: 0,
+            occurrences: 0,
+            insns: self.cur_insns,
+            heat: self.cur_weight,
+            first_insn: start,
+            last_insn: start,
+        };
+        self.table.insert(seq, stats);
+        id
+    }
+
+    /// Adds an emitted unit to its sequence's statistics (counting its trips as table
+    /// accesses) and runs the table's sort clock.
+    fn account(&mut self, u: Unit) -> Unit {
+        if let Some(key) = self.seqs.get(u.rep.id as usize) {
+            if let Some(stats) = self.table.record(key, u.rep.trips) {
+                stats.trips += u.rep.trips;
+                stats.occurrences += 1;
+                stats.last_insn = u.start + u.insns;
+            }
+        }
+        if let Some(report) = self.table.tick(u.insns) {
+            if report.phase_change {
+                self.reorders.push((u.start + u.insns, report));
+            }
+        }
+        u
     }
 
     /// Ends the stream: closes the current sequence and emits what is pending, in order.
     pub(crate) fn finish(&mut self) -> impl Iterator<Item = Unit> {
         let first = self.close();
-        let second = self.prev.take();
+        let second = self.prev.take().map(|u| self.account(u));
         first.into_iter().chain(second)
     }
 
@@ -216,8 +238,20 @@ impl<T: Hash + Eq + Clone> Level<T> {
         &self.seqs
     }
 
-    pub(crate) fn stats(&self, id: u32) -> Option<&SeqStats> {
-        self.table.get(self.seqs.get(id as usize)?)
+    /// Statistics of sequence `id` so far, the open repeated unit's trips included.
+    pub(crate) fn stats(&self, id: u32) -> Option<SeqStats> {
+        let mut s = *self.table.get(self.seqs.get(id as usize)?)?;
+        if let Some(p) = self.prev.filter(|p| p.rep.id == id) {
+            s.trips += p.rep.trips;
+            s.occurrences += 1;
+            s.last_insn = p.start + p.insns;
+        }
+        Some(s)
+    }
+
+    /// The open repeated unit (the spec's Previous Path / Previous Stratum) and its trips.
+    pub(crate) fn pending(&self) -> Option<Rep> {
+        self.prev.map(|p| p.rep)
     }
 
     pub(crate) fn table(&self) -> &BoundedHashTable<Box<[T]>, SeqStats> {

@@ -4,6 +4,9 @@
 //! but the start rule is used at least twice).
 
 use std::collections::HashMap;
+
+// foldhash with a fixed seed, as the level tables use: deterministic and fast.
+use bounded_hashtable::DefaultHashBuilder as Fast;
 use std::hash::Hash;
 
 /// A symbol of a rule's body.
@@ -77,9 +80,9 @@ pub struct Sequitur<T> {
     nodes: Vec<Node>,
     free: Vec<u32>,
     rules: Vec<RuleData>,
-    digrams: HashMap<(Sym, Sym), u32>,
+    digrams: HashMap<(Sym, Sym), u32, Fast>,
     terms: Vec<T>,
-    term_ids: HashMap<T, u32>,
+    term_ids: HashMap<T, u32, Fast>,
     input_len: u64,
 }
 
@@ -96,9 +99,9 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
             nodes: Vec::new(),
             free: Vec::new(),
             rules: Vec::new(),
-            digrams: HashMap::new(),
+            digrams: HashMap::default(),
             terms: Vec::new(),
-            term_ids: HashMap::new(),
+            term_ids: HashMap::default(),
             input_len: 0,
         };
         g.new_rule();

@@ -26,6 +26,7 @@ fn abcabcb_increments_the_trip_count_and_starts_path_b() {
     // ABC closed twice (at the second A and at the third B), nothing emitted yet: the
     // previous path ABC goes on with trip count 2.
     assert_eq!(path_of(&d, 0), "ABC");
+    assert_eq!(d.pending(0), Some(Rep { id: 0, trips: 2 }));
     assert_eq!(d.stats(0, 0).map(|s| s.trips), Some(2));
     assert_eq!(d.emitted(0), 0);
     assert_eq!(d.closed(0), 2);
@@ -45,6 +46,7 @@ fn abcabda_emits_abc_and_keeps_abd_as_previous() {
     assert_eq!(d.top(), [Rep { id: 0, trips: 1 }]);
     assert_eq!(path_of(&d, 0), "ABC");
     assert_eq!(path_of(&d, 1), "ABD");
+    assert_eq!(d.pending(0), Some(Rep { id: 1, trips: 1 }));
     assert_eq!(d.stats(0, 1).map(|s| s.trips), Some(1));
     d.finish();
     // The new path A follows ABD.
@@ -156,7 +158,7 @@ fn heat_is_weight_times_frequency() {
         d.push('B', 3, 7);
     }
     d.finish();
-    let s = d.stats(0, 0).copied().unwrap();
+    let s = d.stats(0, 0).unwrap();
     assert_eq!((s.trips, s.occurrences, s.insns, s.heat), (10, 1, 5, 12));
     assert_eq!(s.hotness(), 120);
     assert_eq!((s.first_insn, s.last_insn), (0, 50));
