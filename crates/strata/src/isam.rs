@@ -261,7 +261,7 @@ pub fn write(detector: &Detector<u64>, blocks: &[BlockMeta]) -> Vec<u8> {
     write_batched(detector, blocks, BATCH)
 }
 
-/// [`write`] with `batch` records per indexed frame (at least 1).
+/// [`write`](fn@write) with `batch` records per indexed frame (at least 1).
 pub fn write_batched(detector: &Detector<u64>, blocks: &[BlockMeta], batch: usize) -> Vec<u8> {
     let batch_len = batch.max(1);
     let mut out = Vec::with_capacity(HEADER + detector.records().len() * 8);
