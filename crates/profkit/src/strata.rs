@@ -41,6 +41,10 @@ pub struct StrataArgs {
     /// Bound on stratum length (the spec's "4 or less"); unbounded if absent.
     #[arg(long, value_name = "N")]
     max_stratum: Option<usize>,
+    /// Buckets per level table (fixed; fewer buckets make deeper chains, so sort passes
+    /// and their reorder phase signal happen on smaller programs).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    buckets: usize,
     /// Phase interval in instructions.
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
     interval: u64,
@@ -99,6 +103,7 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
     let config = Config {
         upper_levels: args.levels,
         stratum_max_len: args.max_stratum,
+        buckets: args.buckets.max(1),
         grammar: true,
         ..Config::default()
     };

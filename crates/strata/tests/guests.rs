@@ -6,7 +6,7 @@ use std::path::Path;
 
 use isa_emu::linux::{LinuxConfig, Output};
 use isa_emu::{Config as EmuConfig, Machine};
-use prof_events::{BlockId, BlockInfo, Control, Interest, Sink, SinkExt};
+use prof_events::{BlockId, BlockInfo, CodeView, Control, Interest, Sink, SinkExt};
 use strata::{Config, PhaseConfig, StrataSink};
 
 /// Records the start address of every executed block.
@@ -78,5 +78,83 @@ fn primes_and_crc_expand_to_their_block_traces() {
         // Disassembly through the machine's CodeView.
         let first = s.disassemble(&m, trace.0[0]);
         assert!(!first.is_empty(), "{guest}");
+    }
+}
+
+/// Counts instructions as the strata sink does (block sizes at entry) and notes the
+/// instruction number of every entry to the block at `mark`.
+struct Marks {
+    insns: Vec<u32>,
+    clock: u64,
+    mark: u64,
+    seen: Vec<u64>,
+}
+
+impl Sink for Marks {
+    fn interest(&mut self, b: &BlockInfo) -> Interest {
+        let i = b.id.index();
+        if self.insns.len() <= i {
+            self.insns.resize(i + 1, 0);
+        }
+        self.insns[i] = b.insns;
+        Interest::BLOCK
+    }
+    fn block(&mut self, id: BlockId, pc: u64) -> Control {
+        if pc == self.mark {
+            self.seen.push(self.clock);
+        }
+        self.clock += u64::from(self.insns[id.index()]);
+        Control::Continue
+    }
+}
+
+#[test]
+fn phases_guest_signals_at_its_phase_boundaries() {
+    // guests/src/phases.c runs four different loops, calling printf after each: the
+    // entries to printf mark the phase boundaries.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let elf = std::fs::read(dir.join("bin/phases.elf")).expect("guest ELF");
+    let linux = LinuxConfig {
+        args: vec![b"phases".to_vec()],
+        stdout: Output::Capture,
+        stderr: Output::Capture,
+        ..LinuxConfig::default()
+    };
+    let mut m = Machine::linux(&elf, linux, EmuConfig::default()).expect("guest loads");
+    let printf = m
+        .functions()
+        .into_iter()
+        .find(|&a| {
+            m.symbol(a)
+                .is_some_and(|(name, off)| name == "printf" && off == 0)
+        })
+        .expect("printf symbol");
+    let interval = 1 << 20;
+    let phases = PhaseConfig {
+        interval,
+        branch_threshold: interval / 20,
+        working_set_threshold: 0.5,
+    };
+    let marks = Marks {
+        insns: Vec::new(),
+        clock: 0,
+        mark: printf,
+        seen: Vec::new(),
+    };
+    let mut sinks = StrataSink::new(&Config::default(), phases).and(marks);
+    m.run(&mut sinks);
+    let (s, marks) = sinks.into_inner();
+    let found = s.phases();
+    assert_eq!(marks.seen.len(), 4, "{:?}", marks.seen);
+    // Each of the three boundaries between phases is followed within two intervals by a
+    // signal (the interval containing the boundary is mixed; the next one is new).
+    for &b in &marks.seen[..3] {
+        let near = found
+            .iter()
+            .any(|p| p.insn >= b && p.insn <= b + 2 * interval);
+        assert!(
+            near,
+            "no phase signal within 2 intervals after {b}: {found:?}"
+        );
     }
 }
