@@ -3,6 +3,7 @@
 //! in the grammar, except overlapping in a run like `a a a`) and rule utility (every rule
 //! but the start rule is used at least twice).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 // foldhash with a fixed seed, as the level tables use: deterministic and fast.
@@ -375,8 +376,11 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
 
     fn delete_digram(&mut self, n: u32) {
         if let Some(k) = self.key(n) {
-            if self.digrams.get(&k) == Some(&n) {
-                self.digrams.remove(&k);
+            // One hash per removal: through the entry.
+            if let Entry::Occupied(e) = self.digrams.entry(k) {
+                if *e.get() == n {
+                    e.remove();
+                }
             }
         }
     }
@@ -436,17 +440,18 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         let Some(k) = self.key(n) else {
             return false;
         };
-        match self.digrams.get(&k) {
-            None => {
-                self.digrams.insert(k, n);
-                false
+        let m = match self.digrams.entry(k) {
+            Entry::Vacant(v) => {
+                v.insert(n);
+                return false;
             }
-            Some(&m) if m == n || self.next(m) == n || self.next(n) == m => false,
-            Some(&m) => {
-                self.matched(n, m);
-                true
-            }
+            Entry::Occupied(o) => *o.get(),
+        };
+        if m == n || self.next(m) == n || self.next(n) == m {
+            return false;
         }
+        self.matched(n, m);
+        true
     }
 
     /// The digram at `n` repeats the one at `m`: reuse the rule that is exactly `m`'s
