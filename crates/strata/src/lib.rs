@@ -134,17 +134,19 @@
 //! insert), the next level's work, and the grammar's. `examples/strata_cost.rs` measures
 //! the slowdown against the emulator with no sink, and the grammar's size:
 //!
-//! | guest | strata / no sink (2 levels + grammar) | paths only, no grammar | raw RP stream / grammar | raw / xz -9 |
-//! |---|---|---|---|---|
-//! | crc | 4.41 | 1.88 | 18.8x | 42.1x |
-//! | primes | 2.71 | | 55.7x | 109.9x |
-//! | nbody | 1.62 | | 314.9x | 1556x |
-//! | sort | 5.16 | 1.66 | 15.3x | 39.8x |
-//! | phases | 1.43 | | 74.3x | 471.6x |
-//! | coremark | 2.80 | | 16.1x | 57.7x |
+//! | guest | strata / no sink (2 levels + grammar) | 2 levels, no grammar | paths only | raw RP stream / grammar | raw / xz -9 |
+//! |---|---|---|---|---|---|
+//! | crc | 4.4 - 5.1 | 2.2 - 2.3 | 1.8 - 1.9 | 18.8x | 42.1x |
+//! | primes | 2.7 - 2.9 | 1.7 | 1.7 | 55.7x | 109.9x |
+//! | nbody | 1.6 - 1.8 | | | 314.9x | 1556x |
+//! | sort | 4.4 - 5.8 | 2.7 - 2.8 | 1.6 - 1.7 | 15.3x | 39.8x |
+//! | phases | 1.4 - 1.5 | | | 74.3x | 471.6x |
+//! | coremark | 2.8 - 3.3 | | | 16.1x | 57.7x |
 //!
-//! (medians of 5 alternating runs on a shared 2-core machine; the raw stream is 12 bytes
-//! per repeated path, the grammar 4 bytes per symbol and rule plus 12 per terminal.) The
+//! (`cargo run --release -p strata --example strata_cost -- guests/bin/GUEST.elf 5`, with
+//! `STRATA_GRAMMAR=0` and `STRATA_LEVELS=0` for the other columns: medians of 5 alternating
+//! runs, ranges over repeated measurements on a shared 2-core machine; the raw stream is 12
+//! bytes per repeated path, the grammar 4 bytes per symbol and rule plus 12 per terminal.) The
 //! grammar, not the path detection, dominates the cost; it is off by default
 //! ([`Config::grammar`]).
 //!
