@@ -19,6 +19,8 @@ use profkit::paths::{PathMode, PathReport};
 use profkit::profile::{BlockProfile, Report};
 use profkit::progress::{self, Progress};
 
+mod strata;
+
 /// The bundled guest that `profkit` with no arguments profiles.
 const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -43,6 +45,8 @@ enum Command {
     Run(RunArgs),
     /// Run a program and print its hottest (hierarchical) Ball-Larus paths.
     Paths(PathsArgs),
+    /// Whole-program paths, strata and stratum layers of a run (or query their ISAM file).
+    Strata(strata::StrataArgs),
 }
 
 #[derive(Parser, Debug)]
@@ -122,6 +126,7 @@ fn main() -> ExitCode {
             Err(e) => Err(format!("cannot read {}: {e}", args.file.display())),
         },
         Some(Command::Paths(args)) => paths(&args),
+        Some(Command::Strata(args)) => strata::run(&args),
         None => {
             let args = RunArgs::parse_from(["run", DEFAULT_GUEST_NAME]);
             eprintln!("profkit: profiling the bundled guest `{DEFAULT_GUEST_NAME}` (try `profkit run FILE` for your own program)\n");

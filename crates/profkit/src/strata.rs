@@ -1,0 +1,328 @@
+//! `profkit strata`: the whole-program path profile of a run (hottest paths, strata and
+//! stratum layers, phases, grammar), written with the ISAM file to a directory, and
+//! queries of that file.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use ::strata::isam::{self, IsamFile};
+use ::strata::{Config, PhaseConfig, Signal, StrataSink};
+use isa_emu::linux::{Input, LinuxConfig, Output};
+use isa_emu::{Config as EmuConfig, Machine, Outcome, RunSummary};
+use prof_events::CodeView;
+use profkit::profile::{symbolize, thousands};
+
+/// The ISAM file's name in the output directory.
+const ISAM_FILE: &str = "strata.isam";
+/// The log summary's name in the output directory.
+const LOG_FILE: &str = "strata.log";
+
+/// Arguments of `profkit strata`.
+#[derive(Parser, Debug)]
+pub struct StrataArgs {
+    /// Directory to write the ISAM file and the log summary to.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Answer from the ISAM file in DIR instead of running a program.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    query: Option<PathBuf>,
+    /// With --query: the instruction number to locate.
+    #[arg(long, value_name = "N", requires = "query")]
+    at: Option<u64>,
+    /// Hottest paths and sequences to show.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Levels above the paths (1 = strata, 2 = strata and stratum layers).
+    #[arg(long, default_value_t = 2)]
+    levels: usize,
+    /// Bound on stratum length (the spec's "4 or less"); unbounded if absent.
+    #[arg(long, value_name = "N")]
+    max_stratum: Option<usize>,
+    /// Buckets per level table (fixed; fewer buckets make deeper chains, so sort passes
+    /// and their reorder phase signal happen on smaller programs).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    buckets: usize,
+    /// Phase interval in instructions.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    interval: u64,
+    /// Stop after this many instructions.
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
+    /// Host directory the guest may open files in.
+    #[arg(long, value_name = "DIR")]
+    allow_dir: Option<PathBuf>,
+    /// The program to run.
+    file: Option<PathBuf>,
+    /// Its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+/// Runs `profkit strata`; returns the exit status (the guest's, for a run).
+pub fn run(args: &StrataArgs) -> Result<i32, String> {
+    if let Some(dir) = &args.query {
+        let at = args.at.ok_or("--query needs --at N")?;
+        return query(dir, at);
+    }
+    let file = args
+        .file
+        .as_ref()
+        .ok_or("strata needs a FILE to run (or --query DIR --at N)")?;
+    let out = args.out.as_ref().ok_or("strata needs --out DIR")?;
+    let elf = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let name = file.display().to_string();
+    let mut argv = vec![name.as_bytes().to_vec()];
+    argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
+    let linux = LinuxConfig {
+        args: argv,
+        env: std::env::vars_os()
+            .map(|(k, v)| {
+                [
+                    k.into_encoded_bytes(),
+                    b"=".to_vec(),
+                    v.into_encoded_bytes(),
+                ]
+                .concat()
+            })
+            .collect(),
+        stdin: Input::Inherit,
+        stdout: Output::Inherit,
+        stderr: Output::Inherit,
+        allow_dir: args.allow_dir.clone(),
+        cwd: std::env::current_dir().ok(),
+        ..LinuxConfig::default()
+    };
+    let emu = EmuConfig {
+        fuel: args.fuel,
+        ..EmuConfig::default()
+    };
+    let mut machine = Machine::linux(&elf, linux, emu).map_err(|e| format!("{name}: {e}"))?;
+    let config = Config {
+        upper_levels: args.levels,
+        stratum_max_len: args.max_stratum,
+        buckets: args.buckets.max(1),
+        grammar: true,
+        ..Config::default()
+    };
+    let phases = PhaseConfig {
+        interval: args.interval.max(1),
+        branch_threshold: args.interval.max(1) / 20,
+        ..PhaseConfig::default()
+    };
+    let mut sink = StrataSink::new(&config, phases);
+    let summary = machine.run(&mut sink);
+    sink.finish();
+    let text = report(&name, &machine, &summary, &sink, args.top);
+    fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let image = isam::write(sink.detector(), sink.blocks());
+    let write = |file: &str, bytes: &[u8]| {
+        let path = out.join(file);
+        fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    write(ISAM_FILE, &image)?;
+    write(LOG_FILE, text.as_bytes())?;
+    eprint!("{text}");
+    eprintln!(
+        "  wrote {} ({} records, {} bytes) and {}",
+        out.join(ISAM_FILE).display(),
+        sink.detector().records().len(),
+        image.len(),
+        out.join(LOG_FILE).display()
+    );
+    if let Outcome::Fault(f) = summary.outcome {
+        eprintln!("profkit: guest fault: {f}");
+    }
+    Ok(summary.outcome.exit_code())
+}
+
+/// The report printed and written to the log.
+fn report(
+    name: &str,
+    code: &dyn CodeView,
+    summary: &RunSummary,
+    sink: &StrataSink,
+    top: usize,
+) -> String {
+    let d = sink.detector();
+    let mut out = String::new();
+    let _ = writeln!(out, "== profkit strata of {name} ==");
+    let _ = writeln!(
+        out,
+        "  instructions          {}",
+        thousands(summary.instret)
+    );
+    let names = ["paths", "strata", "stratum layers"];
+    for level in 0..d.levels() {
+        let label = names
+            .get(level)
+            .map_or_else(|| format!("layers {level}"), |s| s.to_string());
+        let _ = writeln!(
+            out,
+            "  {label:<21} {} distinct, {} closed, {} repeated units",
+            thousands(d.distinct(level) as u64),
+            thousands(d.closed(level)),
+            thousands(d.emitted(level))
+        );
+    }
+    let _ = writeln!(out, "\n-- hottest paths (heat x frequency) --");
+    let mut paths = d.all_stats(0);
+    paths.sort_by(|a, b| b.hotness().cmp(&a.hotness()).then(a.id.cmp(&b.id)));
+    let total = summary.instret.max(1) as f64;
+    for s in paths.iter().take(top) {
+        let blocks = d.path(s.id).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  path {:<6} heat {:>4} x {:>12} trips = {:>14} ({:5.1}% of instructions), {} repeats, insns {}..{}",
+            s.id,
+            s.heat,
+            thousands(s.trips),
+            thousands(s.hotness().min(u128::from(u64::MAX)) as u64),
+            100.0 * (s.insns * s.trips) as f64 / total,
+            thousands(s.occurrences),
+            thousands(s.first_insn),
+            thousands(s.last_insn)
+        );
+        for &a in blocks.iter().take(8) {
+            let w = sink.block_at(a).map_or(0, |b| b.weight);
+            let _ = writeln!(out, "      {} (weight {w})", symbolize(code, a));
+        }
+        if blocks.len() > 8 {
+            let _ = writeln!(out, "      ... {} blocks in all", blocks.len());
+        }
+    }
+    if let Some(s) = paths.first() {
+        let first = d.path(s.id).and_then(|p| p.first().copied());
+        if let Some(a) = first {
+            let _ = writeln!(out, "  disassembly of the hottest path's first block:");
+            for line in sink.disassemble(code, a) {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+    }
+    for level in 1..d.levels() {
+        let label = names.get(level).copied().unwrap_or("layers");
+        let _ = writeln!(
+            out,
+            "\n-- hottest {label} (members: id^trips of the level below) --"
+        );
+        let mut seqs = d.all_stats(level);
+        seqs.sort_by(|a, b| b.hotness().cmp(&a.hotness()).then(a.id.cmp(&b.id)));
+        for s in seqs.iter().take(top.min(5)) {
+            let members: Vec<String> = d
+                .sequence(level, s.id)
+                .unwrap_or_default()
+                .iter()
+                .take(8)
+                .map(|r| format!("{}^{}", r.id, r.trips))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {:<6} {:>12} trips, {:>12} insns/trip, {:5.1}% of instructions: {}",
+                s.id,
+                thousands(s.trips),
+                thousands(s.insns),
+                100.0 * (s.insns * s.trips) as f64 / total,
+                members.join(" ")
+            );
+        }
+    }
+    if let Some(g) = d.grammar() {
+        let st = g.stats();
+        let _ = writeln!(
+            out,
+            "\n-- grammar of the repeated-path stream (SEQUITUR) --"
+        );
+        let _ = writeln!(
+            out,
+            "  {} repeated paths -> {} symbols in {} rules ({:.1}x smaller)",
+            thousands(st.input_len),
+            thousands(st.symbols as u64),
+            thousands(st.rules as u64),
+            st.input_len as f64 / st.symbols.max(1) as f64
+        );
+        let heat = |r: &::strata::Rep| d.stats(0, r.id).map_or(0.0, |s| (s.insns * r.trips) as f64);
+        for h in g.hot_rules(heat, top.min(5)) {
+            let _ = writeln!(
+                out,
+                "  rule {:<6} {:>10} uses x {:>10} repeated paths, {:5.1}% of instructions",
+                h.rule,
+                thousands(h.uses),
+                thousands(h.len),
+                100.0 * h.heat() / total
+            );
+        }
+    }
+    let phases = sink.phases();
+    let _ = writeln!(
+        out,
+        "\n-- phase changes (interval {} instructions) --",
+        thousands(sink.phase_config().interval)
+    );
+    let count = |f: fn(&Signal) -> bool| phases.iter().filter(|p| f(&p.signal)).count();
+    let _ = writeln!(
+        out,
+        "  {} in all: {} branch-count, {} working-set, {} reorder",
+        phases.len(),
+        count(|s| *s == Signal::BranchCount),
+        count(|s| *s == Signal::WorkingSet),
+        count(|s| matches!(s, Signal::Reorder(_)))
+    );
+    for p in phases.iter().take(20) {
+        let _ = writeln!(out, "  at {:>14}  {}", thousands(p.insn), p.signal.name());
+    }
+    if phases.len() > 20 {
+        let _ = writeln!(out, "  ... {} more", phases.len() - 20);
+    }
+    out
+}
+
+/// `profkit strata --query DIR --at N`.
+fn query(dir: &Path, at: u64) -> Result<i32, String> {
+    let path = dir.join(ISAM_FILE);
+    let (file, damage) =
+        IsamFile::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if let Some(e) = &damage {
+        eprintln!(
+            "profkit: warning: {}: {e}; answering from the readable prefix ({} records)",
+            path.display(),
+            file.len()
+        );
+    }
+    match file.locate(at) {
+        Some(loc) => {
+            let r = loc.record;
+            println!("instruction {at}:");
+            println!(
+                "  repeated stratum #{} (stratum {} x {} trips, instructions {}..{}, ends at path {} / stratum {}), trip {}",
+                loc.record_no, r.stratum, r.trips, r.start_insn, r.end_insn, r.end_path, r.end_stratum,
+                loc.within.as_ref().map_or_else(|| "?".into(), |w| w.stratum_trip.to_string())
+            );
+            match loc.within {
+                Some(w) => {
+                    println!(
+                        "  path {} (trip {} of its repeated path): {} blocks",
+                        w.path,
+                        w.path_trip,
+                        w.path_blocks.len()
+                    );
+                    let blocks: Vec<String> =
+                        w.path_blocks.iter().map(|a| format!("{a:#x}")).collect();
+                    println!("    {}", blocks.join(" "));
+                    if let Some(b) = w.block {
+                        println!("  block {b:#x}");
+                    }
+                }
+                None => println!("  path: unknown (the level tables are not readable)"),
+            }
+            Ok(0)
+        }
+        None => Err(format!(
+            "instruction {at} is not covered by {} ({} records)",
+            path.display(),
+            file.len()
+        )),
+    }
+}

@@ -1,0 +1,63 @@
+//! `profkit strata`: runs a guest, exits with its exit code, writes the ISAM file and the
+//! log, and answers `--query DIR --at N` from the file (also from a truncated copy).
+
+use std::path::Path;
+use std::process::Command;
+
+fn profkit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_profkit"))
+}
+
+#[test]
+fn strata_run_then_query() {
+    let guests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let out = std::env::temp_dir().join(format!("profkit-strata-{}", std::process::id()));
+    let run = profkit()
+        .args(["strata", "bin/primes.elf", "--out"])
+        .arg(&out)
+        .current_dir(&guests)
+        .output()
+        .unwrap();
+    // primes exits with status 3 (its self-check), under qemu too.
+    assert_eq!(run.status.code(), Some(3));
+    let report = String::from_utf8_lossy(&run.stderr);
+    for heading in [
+        "hottest paths",
+        "hottest strata",
+        "hottest stratum layers",
+        "phase changes",
+        "SEQUITUR",
+    ] {
+        assert!(
+            report.contains(heading),
+            "{heading} missing from:\n{report}"
+        );
+    }
+    assert!(out.join("strata.log").exists());
+    let isam = std::fs::read(out.join("strata.isam")).unwrap();
+
+    let query = profkit()
+        .args(["strata", "--query"])
+        .arg(&out)
+        .args(["--at", "5000000"])
+        .output()
+        .unwrap();
+    assert_eq!(query.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&query.stdout);
+    assert!(
+        text.contains("repeated stratum") && text.contains("path ") && text.contains("block 0x"),
+        "{text}"
+    );
+
+    // A truncated copy still answers from its readable prefix and warns.
+    std::fs::write(out.join("strata.isam"), &isam[..isam.len() / 2]).unwrap();
+    let query = profkit()
+        .args(["strata", "--query"])
+        .arg(&out)
+        .args(["--at", "1000"])
+        .output()
+        .unwrap();
+    assert_eq!(query.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&query.stderr).contains("truncated"));
+    let _ = std::fs::remove_dir_all(&out);
+}

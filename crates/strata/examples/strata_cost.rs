@@ -1,0 +1,153 @@
+//! Measurements for issue 6: the cost of strata on every block as a ratio to the emulator
+//! with no sink (median of RUNS alternating runs, like isa-emu's `sink_cost`), and the
+//! size of the SEQUITUR grammar against the raw repeated-path stream and against `xz -9`
+//! of the same stream (if `xz` is installed).
+//!
+//! `cargo run --release -p strata --example strata_cost -- guests/bin/crc.elf [RUNS]`
+//!
+//! The raw stream is 12 bytes per repeated path (path id u32, trip count u64, little
+//! endian). The grammar's size in bytes counts 4 bytes per body symbol, 4 per rule (its
+//! length) and 12 per distinct terminal: what a plain serialization of it would take.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use isa_emu::linux::{LinuxConfig, Output};
+use isa_emu::{Config as EmuConfig, Machine};
+use prof_events::{BlockId, BlockInfo, Control, Interest, Sink};
+use strata::{Config, PhaseConfig, StrataSink};
+
+fn machine(elf: &[u8]) -> Machine {
+    let linux = LinuxConfig {
+        args: vec![b"guest".to_vec()],
+        stdout: Output::Capture,
+        stderr: Output::Capture,
+        ..LinuxConfig::default()
+    };
+    Machine::linux(elf, linux, EmuConfig::default()).expect("guest loads")
+}
+
+/// Wants every block's entry and only counts them: the floor of any per-block sink.
+struct CountBlocks(u64);
+
+impl Sink for CountBlocks {
+    fn interest(&mut self, _: &BlockInfo) -> Interest {
+        Interest::BLOCK
+    }
+    fn block(&mut self, _: BlockId, _: u64) -> Control {
+        self.0 += 1;
+        Control::Continue
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn xz_len(data: &[u8]) -> Option<usize> {
+    let mut child = Command::new("xz")
+        .args(["-9", "-c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = data.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    out.status.success().then_some(out.stdout.len())
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().unwrap_or_else(|| "guests/bin/crc.elf".into());
+    let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let (mut none, mut with, mut count) = (Vec::new(), Vec::new(), Vec::new());
+    let mut insns = 0;
+    let mut last = None;
+    for _ in 0..runs {
+        let mut m = machine(&elf);
+        let t = Instant::now();
+        insns = m.run(&mut ()).instret;
+        none.push(t.elapsed().as_secs_f64());
+
+        let mut m = machine(&elf);
+        let t = Instant::now();
+        m.run(&mut CountBlocks(0));
+        count.push(t.elapsed().as_secs_f64());
+
+        let mut m = machine(&elf);
+        // STRATA_GRAMMAR=0 leaves the grammar out, STRATA_LEVELS=n sets the upper levels.
+        let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+        let config = Config {
+            grammar: env("STRATA_GRAMMAR") != Some(0),
+            upper_levels: env("STRATA_LEVELS").unwrap_or(2),
+            ..Config::default()
+        };
+        let mut sink = StrataSink::new(&config, PhaseConfig::default());
+        let t = Instant::now();
+        m.run(&mut sink);
+        sink.finish();
+        with.push(t.elapsed().as_secs_f64());
+        last = Some(sink);
+    }
+    let (a, b, c) = (median(&mut none), median(&mut with), median(&mut count));
+    println!("{path}: {insns} instructions, {runs} runs each, alternating");
+    println!(
+        "  no sink       median {a:.4} s ({:.0} MIPS)",
+        insns as f64 / a / 1e6
+    );
+    println!(
+        "  block counter median {c:.4} s ({:.0} MIPS), ratio {:.3}",
+        insns as f64 / c / 1e6,
+        c / a
+    );
+    println!(
+        "  strata sink   median {b:.4} s ({:.0} MIPS)",
+        insns as f64 / b / 1e6
+    );
+    println!("  ratio (strata / no sink): {:.3}", b / a);
+
+    let Some(sink) = last else { return };
+    let d = sink.detector();
+    let Some(g) = d.grammar() else { return };
+    let st = g.stats();
+    let expanded = g.expand();
+    let mut raw = Vec::with_capacity(expanded.len() * 12);
+    for r in &expanded {
+        raw.extend_from_slice(&r.id.to_le_bytes());
+        raw.extend_from_slice(&r.trips.to_le_bytes());
+    }
+    let grammar_bytes = st.symbols * 4 + st.rules * 4 + st.terminals * 12;
+    println!(
+        "  levels: {} paths, {} repeated paths; {} strata, {} repeated strata; {} layers, {} repeated layers",
+        d.distinct(0),
+        d.emitted(0),
+        d.distinct(1),
+        d.emitted(1),
+        d.distinct(2),
+        d.emitted(2)
+    );
+    println!(
+        "  grammar: {} repeated paths -> {} symbols in {} rules, {} distinct terminals",
+        st.input_len, st.symbols, st.rules, st.terminals
+    );
+    println!(
+        "  raw stream {} bytes, grammar {} bytes: {:.1}x smaller",
+        raw.len(),
+        grammar_bytes,
+        raw.len() as f64 / grammar_bytes.max(1) as f64
+    );
+    match xz_len(&raw) {
+        Some(x) => println!(
+            "  xz -9 of the raw stream: {x} bytes ({:.1}x smaller than raw; grammar / xz = {:.2})",
+            raw.len() as f64 / x.max(1) as f64,
+            grammar_bytes as f64 / x.max(1) as f64
+        ),
+        None => println!("  xz: not available"),
+    }
+}

@@ -1,0 +1,172 @@
+//! # strata: whole-program paths, repeated paths, strata and stratum layers
+//!
+//! The complete dynamic control flow of a run, in a compact and queryable form: its loops,
+//! their repetitions, their nesting, and the program's phases. This crate implements the
+//! whole-program profile of the profiling spec (`specs/000_0af7b22f78c6228c.txt`, first
+//! two thirds) over the [`bounded_hashtable`] crate (the spec's last third).
+//!
+//! ## The model
+//!
+//! - A **path** is a sequence of unique blocks: the next block that repeats one already in
+//!   the path closes it and starts the next path. Each closed path is compared with the
+//!   previous one: equal paths add a trip to it; a different path passes the previous one
+//!   up as a **repeated path** `(path id, trip count)` ([`Rep`]) and takes its place.
+//! - Level 1 does the same over repeated paths: a **stratum** is a sequence of unique
+//!   repeated paths, consecutive equal strata form a **repeated stratum**. Level 2 forms
+//!   **stratum layers** over repeated strata, and [`Config::upper_levels`] adds more.
+//! - Per level, a [`BoundedHashTable`](bounded_hashtable::BoundedHashTable) keyed by the
+//!   interned sequence holds its [`SeqStats`]: unique id, global trip count, occurrences
+//!   (repeated units), instructions and heat of one trip (the sum of its members' weights;
+//!   a block's weight is its instruction count by default, or any per-block weight via
+//!   [`StrataSink::with_weight`]), hotness (heat x trips) and the first and last
+//!   instruction number. The tables have a fixed bucket count, so hot chains get sorted and
+//!   the sort passes' reorder signal reports phase changes.
+//! - The hierarchy is lossless: [`Detector::expand`] rebuilds the exact input stream from
+//!   the top level down (layers -> strata -> repeated paths -> paths -> blocks).
+//! - [`Sequitur`] builds an online SEQUITUR grammar of the repeated-path stream (digram
+//!   uniqueness and rule utility), expands it, gives its size, and answers hot-subsequence
+//!   queries ([`Sequitur::hot_rules`]) from the grammar without expanding it.
+//! - [`PhaseDetector`] reports phase changes from the conditional-branch count per fixed
+//!   instruction interval and the change of the block working set between intervals;
+//!   [`StrataSink::phases`] merges them with the tables' reorder signal.
+//! - [`isam`] writes and reads the ISAM file of strata records ([`StratumRecord`], one per
+//!   repeated stratum), indexed by ending instruction, path and stratum number, with point
+//!   lookups ([`isam::IsamFile::locate`]: which stratum, path and block were active at
+//!   instruction N), range scans, a version, CRC-32 per frame, and a readable prefix plus a
+//!   reported error for a damaged or truncated file.
+//!
+//! Use [`Detector`] directly for any symbol stream (it is generic over the symbol type and
+//! takes symbols from any iterator), or [`StrataSink`] to profile a program run by the
+//! emulator (symbols are block start addresses). `profkit strata FILE --out DIR` is the
+//! command-line front end.
+//!
+//! ## Readings of the scanned spec
+//!
+//! The spec text was extracted from a scan (subscripts and Table 1's body are lost); this
+//! crate reads it as follows.
+//!
+//! - "A B C A B C B": the second A closes path ABC; the second ABC, closed by the third B,
+//!   matches it, so the previous path ABC has trip count 2 and the new path is B. "A B C A
+//!   B D A": ABD (closed by the third A) differs from ABC, so ABC is passed up with trip
+//!   count 1 and ABD becomes the previous path. The previous path is passed up only when a
+//!   different path replaces it, or at the end of the stream ([`Detector::finish`]).
+//! - A repeated path's identity at the next level is the pair (path id, trip count): the
+//!   spec writes a path repeated 3 times as its own symbol ("P4" with a lost superscript),
+//!   and keeping the trip count is what makes the hierarchy lossless. Loops with a fixed
+//!   trip count therefore form repeating strata; loops whose trip count varies form
+//!   distinct strata (visible in their members' `id^trips`).
+//! - Table 1's rows are lost; what survives ("the initial three Bbs A B C are Path 0, the
+//!   fourth, the second B, is Path 1") is the test `table_1_segmentation`.
+//! - The strata examples lost their subscripts; they are read as "P1 P2 P3 P1 P2 P3 P2"
+//!   (the stratum P1P2P3 gets trip count 2, the new stratum is P2), "P1 P2 P3 P1 P2 P4 P1"
+//!   (P1P2P3 passed up, P1P2P4 becomes previous, the new stratum is P1) and "P1 P2 P3 P1"
+//!   (S0 = P1P2P3, S1 = P1).
+//! - "Only fully track a stratum whose length has 4 or less repeated paths" is
+//!   [`Config::stratum_max_len`] = `Some(4)`: a stratum (or layer) that reaches the bound is
+//!   closed as if the next unit repeated, so tables stay small and expansion stays exact.
+//!   It is off by default (the spec applies it only "if the methods become computationally
+//!   bound"). [`Config::path_max_len`] bounds paths the same way.
+//! - Global trip counts are added when a repeated unit is passed up ("incremented by the
+//!   current trip count of the repeated path"); [`Detector::stats`] adds the open unit's
+//!   trips so it is current at any time. Each emitted unit counts its trips as accesses of
+//!   its table entry (bounded-hashtable's `record`), and the sort clock runs in
+//!   instructions ([`Config::sort_every`]).
+//! - Instruction numbers count the instructions of the blocks entered (the sink uses the
+//!   block's instruction count, so it equals the emulator's retired count for runs that
+//!   end at a block boundary, as `exit` does).
+//! - "Each record ... accessed by an ending instruction number, ending path number, ending
+//!   strata number": a record is one repeated stratum; its ending path (stratum) number is
+//!   the count of paths (strata) closed up to its end. Records are delta-encoded (the spec
+//!   stores them "compressed").
+//! - Phase signals: branch counts of consecutive intervals differing by more than a
+//!   threshold (spec); the working set as the set of blocks executed in an interval,
+//!   compared by Jaccard distance (the spec gives no measure); the reorder signal is
+//!   bounded-hashtable's `phase_change`. The call-stack signal of the spec is not
+//!   implemented.
+//!
+//! ## Example
+//!
+//! ```
+//! use strata::{Config, Detector, Rep};
+//!
+//! // A loop whose body a b c runs 3 times and then leaves through d; all of it twice.
+//! let stream: Vec<&str> = "a b c a b c a b c d  a b c a b c a b c d".split_whitespace().collect();
+//! let mut d = Detector::new(&Config { grammar: true, ..Config::default() });
+//! d.extend(stream.iter().copied());
+//! d.finish();
+//!
+//! // Paths close where a block repeats: abc | abc | abcd | abc | abc | abcd.
+//! assert_eq!(d.path(0), Some(&["a", "b", "c"][..]));
+//! assert_eq!(d.path(1), Some(&["a", "b", "c", "d"][..]));
+//! // Repeated paths: abc^2 abcd^1 abc^2 abcd^1; the stratum (abc^2 abcd^1) repeats twice.
+//! assert_eq!(d.sequence(1, 0).unwrap(), [Rep { id: 0, trips: 2 }, Rep { id: 1, trips: 1 }]);
+//! assert_eq!(d.stats(1, 0).map(|s| s.trips), Some(2));
+//! // The top level (stratum layers) holds one layer, made of that repeated stratum.
+//! assert_eq!(d.sequence(2, 0).unwrap(), [Rep { id: 0, trips: 2 }]);
+//! assert_eq!(d.top(), [Rep { id: 0, trips: 1 }]);
+//! // Lossless.
+//! assert_eq!(d.expand().unwrap(), stream);
+//! // The grammar of the repeated-path stream expands to it.
+//! assert_eq!(d.grammar().unwrap().expand().len() as u64, d.emitted(0));
+//! ```
+//!
+//! Profiling a program in the emulator (not run here):
+//!
+//! ```no_run
+//! # use prof_events::Sink;
+//! # fn run(sink: &mut dyn Sink) {}
+//! use strata::{isam, Config, PhaseConfig, StrataSink};
+//!
+//! let mut sink = StrataSink::new(&Config::default(), PhaseConfig::default());
+//! run(&mut sink); // e.g. isa_emu::Machine::run(&mut sink)
+//! sink.finish();
+//! let image = isam::write(sink.detector(), sink.blocks());
+//! let (file, damage) = isam::IsamFile::parse(image);
+//! assert!(damage.is_none());
+//! let at = file.locate(1_000_000); // which stratum, path and block ran instruction 1e6
+//! ```
+//!
+//! ## Cost
+//!
+//! Per block: a membership test in the open path (linear up to 16 blocks, a hash set
+//! beyond), an append, and the phase detector's interval bookkeeping. Per closed path: a
+//! comparison with the previous path. Per repeated path: one table lookup (new paths: an
+//! insert), the next level's work, and the grammar's. `examples/strata_cost.rs` measures
+//! the slowdown against the emulator with no sink, and the grammar's size:
+//!
+//! | guest | strata / no sink (2 levels + grammar) | 2 levels, no grammar | paths only | raw RP stream / grammar | raw / xz -9 |
+//! |---|---|---|---|---|---|
+//! | crc | 4.4 - 5.1 | 2.2 - 2.3 | 1.8 - 1.9 | 18.8x | 42.1x |
+//! | primes | 2.7 - 2.9 | 1.7 | 1.7 | 55.7x | 109.9x |
+//! | nbody | 1.6 - 1.8 | | | 314.9x | 1556x |
+//! | sort | 4.4 - 5.8 | 2.7 - 2.8 | 1.6 - 1.7 | 15.3x | 39.8x |
+//! | phases | 1.4 - 1.5 | | | 74.3x | 471.6x |
+//! | coremark | 2.8 - 3.3 | | | 16.1x | 57.7x |
+//!
+//! (`cargo run --release -p strata --example strata_cost -- guests/bin/GUEST.elf 5`, with
+//! `STRATA_GRAMMAR=0` and `STRATA_LEVELS=0` for the other columns: medians of 5 alternating
+//! runs, ranges over repeated measurements on a shared 2-core machine; the raw stream is 12
+//! bytes per repeated path, the grammar 4 bytes per symbol and rule plus 12 per terminal.) The
+//! grammar, not the path detection, dominates the cost; it is off by default
+//! ([`Config::grammar`]).
+//!
+//! ## Features
+//!
+//! - `proptest`: the [`strategies`] module (looped and random symbol streams, detector
+//!   configurations) for property tests.
+#![forbid(unsafe_code)]
+
+mod detector;
+pub mod isam;
+mod level;
+pub mod phase;
+pub mod sequitur;
+mod sink;
+
+pub use detector::{Config, Detector, StratumRecord};
+pub use level::{Rep, SeqStats};
+pub use phase::{Phase, PhaseConfig, PhaseDetector, Signal};
+pub use sequitur::{GSym, GrammarStats, HotRule, Sequitur};
+pub use sink::{BlockMeta, StrataSink, WeightFn};
+#[cfg(feature = "proptest")]
+pub mod strategies;

@@ -1,0 +1,528 @@
+//! Online SEQUITUR (Nevill-Manning and Witten): a context-free grammar of a symbol stream
+//! kept under two invariants, digram uniqueness (no pair of adjacent symbols occurs twice
+//! in the grammar, except overlapping in a run like `a a a`) and rule utility (every rule
+//! but the start rule is used at least twice).
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+// foldhash with a fixed seed, as the level tables use: deterministic and fast.
+use bounded_hashtable::DefaultHashBuilder as Fast;
+use std::hash::Hash;
+
+/// A symbol of a rule's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GSym {
+    /// The terminal with this index (see [`Sequitur::terminal`]).
+    Term(u32),
+    /// A reference to rule `n`.
+    Rule(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Sym {
+    Term(u32),
+    Rule(u32),
+    Guard(u32),
+}
+
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    sym: Sym,
+    prev: u32,
+    next: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RuleData {
+    guard: u32,
+    uses: u32,
+    live: bool,
+}
+
+/// Size statistics of a grammar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GrammarStats {
+    /// Symbols fed.
+    pub input_len: u64,
+    /// Rules, the start rule included.
+    pub rules: usize,
+    /// Symbols in all rule bodies: the grammar's size.
+    pub symbols: usize,
+    /// Distinct terminals.
+    pub terminals: usize,
+}
+
+/// A rule as a hot-subsequence query reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HotRule {
+    /// The rule.
+    pub rule: u32,
+    /// Times its expansion occurs in the input's derivation.
+    pub uses: u64,
+    /// Terminals in one expansion.
+    pub len: u64,
+    /// Weight of one expansion (sum of its terminals' weights).
+    pub weight: f64,
+}
+
+impl HotRule {
+    /// Weight of one expansion times its uses.
+    pub fn heat(&self) -> f64 {
+        self.weight * self.uses as f64
+    }
+}
+
+/// An online SEQUITUR grammar over terminals of type `T`.
+#[derive(Clone, Debug)]
+pub struct Sequitur<T> {
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    rules: Vec<RuleData>,
+    digrams: HashMap<(Sym, Sym), u32, Fast>,
+    terms: Vec<T>,
+    term_ids: HashMap<T, u32, Fast>,
+    input_len: u64,
+}
+
+impl<T: Hash + Eq + Clone> Default for Sequitur<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Hash + Eq + Clone> Sequitur<T> {
+    /// An empty grammar (the start rule, rule 0, with an empty body).
+    pub fn new() -> Self {
+        let mut g = Sequitur {
+            nodes: Vec::new(),
+            free: Vec::new(),
+            rules: Vec::new(),
+            digrams: HashMap::default(),
+            terms: Vec::new(),
+            term_ids: HashMap::default(),
+            input_len: 0,
+        };
+        g.new_rule();
+        g
+    }
+
+    /// Appends one terminal and restores both invariants.
+    pub fn push(&mut self, t: T) {
+        let id = match self.term_ids.get(&t) {
+            Some(&id) => id,
+            None => {
+                let id = self.terms.len() as u32;
+                self.terms.push(t.clone());
+                self.term_ids.insert(t, id);
+                id
+            }
+        };
+        self.input_len += 1;
+        let last = self.last(0);
+        let n = self.new_node(Sym::Term(id));
+        self.insert_after(last, n);
+        let p = self.nodes[n as usize].prev;
+        self.check(p);
+    }
+
+    /// The terminal with index `id`.
+    pub fn terminal(&self, id: u32) -> Option<&T> {
+        self.terms.get(id as usize)
+    }
+
+    /// Ids of the live rules, the start rule (0) first.
+    pub fn rule_ids(&self) -> Vec<u32> {
+        (0..self.rules.len() as u32)
+            .filter(|&r| self.rules[r as usize].live)
+            .collect()
+    }
+
+    /// The body of rule `r`, or `None` if there is no such rule.
+    pub fn body(&self, r: u32) -> Option<Vec<GSym>> {
+        let rule = self.rules.get(r as usize).filter(|d| d.live)?;
+        let mut out = Vec::new();
+        let mut n = self.nodes[rule.guard as usize].next;
+        while n != rule.guard {
+            out.push(match self.nodes[n as usize].sym {
+                Sym::Term(t) => GSym::Term(t),
+                Sym::Rule(x) => GSym::Rule(x),
+                Sym::Guard(_) => break,
+            });
+            n = self.nodes[n as usize].next;
+        }
+        Some(out)
+    }
+
+    /// References to rule `r` in the grammar's bodies.
+    pub fn rule_uses(&self, r: u32) -> u32 {
+        self.rules.get(r as usize).map_or(0, |d| d.uses)
+    }
+
+    /// Size statistics.
+    pub fn stats(&self) -> GrammarStats {
+        let ids = self.rule_ids();
+        GrammarStats {
+            input_len: self.input_len,
+            rules: ids.len(),
+            symbols: ids
+                .iter()
+                .map(|&r| self.body(r).map_or(0, |b| b.len()))
+                .sum(),
+            terminals: self.terms.len(),
+        }
+    }
+
+    /// Expands rule 0: the input so far.
+    pub fn expand(&self) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.input_len as usize);
+        let g0 = self.rules[0].guard;
+        let mut stack = vec![(self.nodes[g0 as usize].next, g0)];
+        while let Some((n, g)) = stack.pop() {
+            if n == g {
+                continue;
+            }
+            let node = self.nodes[n as usize];
+            stack.push((node.next, g));
+            match node.sym {
+                Sym::Term(t) => out.push(self.terms[t as usize].clone()),
+                Sym::Rule(x) => {
+                    let gx = self.rules[x as usize].guard;
+                    stack.push((self.nodes[gx as usize].next, gx));
+                }
+                Sym::Guard(_) => {}
+            }
+        }
+        out
+    }
+
+    /// Rules ranked by heat (weight of one expansion x uses in the derivation), hottest
+    /// first, computed from the grammar without expanding it: uses top-down from the start
+    /// rule, lengths and weights bottom-up. `weight` gives each terminal's weight.
+    pub fn hot_rules(&self, weight: impl Fn(&T) -> f64, top: usize) -> Vec<HotRule> {
+        let order = self.post_order();
+        let n = self.rules.len();
+        let (mut len, mut w) = (vec![0u64; n], vec![0f64; n]);
+        let bodies: Vec<Vec<GSym>> = (0..n as u32)
+            .map(|r| self.body(r).unwrap_or_default())
+            .collect();
+        for &r in &order {
+            for s in &bodies[r as usize] {
+                let (l, x) = match *s {
+                    GSym::Term(t) => (1, weight(&self.terms[t as usize])),
+                    GSym::Rule(x) => (len[x as usize], w[x as usize]),
+                };
+                len[r as usize] += l;
+                w[r as usize] += x;
+            }
+        }
+        let mut uses = vec![0u64; n];
+        uses[0] = 1;
+        for &r in order.iter().rev() {
+            for s in &bodies[r as usize] {
+                if let GSym::Rule(x) = *s {
+                    uses[x as usize] += uses[r as usize];
+                }
+            }
+        }
+        let mut hot: Vec<HotRule> = order
+            .iter()
+            .filter(|&&r| r != 0)
+            .map(|&r| HotRule {
+                rule: r,
+                uses: uses[r as usize],
+                len: len[r as usize],
+                weight: w[r as usize],
+            })
+            .collect();
+        hot.sort_by(|a, b| b.heat().total_cmp(&a.heat()).then(a.rule.cmp(&b.rule)));
+        hot.truncate(top);
+        hot
+    }
+
+    /// Live rules in post order from the start rule (callees before callers).
+    fn post_order(&self) -> Vec<u32> {
+        let mut seen = vec![false; self.rules.len()];
+        let mut order = Vec::new();
+        let mut stack = vec![(0u32, false)];
+        while let Some((r, done)) = stack.pop() {
+            if done {
+                order.push(r);
+                continue;
+            }
+            if std::mem::replace(&mut seen[r as usize], true) {
+                continue;
+            }
+            stack.push((r, true));
+            for s in self.body(r).unwrap_or_default() {
+                if let GSym::Rule(x) = s {
+                    if !seen[x as usize] {
+                        stack.push((x, false));
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// Checks both invariants; returns the first violation found.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen: HashMap<(GSym, GSym), (u32, usize)> = HashMap::new();
+        for r in self.rule_ids() {
+            let body = self.body(r).unwrap_or_default();
+            if r != 0 && self.rules[r as usize].uses < 2 {
+                return Err(format!(
+                    "rule {r} is used {} times",
+                    self.rules[r as usize].uses
+                ));
+            }
+            if r != 0 && body.len() < 2 {
+                return Err(format!("rule {r} has {} symbols", body.len()));
+            }
+            for (i, d) in body.windows(2).enumerate() {
+                let key = (d[0], d[1]);
+                if let Some(&(r2, i2)) = seen.get(&key) {
+                    // Overlapping occurrences in a run (`a a a`) are allowed.
+                    let overlap = r2 == r && i2 + 1 == i && d[0] == d[1];
+                    if !overlap {
+                        return Err(format!(
+                            "digram {key:?} in rule {r2} at {i2} and rule {r} at {i}"
+                        ));
+                    }
+                } else {
+                    seen.insert(key, (r, i));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- the algorithm (after the reference implementation's symbols and rules) ----
+
+    fn new_rule(&mut self) -> u32 {
+        // Rule ids are never reused, so a stale id can never name a different rule.
+        self.rules.push(RuleData {
+            guard: NIL,
+            uses: 0,
+            live: false,
+        });
+        let r = self.rules.len() as u32 - 1;
+        let g = self.alloc(Sym::Guard(r));
+        self.nodes[g as usize].prev = g;
+        self.nodes[g as usize].next = g;
+        self.rules[r as usize] = RuleData {
+            guard: g,
+            uses: 0,
+            live: true,
+        };
+        r
+    }
+
+    fn alloc(&mut self, sym: Sym) -> u32 {
+        let node = Node {
+            sym,
+            prev: NIL,
+            next: NIL,
+        };
+        match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = node;
+                i
+            }
+            None => {
+                self.nodes.push(node);
+                self.nodes.len() as u32 - 1
+            }
+        }
+    }
+
+    fn new_node(&mut self, sym: Sym) -> u32 {
+        if let Sym::Rule(r) = sym {
+            self.rules[r as usize].uses += 1;
+        }
+        self.alloc(sym)
+    }
+
+    fn last(&self, r: u32) -> u32 {
+        self.nodes[self.rules[r as usize].guard as usize].prev
+    }
+
+    fn first(&self, r: u32) -> u32 {
+        self.nodes[self.rules[r as usize].guard as usize].next
+    }
+
+    fn sym(&self, n: u32) -> Sym {
+        self.nodes[n as usize].sym
+    }
+
+    fn is_guard(&self, n: u32) -> bool {
+        n == NIL || matches!(self.sym(n), Sym::Guard(_))
+    }
+
+    fn next(&self, n: u32) -> u32 {
+        self.nodes[n as usize].next
+    }
+
+    fn prev(&self, n: u32) -> u32 {
+        self.nodes[n as usize].prev
+    }
+
+    fn key(&self, n: u32) -> Option<(Sym, Sym)> {
+        let m = self.next(n);
+        (!self.is_guard(n) && !self.is_guard(m)).then(|| (self.sym(n), self.sym(m)))
+    }
+
+    fn delete_digram(&mut self, n: u32) {
+        if let Some(k) = self.key(n) {
+            // One hash per removal: through the entry.
+            if let Entry::Occupied(e) = self.digrams.entry(k) {
+                if *e.get() == n {
+                    e.remove();
+                }
+            }
+        }
+    }
+
+    /// Links `left -> right`, first dropping the digram that started at `left` and
+    /// restoring the index of runs like `a a a` that the unlink would lose.
+    fn join(&mut self, left: u32, right: u32) {
+        if self.next(left) != NIL {
+            self.delete_digram(left);
+            let (rp, rn) = (self.prev(right), self.next(right));
+            if rp != NIL
+                && rn != NIL
+                && self.sym(right) == self.sym(rp)
+                && self.sym(right) == self.sym(rn)
+            {
+                if let Some(k) = self.key(right) {
+                    self.digrams.insert(k, right);
+                }
+            }
+            let (lp, ln) = (self.prev(left), self.next(left));
+            if lp != NIL
+                && ln != NIL
+                && self.sym(left) == self.sym(lp)
+                && self.sym(left) == self.sym(ln)
+            {
+                if let Some(k) = self.key(lp) {
+                    self.digrams.insert(k, lp);
+                }
+            }
+        }
+        self.nodes[left as usize].next = right;
+        self.nodes[right as usize].prev = left;
+    }
+
+    fn insert_after(&mut self, at: u32, n: u32) {
+        let after = self.next(at);
+        self.join(n, after);
+        self.join(at, n);
+    }
+
+    /// Unlinks and frees node `n`, dropping its digram and its rule reference.
+    fn remove(&mut self, n: u32) {
+        let (p, nx) = (self.prev(n), self.next(n));
+        self.join(p, nx);
+        if !self.is_guard(n) {
+            self.delete_digram(n);
+            if let Sym::Rule(r) = self.sym(n) {
+                self.rules[r as usize].uses -= 1;
+            }
+        }
+        self.free.push(n);
+    }
+
+    /// Looks up the digram starting at `n`: records it if new, or enforces uniqueness if it
+    /// occurs elsewhere. Returns true if the grammar changed.
+    fn check(&mut self, n: u32) -> bool {
+        let Some(k) = self.key(n) else {
+            return false;
+        };
+        let m = match self.digrams.entry(k) {
+            Entry::Vacant(v) => {
+                v.insert(n);
+                return false;
+            }
+            Entry::Occupied(o) => *o.get(),
+        };
+        if m == n || self.next(m) == n || self.next(n) == m {
+            return false;
+        }
+        self.matched(n, m);
+        true
+    }
+
+    /// The digram at `n` repeats the one at `m`: reuse the rule that is exactly `m`'s
+    /// digram, or make a new rule, and substitute it for both.
+    fn matched(&mut self, n: u32, m: u32) {
+        let r = if self.is_guard(self.prev(m)) && self.is_guard(self.next(self.next(m))) {
+            let Sym::Guard(r) = self.sym(self.prev(m)) else {
+                return;
+            };
+            self.substitute(n, r);
+            r
+        } else {
+            let r = self.new_rule();
+            let (a, b) = (self.sym(n), self.sym(self.next(n)));
+            let na = self.new_node(a);
+            let g = self.rules[r as usize].guard;
+            self.insert_after(g, na);
+            let nb = self.new_node(b);
+            self.insert_after(na, nb);
+            self.substitute(m, r);
+            self.substitute(n, r);
+            if let Some(k) = self.key(na) {
+                self.digrams.insert(k, na);
+            }
+            r
+        };
+        // Rule utility: a rule referenced once (from the new rule's body) is inlined.
+        if self.rules[r as usize].live {
+            for end in [self.first(r), self.last(r)] {
+                if let Sym::Rule(x) = self.sym(end) {
+                    if self.rules[x as usize].live && self.rules[x as usize].uses == 1 {
+                        self.expand_node(end);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replaces the digram starting at `n` by a reference to rule `r`.
+    fn substitute(&mut self, n: u32, r: u32) {
+        let q = self.prev(n);
+        self.remove(self.next(q));
+        self.remove(self.next(q));
+        let s = self.new_node(Sym::Rule(r));
+        self.insert_after(q, s);
+        if !self.check(q) {
+            let s = self.next(q);
+            self.check(s);
+        }
+    }
+
+    /// Inlines the body of the rule referenced by node `n` (its only use) and deletes the rule.
+    fn expand_node(&mut self, n: u32) {
+        let Sym::Rule(x) = self.sym(n) else {
+            return;
+        };
+        let (left, right) = (self.prev(n), self.next(n));
+        let (f, l) = (self.first(x), self.last(x));
+        self.delete_digram(n);
+        let g = self.rules[x as usize].guard;
+        self.rules[x as usize] = RuleData {
+            guard: NIL,
+            uses: 0,
+            live: false,
+        };
+        self.free.push(g);
+        self.join(left, f);
+        self.join(l, right);
+        self.free.push(n);
+        if let Some(k) = self.key(l) {
+            self.digrams.insert(k, l);
+        }
+    }
+}

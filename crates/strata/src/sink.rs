@@ -1,0 +1,140 @@
+//! The prof-events sink: feeds every executed block to a [`Detector`] keyed by block
+//! address and to a [`PhaseDetector`].
+
+use prof_events::{BlockEnd, BlockId, BlockInfo, CodeView, Control, Exit, Interest, Sink};
+
+use crate::detector::{Config, Detector};
+use crate::phase::{merge_phases, Phase, PhaseConfig, PhaseDetector};
+
+/// What the sink knows about a translated block: the spec's block characterization.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockMeta {
+    /// Address of the first instruction (the block's symbol in the paths).
+    pub start: u64,
+    /// Address past the last instruction.
+    pub end: u64,
+    /// Instructions.
+    pub insns: u32,
+    /// Weight (the instruction count unless a weight function says otherwise).
+    pub weight: u64,
+    /// Ends in a conditional branch.
+    pub cond_branch: bool,
+}
+
+/// A block's weight, computed once when the block is translated.
+pub type WeightFn = Box<dyn FnMut(&BlockInfo) -> u64>;
+
+/// The strata sink: asks for every block's entry and nothing else.
+pub struct StrataSink {
+    detector: Detector<u64>,
+    phases: PhaseDetector,
+    blocks: Vec<BlockMeta>,
+    weight: Option<WeightFn>,
+}
+
+impl StrataSink {
+    /// A sink with the detector and phase configurations; block weight = instructions.
+    pub fn new(config: &Config, phases: PhaseConfig) -> Self {
+        StrataSink {
+            detector: Detector::new(config),
+            phases: PhaseDetector::new(phases),
+            blocks: Vec::new(),
+            weight: None,
+        }
+    }
+
+    /// Uses `weight` for each block's weight instead of its instruction count.
+    pub fn with_weight(mut self, weight: impl FnMut(&BlockInfo) -> u64 + 'static) -> Self {
+        self.weight = Some(Box::new(weight));
+        self
+    }
+
+    /// Ends the streams (also done by [`Sink::exit`]).
+    pub fn finish(&mut self) {
+        self.detector.finish();
+    }
+
+    /// The detector (symbols are block start addresses).
+    pub fn detector(&self) -> &Detector<u64> {
+        &self.detector
+    }
+
+    /// Every block translated, by dense block id.
+    pub fn blocks(&self) -> &[BlockMeta] {
+        &self.blocks
+    }
+
+    /// The block starting at `addr` (the first translation of it).
+    pub fn block_at(&self, addr: u64) -> Option<&BlockMeta> {
+        self.blocks.iter().find(|b| b.start == addr)
+    }
+
+    /// The block at `addr` disassembled through `code`, one line per instruction.
+    pub fn disassemble(&self, code: &dyn CodeView, addr: u64) -> Vec<String> {
+        let Some(b) = self.block_at(addr) else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        let mut pc = b.start;
+        while pc < b.end {
+            let Some(info) = code.insn(pc) else { break };
+            let text = code.text(pc).unwrap_or_else(|| "?".into());
+            lines.push(format!("{pc:#x}: {text}"));
+            pc += u64::from(info.len.max(1));
+        }
+        lines
+    }
+
+    /// All phase changes: interval signals and table reorders, in instruction order.
+    pub fn phases(&self) -> Vec<Phase> {
+        merge_phases(self.phases.phases(), &self.detector.reorders())
+    }
+
+    /// The phase detector's configuration.
+    pub fn phase_config(&self) -> &PhaseConfig {
+        self.phases.config()
+    }
+}
+
+impl Sink for StrataSink {
+    fn interest(&mut self, block: &BlockInfo) -> Interest {
+        let i = block.id.index();
+        if self.blocks.len() <= i {
+            let empty = BlockMeta {
+                start: 0,
+                end: 0,
+                insns: 0,
+                weight: 0,
+                cond_branch: false,
+            };
+            self.blocks.resize(i + 1, empty);
+        }
+        let weight = match &mut self.weight {
+            Some(f) => f(block),
+            None => u64::from(block.insns),
+        };
+        self.blocks[i] = BlockMeta {
+            start: block.start,
+            end: block.end,
+            insns: block.insns,
+            weight,
+            cond_branch: matches!(block.ends_with, BlockEnd::Branch { .. }),
+        };
+        Interest::BLOCK
+    }
+
+    #[inline]
+    fn block(&mut self, id: BlockId, _pc: u64) -> Control {
+        if let Some(b) = self.blocks.get(id.index()) {
+            let (insns, weight, start, cond) =
+                (u64::from(b.insns), b.weight, b.start, b.cond_branch);
+            self.detector.push(start, insns, weight);
+            self.phases.observe(id.0, insns, cond);
+        }
+        Control::Continue
+    }
+
+    fn exit(&mut self, _exit: &Exit) {
+        self.finish();
+    }
+}
