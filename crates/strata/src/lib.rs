@@ -152,7 +152,7 @@
 //!
 //! ## Features
 //!
-//! - `proptest`: the [`strategies`] module (looped and random symbol streams, detector
+//! - `proptest`: the `strategies` module (looped and random symbol streams, detector
 //!   configurations) for property tests.
 #![forbid(unsafe_code)]
 
