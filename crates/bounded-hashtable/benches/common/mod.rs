@@ -108,45 +108,33 @@ pub fn unsorted(n: usize, load: usize) -> Sorted {
 
 pub struct Named<T>(pub &'static str, pub T);
 
-impl Counter for Named<Sorted> {
-    fn name(&self) -> &'static str {
-        self.0
-    }
-    fn put(&mut self, key: u64) {
-        self.1.insert(key, 0);
-    }
-    #[inline]
-    fn hit(&mut self, key: u64) -> bool {
-        match self.1.get_mut(&key) {
-            Some(v) => {
-                *v += 1;
-                true
-            }
-            None => false,
-        }
-    }
-}
-
 pub type Hashbrown = hashbrown::HashMap<u64, u64, FixedState>;
 
-impl Counter for Named<Hashbrown> {
-    fn name(&self) -> &'static str {
-        self.0
-    }
-    fn put(&mut self, key: u64) {
-        self.1.insert(key, 0);
-    }
-    #[inline]
-    fn hit(&mut self, key: u64) -> bool {
-        match self.1.get_mut(&key) {
-            Some(v) => {
-                *v += 1;
-                true
+/// Maps from key to count: a hit increments, a put inserts zero.
+macro_rules! map_counter {
+    ($($map:ty),+) => {$(
+        impl Counter for Named<$map> {
+            fn name(&self) -> &'static str {
+                self.0
             }
-            None => false,
+            fn put(&mut self, key: u64) {
+                self.1.insert(key, 0);
+            }
+            #[inline]
+            fn hit(&mut self, key: u64) -> bool {
+                match self.1.get_mut(&key) {
+                    Some(v) => {
+                        *v += 1;
+                        true
+                    }
+                    None => false,
+                }
+            }
         }
-    }
+    )+};
 }
+
+map_counter!(Sorted, Hashbrown);
 
 const NIL: u32 = u32::MAX;
 
