@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -118,13 +118,9 @@ enum Format {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Run(args)) => match fs::read(&args.file) {
-            Ok(elf) => {
-                let name = args.file.display().to_string();
-                run(&elf, &name, &args)
-            }
-            Err(e) => Err(format!("cannot read {}: {e}", args.file.display())),
-        },
+        Some(Command::Run(args)) => {
+            read_guest(&args.file).and_then(|(elf, name)| run(&elf, &name, &args))
+        }
         Some(Command::Paths(args)) => paths(&args),
         Some(Command::Strata(args)) => strata::run(&args),
         None => {
@@ -142,18 +138,26 @@ fn main() -> ExitCode {
     }
 }
 
+/// The host's environment as `NAME=value` entries: what a guest sees by default, as under
+/// qemu or valgrind.
+fn host_env() -> Vec<Vec<u8>> {
+    std::env::vars_os()
+        .map(|(k, v)| {
+            [
+                k.into_encoded_bytes(),
+                b"=".to_vec(),
+                v.into_encoded_bytes(),
+            ]
+            .concat()
+        })
+        .collect()
+}
+
 fn guest_env(args: &RunArgs) -> Vec<Vec<u8>> {
-    let mut env: Vec<Vec<u8>> = if args.clear_env {
+    let mut env = if args.clear_env {
         Vec::new()
     } else {
-        std::env::vars_os()
-            .map(|(k, v)| {
-                let mut kv = k.into_encoded_bytes();
-                kv.push(b'=');
-                kv.extend(v.into_encoded_bytes());
-                kv
-            })
-            .collect()
+        host_env()
     };
     env.extend(args.envs.iter().map(|s| s.as_bytes().to_vec()));
     env
@@ -209,26 +213,41 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
             Format::Text => report.to_text(),
             Format::Json => report.to_json(),
         };
-        match &args.out {
-            Some(path) => fs::write(path, text)
-                .map_err(|e| format!("cannot write the profile to {}: {e}", path.display()))?,
-            None => {
-                let _ = std::io::stdout().flush();
-                eprint!("{text}");
-            }
+        emit(args.out.as_deref(), "profile", &text)?;
+    }
+    Ok(guest_status(&summary))
+}
+
+/// Reads a guest ELF; returns its bytes and the name reports use.
+fn read_guest(file: &Path) -> Result<(Vec<u8>, String), String> {
+    let elf = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    Ok((elf, file.display().to_string()))
+}
+
+/// Writes a report to `out`, or to stderr after the guest's stdout is flushed.
+fn emit(out: Option<&Path>, what: &str, text: &str) -> Result<(), String> {
+    match out {
+        Some(path) => fs::write(path, text)
+            .map_err(|e| format!("cannot write the {what} to {}: {e}", path.display())),
+        None => {
+            let _ = std::io::stdout().flush();
+            eprint!("{text}");
+            Ok(())
         }
     }
+}
+
+/// Reports a guest fault on stderr; returns the exit status to give the shell.
+fn guest_status(summary: &RunSummary) -> i32 {
     if let Outcome::Fault(f) = summary.outcome {
         eprintln!("profkit: guest fault: {f}");
     }
-    Ok(summary.outcome.exit_code())
+    summary.outcome.exit_code()
 }
 
 /// `profkit paths`: runs the guest under the path profiler; returns the guest's exit status.
 fn paths(args: &PathsArgs) -> Result<i32, String> {
-    let file = &args.run.file;
-    let elf = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let name = file.display().to_string();
+    let (elf, name) = read_guest(&args.run.file)?;
     let mut machine = load(&elf, &name, &args.run)?;
     let mut sink = profkit::paths::sink(&machine, args.mode, args.hammocks);
     let summary = machine.run(&mut sink);
@@ -238,16 +257,6 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
     } else {
         report.to_text(args.run.top)
     };
-    match &args.run.out {
-        Some(path) => fs::write(path, text)
-            .map_err(|e| format!("cannot write the paths to {}: {e}", path.display()))?,
-        None => {
-            let _ = std::io::stdout().flush();
-            eprint!("{text}");
-        }
-    }
-    if let Outcome::Fault(f) = summary.outcome {
-        eprintln!("profkit: guest fault: {f}");
-    }
-    Ok(summary.outcome.exit_code())
+    emit(args.run.out.as_deref(), "paths", &text)?;
+    Ok(guest_status(&summary))
 }

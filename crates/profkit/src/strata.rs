@@ -11,7 +11,7 @@ use clap::Parser;
 use ::strata::isam::{self, IsamFile};
 use ::strata::{Config, PhaseConfig, Signal, StrataSink};
 use isa_emu::linux::{Input, LinuxConfig, Output};
-use isa_emu::{Config as EmuConfig, Machine, Outcome, RunSummary};
+use isa_emu::{Config as EmuConfig, Machine, RunSummary};
 use prof_events::CodeView;
 use profkit::profile::{symbolize, thousands};
 
@@ -72,22 +72,12 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
         .as_ref()
         .ok_or("strata needs a FILE to run (or --query DIR --at N)")?;
     let out = args.out.as_ref().ok_or("strata needs --out DIR")?;
-    let elf = fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let name = file.display().to_string();
+    let (elf, name) = crate::read_guest(file)?;
     let mut argv = vec![name.as_bytes().to_vec()];
     argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
     let linux = LinuxConfig {
         args: argv,
-        env: std::env::vars_os()
-            .map(|(k, v)| {
-                [
-                    k.into_encoded_bytes(),
-                    b"=".to_vec(),
-                    v.into_encoded_bytes(),
-                ]
-                .concat()
-            })
-            .collect(),
+        env: crate::host_env(),
         stdin: Input::Inherit,
         stdout: Output::Inherit,
         stderr: Output::Inherit,
@@ -132,10 +122,7 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
         image.len(),
         out.join(LOG_FILE).display()
     );
-    if let Outcome::Fault(f) = summary.outcome {
-        eprintln!("profkit: guest fault: {f}");
-    }
-    Ok(summary.outcome.exit_code())
+    Ok(crate::guest_status(&summary))
 }
 
 /// The report printed and written to the log.
