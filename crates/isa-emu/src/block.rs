@@ -100,6 +100,9 @@ impl PcIndex {
 pub(crate) struct Block {
     pub start: u64,
     pub end: u64,
+    /// Address of the last instruction (the branch an edge event names), found once here
+    /// rather than per edge, and available in single-step mode, which keeps no instructions.
+    pub last: u64,
     /// First instruction in the arena.
     pub first: u32,
     /// Number of instructions.
@@ -233,6 +236,7 @@ impl BlockCache {
         let mut block = Block {
             start: pc,
             end,
+            last: end - self.scratch.last().map_or(0, |i| u64::from(i.len)),
             first,
             count: self.scratch.len() as u32,
             interest: Interest::NONE,

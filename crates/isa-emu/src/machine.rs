@@ -361,7 +361,7 @@ impl Machine {
                     if interest.contains(Interest::EDGE) {
                         let block = &self.cache.blocks[slot as usize];
                         let kind = edge_kind(block.ends_with, next == end);
-                        let pc = block_last_pc(block, &self.cache, &self.mem);
+                        let pc = block.last;
                         control = control.or(sink.edge(&Edge {
                             from: id,
                             pc,
@@ -588,21 +588,6 @@ impl Machine {
                 self.cpu.pc = Bare::trap(&mut self.cpu, trap, pc);
                 None
             }
-        }
-    }
-}
-
-/// The pc of a block's last instruction.
-fn block_last_pc(block: &Block, cache: &BlockCache, mem: &Memory) -> u64 {
-    match cache.insns(block).last() {
-        Some(last) => block.end - u64::from(last.len),
-        // Single-step mode keeps no instructions: walk the block again.
-        None => {
-            let mut pc = block.start;
-            for _ in 1..block.count {
-                pc += fetch_decode(mem, pc).map_or(4, |i| u64::from(i.len));
-            }
-            pc
         }
     }
 }
