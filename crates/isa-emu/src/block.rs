@@ -1,10 +1,11 @@
 //! Translation of guest code into pre-decoded basic blocks, and the block cache.
 //!
-//! A block is decoded once and translated ([`crate::xlat`]); its translated instructions live
-//! in one arena (`insns`), so running a block is a walk over a slice. Blocks are found through a [`PcIndex`]: a two-level table over the
-//! executable segments whose second-level pages are allocated only where code runs (no
-//! hashing on the hot path, memory proportional to the code executed); code outside them
-//! (rare: code copied to the heap) goes through a hash map. Each block remembers the last
+//! A block is decoded once and translated (the private `xlat` module); its translated
+//! instructions live in one arena (`insns`), so running a block is a walk over a slice.
+//! Blocks are found through a [`PcIndex`]: a two-level table over the executable segments
+//! whose second-level pages are allocated only where code runs (no hashing on the hot path,
+//! memory proportional to the code executed); code outside them (rare: code copied to the
+//! heap) goes through a hash map. Each block remembers the last
 //! successor it jumped to on each of its two exits, so chained blocks skip even the table
 //! lookup.
 
