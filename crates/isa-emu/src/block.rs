@@ -1,10 +1,11 @@
 //! Translation of guest code into pre-decoded basic blocks, and the block cache.
 //!
-//! A block is decoded once; its instructions live in one arena (`insns`), so running a block
-//! is a walk over a slice. Blocks are found through a [`PcIndex`]: a two-level table over the
-//! executable segments whose second-level pages are allocated only where code runs (no
-//! hashing on the hot path, memory proportional to the code executed); code outside them
-//! (rare: code copied to the heap) goes through a hash map. Each block remembers the last
+//! A block is decoded once and translated (the private `xlat` module); its translated
+//! instructions live in one arena (`insns`), so running a block is a walk over a slice.
+//! Blocks are found through a [`PcIndex`]: a two-level table over the executable segments
+//! whose second-level pages are allocated only where code runs (no hashing on the hot path,
+//! memory proportional to the code executed); code outside them (rare: code copied to the
+//! heap) goes through a hash map. Each block remembers the last
 //! successor it jumped to on each of its two exits, so chained blocks skip even the table
 //! lookup.
 
@@ -16,6 +17,7 @@ use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::Insn;
 use crate::memory::{MemFault, Memory};
+use crate::xlat::{fuse, translate, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
 const NONE: u32 = u32::MAX;
@@ -103,9 +105,11 @@ pub(crate) struct Block {
     /// Address of the last instruction (the branch an edge event names), found once here
     /// rather than per edge, and available in single-step mode, which keeps no instructions.
     pub last: u64,
-    /// First instruction in the arena.
+    /// First translated instruction in the arena.
     pub first: u32,
-    /// Number of instructions.
+    /// Number of translated instructions (fewer than `count` when pairs fused).
+    pub len: u32,
+    /// Number of guest instructions.
     pub count: u32,
     pub interest: Interest,
     pub ends_with: BlockEnd,
@@ -183,7 +187,9 @@ pub(crate) fn scan_block(
 /// The block cache.
 pub(crate) struct BlockCache {
     pub blocks: Vec<Block>,
-    pub insns: Vec<Insn>,
+    insns: Vec<Tinsn>,
+    /// Parallel to `insns`.
+    meta: Vec<Meta>,
     /// Id of `blocks[0]`: ids keep counting across flushes so they stay unique in a run.
     pub id_base: u32,
     /// Keep decoded instructions (`false` in single-step mode, which re-decodes every
@@ -208,6 +214,7 @@ impl BlockCache {
             keep_insns,
             max_insns: max_insns.max(1),
             index: PcIndex::new(lo, hi),
+            meta: Vec::new(),
             scratch: Vec::new(),
             translated: 0,
             flushes: 0,
@@ -229,15 +236,16 @@ impl BlockCache {
     ) -> Result<u32, MemFault> {
         let (end, ends_with) = scan_block(mem, pc, self.max_insns, &mut self.scratch)?;
         let slot = self.blocks.len() as u32;
-        let first = self.insns.len() as u32;
+        let first = self.insns.len();
         if self.keep_insns {
-            self.insns.extend_from_slice(&self.scratch);
+            self.append_translation(pc);
         }
         let mut block = Block {
             start: pc,
             end,
             last: end - self.scratch.last().map_or(0, |i| u64::from(i.len)),
-            first,
+            first: first as u32,
+            len: (self.insns.len() - first) as u32,
             count: self.scratch.len() as u32,
             interest: Interest::NONE,
             ends_with,
@@ -251,23 +259,49 @@ impl BlockCache {
         Ok(slot)
     }
 
+    /// Translates the decoded block in `scratch`, which starts at `pc`, onto the arenas,
+    /// fusing pairs.
+    fn append_translation(&mut self, pc: u64) {
+        let first = self.insns.len();
+        let mut at = pc;
+        for (idx, insn) in self.scratch.iter().enumerate() {
+            let meta = Meta {
+                off: (at - pc) as u32,
+                idx: idx as u32,
+            };
+            let fused = match self.insns.last() {
+                Some(prev) if self.insns.len() > first => fuse(prev, insn),
+                _ => None,
+            };
+            match (fused, self.insns.last_mut(), self.meta.last_mut()) {
+                (Some(t), Some(prev), Some(m)) => (*prev, *m) = (t, meta),
+                _ => {
+                    self.insns.push(translate(insn, at));
+                    self.meta.push(meta);
+                }
+            }
+            at += u64::from(insn.len);
+        }
+    }
+
     /// Discards every translated block (after `fence.i` or a store into code).
     pub fn flush(&mut self) {
         self.id_base += self.blocks.len() as u32;
         self.blocks.clear();
         self.insns.clear();
+        self.meta.clear();
         self.index.clear();
         self.flushes += 1;
     }
 
-    /// The decoded instructions of `slot` (empty in single-step mode).
+    /// The translated instructions of `block` and their [`Meta`] (empty in single-step
+    /// mode).
     #[inline(always)]
-    pub fn insns(&self, block: &Block) -> &[Insn] {
-        let first = block.first as usize;
-        if self.keep_insns {
-            &self.insns[first..first + block.count as usize]
-        } else {
-            &[]
+    pub fn insns(&self, block: &Block) -> (&[Tinsn], &[Meta]) {
+        let range = block.first as usize..(block.first + block.len) as usize;
+        match (self.insns.get(range.clone()), self.meta.get(range)) {
+            (Some(i), Some(m)) => (i, m),
+            _ => (&[], &[]),
         }
     }
 
@@ -293,7 +327,8 @@ impl BlockCache {
     /// Bytes held by the cache (for the memory column of benchmarks).
     pub fn footprint(&self) -> usize {
         self.blocks.capacity() * size_of::<Block>()
-            + self.insns.capacity() * size_of::<Insn>()
+            + self.insns.capacity() * size_of::<Tinsn>()
+            + self.meta.capacity() * size_of::<Meta>()
             + self.index.bytes()
     }
 }

@@ -1,12 +1,13 @@
-//! The semantics of every instruction: one `match` over [`Op`], shared by the block-cached
-//! and single-step engines so both compute exactly the same thing.
+//! The semantics of every instruction: one `match` over the translated form's [`Op`], shared
+//! by the block-cached and single-step engines so both compute exactly the same thing.
 
 use prof_events::{BlockId, Control, MemAccess, MemKind, Sink};
 
 use crate::cpu::{Cpu, Mode};
 use crate::fpu;
-use crate::insn::{Insn, Op};
+use crate::insn::Op;
 use crate::memory::{AccessKind, MemFault, Memory};
+use crate::xlat::{Here, Tinsn};
 
 /// Why an instruction did not complete normally.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,25 +87,29 @@ fn sext32(v: u64) -> u64 {
     v as i32 as i64 as u64
 }
 
-/// Executes `insn` at `pc`. Returns the address of the next instruction, or `Trapped` with
-/// the trap stored in `hook.trap`.
+/// Executes translated instruction `i` of the code at `here`. Returns the address of the
+/// next instruction, which is `end` unless `insn` transfers control (only the last
+/// instruction of a block does, so `end` is the block's end), or `Trapped` with the trap
+/// stored in `hook.trap`.
 ///
-/// `instret` is the number of instructions retired before this one (for counter CSRs).
-/// With `MEM = true`, every access is reported to `hook`.
+/// The pc (of a trap, a memory event, `illegal`) and the instructions retired before this
+/// one (counter CSRs) come from `here`, off the common path. With `MEM = true`, every
+/// access is reported to `hook`.
 #[inline(always)]
 pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     cpu: &mut Cpu,
     mem: &mut Memory,
-    insn: &Insn,
-    pc: u64,
-    instret: u64,
+    insn: &Tinsn,
+    end: u64,
+    here: &Here<'_>,
+    i: usize,
     hook: &mut MemHook<'_, S>,
 ) -> Result<u64, Trapped> {
     let rd = usize::from(insn.rd & 63);
     let rs1 = usize::from(insn.rs1 & 31);
     let rs2 = usize::from(insn.rs2 & 31);
-    let imm = insn.imm as i64 as u64;
-    let next = pc.wrapping_add(u64::from(insn.len));
+    let imm = insn.imm;
+    let next = end;
     let x = &mut cpu.x;
 
     macro_rules! trap {
@@ -131,7 +136,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let addr = x[rs1].wrapping_add(imm);
             let raw = fault!(mem.load_u::<$n>(addr));
             if MEM {
-                hook.emit(pc, addr, $n, MemKind::Load, raw);
+                hook.emit(here.pc(i), addr, $n, MemKind::Load, raw);
             }
             let ext: fn(u64) -> u64 = $ext;
             ext(raw)
@@ -144,7 +149,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             fault!(mem.store_u::<$n>(addr, v));
             if MEM {
                 hook.emit(
-                    pc,
+                    here.pc(i),
                     addr,
                     $n,
                     MemKind::Store,
@@ -157,13 +162,13 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         () => {
             // Field by field (not `Cpu::fp_disabled`) so `x` may stay borrowed.
             if cpu.mode == Mode::Machine && cpu.m.mstatus & (3 << 13) == 0 {
-                trap!(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, here.pc(i), insn.len));
             }
         };
     }
     macro_rules! branch {
         ($cond:expr) => {{
-            return Ok(if $cond { pc.wrapping_add(imm) } else { next });
+            return Ok(if $cond { imm } else { next });
         }};
     }
     macro_rules! amo {
@@ -181,20 +186,20 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let new = f(old, src);
             fault!(mem.store_u::<$n>(addr, new));
             if MEM {
-                hook.emit(pc, addr, $n, MemKind::Atomic, old);
+                hook.emit(here.pc(i), addr, $n, MemKind::Atomic, old);
             }
             x[rd] = if $n == 4 { sext32(old) } else { old };
         }};
     }
 
     match insn.op {
-        Op::Illegal => trap!(illegal(mem, pc, insn.len)),
+        Op::Illegal => trap!(illegal(mem, here.pc(i), insn.len)),
         // RV64I
-        Op::Lui => alu!(imm),
-        Op::Auipc => alu!(pc.wrapping_add(imm)),
+        // Translation turns `auipc` into `lui` of its result.
+        Op::Lui | Op::Auipc => alu!(imm),
         Op::Jal => {
             x[rd] = next;
-            return Ok(pc.wrapping_add(imm));
+            return Ok(imm);
         }
         Op::Jalr => {
             let target = x[rs1].wrapping_add(imm) & !1;
@@ -289,7 +294,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             };
             if MEM {
                 hook.emit(
-                    pc,
+                    here.pc(i),
                     addr,
                     n as u8,
                     MemKind::Load,
@@ -325,7 +330,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 }
                 if MEM {
                     hook.emit(
-                        pc,
+                        here.pc(i),
                         addr,
                         n as u8,
                         MemKind::Store,
@@ -360,8 +365,8 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 Op::Csrrw | Op::Csrrs | Op::Csrrc => x[rs1],
                 _ => u64::from(insn.rs1),
             };
-            let Some(old) = cpu.read_csr(num, instret) else {
-                trap!(illegal(mem, pc, insn.len));
+            let Some(old) = cpu.read_csr(num, here.instret(i)) else {
+                trap!(illegal(mem, here.pc(i), insn.len));
             };
             let new = match insn.op {
                 Op::Csrrw | Op::Csrrwi => Some(src),
@@ -371,21 +376,21 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 _ => Some(old & !src),
             };
             if let Some(v) = new {
-                if cpu.write_csr(num, v, instret).is_none() {
-                    trap!(illegal(mem, pc, insn.len));
+                if cpu.write_csr(num, v, here.instret(i)).is_none() {
+                    trap!(illegal(mem, here.pc(i), insn.len));
                 }
             }
             cpu.x[rd] = old;
         }
         Op::Mret => {
             if cpu.mode != Mode::Machine {
-                trap!(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, here.pc(i), insn.len));
             }
             trap!(Trap::MachineReturn);
         }
         Op::Wfi => {
             if cpu.mode != Mode::Machine {
-                trap!(illegal(mem, pc, insn.len));
+                trap!(illegal(mem, here.pc(i), insn.len));
             }
             trap!(Trap::WaitForInterrupt);
         }
@@ -414,7 +419,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let rm = if fpu::uses_rm(op) {
                 let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
                 if rm > 4 {
-                    trap!(illegal(mem, pc, insn.len));
+                    trap!(illegal(mem, here.pc(i), insn.len));
                 }
                 rm
             } else {

@@ -95,6 +95,7 @@ mod machine;
 pub mod memory;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+mod xlat;
 
 pub use bare::{Bare, BareConfig};
 pub use cpu::{Cpu, Mode};

@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::exec::{exec, MemHook, Trap, Trapped};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
+use crate::xlat::{translate, Here};
 
 /// Settings that apply to every environment.
 #[derive(Clone, Debug)]
@@ -444,6 +445,8 @@ impl Machine {
         (done, r, hook.control)
     }
 
+    /// Runs the first `limit` instructions of the block in `slot`: the translated block when
+    /// it runs whole in cached mode, else one instruction at a time, decoded afresh.
     #[inline(always)]
     #[allow(clippy::type_complexity)]
     fn exec_insns<const MEM: bool, const STEP: bool, S: Sink + ?Sized>(
@@ -453,11 +456,12 @@ impl Machine {
         hook: &mut MemHook<'_, S>,
     ) -> (u32, Result<u64, u64>) {
         let block = &self.cache.blocks[slot as usize];
-        let mut pc = block.start;
+        let (start, end) = (block.start, block.end);
         let cpu = &mut self.cpu;
         let mem = &mut self.mem;
         let base = self.instret;
-        if STEP {
+        if STEP || limit < block.count {
+            let mut pc = start;
             for i in 0..limit {
                 let insn = match fetch_decode(mem, pc) {
                     Ok(insn) => insn,
@@ -466,44 +470,54 @@ impl Machine {
                         return (i, Err(pc));
                     }
                 };
-                match exec::<MEM, S>(cpu, mem, &insn, pc, base + u64::from(i), hook) {
-                    Ok(next) => pc = next,
+                let t = translate(&insn, pc);
+                let next = pc.wrapping_add(u64::from(insn.len));
+                let here = Here {
+                    start: pc,
+                    base: base + u64::from(i),
+                    meta: &[],
+                };
+                match exec::<MEM, S>(cpu, mem, &t, next, &here, 0, hook) {
+                    Ok(n) => pc = n,
                     Err(Trapped) => {
                         self.trap = hook.trap;
                         return (i, Err(pc));
                     }
                 }
             }
-        } else {
-            let insns = self.cache.insns(block);
-            let insns = insns.get(..limit as usize).unwrap_or(insns);
-            macro_rules! step {
-                ($i:expr, $insn:expr) => {
-                    match exec::<MEM, S>(cpu, mem, $insn, pc, base + $i as u64, hook) {
-                        Ok(next) => pc = next,
-                        Err(Trapped) => {
-                            self.trap = hook.trap;
-                            return ($i as u32, Err(pc));
-                        }
-                    }
-                };
-            }
-            // Unrolled by two: each copy has its own dispatch branch, so the host's branch
-            // predictor sees two sites with their own histories instead of one.
-            let mut pairs = insns.chunks_exact(2);
-            let mut i = 0usize;
-            for pair in &mut pairs {
-                if let [a, b] = pair {
-                    step!(i, a);
-                    step!(i + 1, b);
-                }
-                i += 2;
-            }
-            if let [last] = pairs.remainder() {
-                step!(i, last);
-            }
+            return (limit, Ok(pc));
         }
-        (limit, Ok(pc))
+        let (insns, meta) = self.cache.insns(block);
+        let here = Here { start, base, meta };
+        let mut next = end;
+        // Evaluates to the next pc, which only a block's last instruction may change.
+        macro_rules! step {
+            ($i:expr, $insn:expr) => {
+                match exec::<MEM, S>(cpu, mem, $insn, end, &here, $i, hook) {
+                    Ok(n) => n,
+                    Err(Trapped) => {
+                        self.trap = hook.trap;
+                        let m = meta.get($i).copied().unwrap_or_default();
+                        return (m.idx, Err(start.wrapping_add(u64::from(m.off))));
+                    }
+                }
+            };
+        }
+        // Unrolled by two: each copy has its own dispatch branch, so the host's branch
+        // predictor sees two sites with their own histories instead of one.
+        let mut pairs = insns.chunks_exact(2);
+        let mut i = 0usize;
+        for pair in &mut pairs {
+            if let [a, b] = pair {
+                step!(i, a);
+                next = step!(i + 1, b);
+            }
+            i += 2;
+        }
+        if let [last] = pairs.remainder() {
+            next = step!(i, last);
+        }
+        (limit, Ok(next))
     }
 
     /// Handles a trap of the instruction at `pc`, the last one of `block` when it is an
