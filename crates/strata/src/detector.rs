@@ -3,6 +3,7 @@
 
 use std::hash::Hash;
 
+use crate::cycle::{Buffer, Trie};
 use crate::level::{Level, Rep, SeqStats, Unit};
 use crate::sequitur::Sequitur;
 
@@ -33,7 +34,7 @@ impl Default for Config {
             upper_levels: 2,
             path_max_len: None,
             stratum_max_len: None,
-            buckets: 4096,
+            buckets: 1 << 16,
             sort_every: 1 << 20,
             keep_records: true,
             grammar: false,
@@ -61,8 +62,12 @@ pub struct StratumRecord {
 /// The whole-program path detector, generic over the symbol type `S` (a block address, a
 /// block id, a letter in a test).
 pub struct Detector<S> {
-    base: Level<S>,
-    upper: Vec<Level<Rep>>,
+    base: Level<S, Trie>,
+    upper: Vec<Level<Rep, Buffer>>,
+    /// Per upper level, per id of the level below: the trip count that id was last seen
+    /// with and that repeated unit's symbol index, so a loop with a steady trip count is
+    /// interned without hashing.
+    last_rep: Vec<Vec<(u64, u32)>>,
     top: Vec<Rep>,
     records: Vec<StratumRecord>,
     keep_records: bool,
@@ -81,6 +86,7 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             upper: (0..config.upper_levels)
                 .map(|_| Level::new(config.stratum_max_len, config.buckets, config.sort_every))
                 .collect(),
+            last_rep: vec![Vec::new(); config.upper_levels],
             top: Vec::new(),
             records: Vec::new(),
             keep_records: config.keep_records,
@@ -100,6 +106,28 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             return;
         }
         if let Some(u) = self.base.push(sym, insns, weight, 0) {
+            self.lift(0, u);
+        }
+    }
+
+    /// The dense index of `sym` in the path level's symbol table, interning it if new: a
+    /// caller that feeds the same symbols many times (the sink: one per translated block)
+    /// interns each once and feeds indices with [`push_index`](Self::push_index), so the
+    /// per-symbol work involves no hashing.
+    pub fn intern(&mut self, sym: S) -> u32 {
+        self.base.intern(sym)
+    }
+
+    /// Feeds the symbol with index `index` (from [`intern`](Self::intern)), standing for
+    /// `insns` instructions and weighing `weight`, exactly as [`push`](Self::push) feeds the
+    /// symbol. An index not returned by `intern` is ignored, as are symbols pushed after
+    /// [`finish`](Self::finish).
+    #[inline]
+    pub fn push_index(&mut self, index: u32, insns: u64, weight: u64) {
+        if self.finished {
+            return;
+        }
+        if let Some(u) = self.base.push_index(index, insns, weight, 0) {
             self.lift(0, u);
         }
     }
@@ -156,11 +184,24 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                     });
                 }
             }
-            let Some(level) = self.upper.get_mut(k) else {
+            let (Some(level), Some(last)) = (self.upper.get_mut(k), self.last_rep.get_mut(k))
+            else {
                 self.top.push(u.rep);
                 return;
             };
-            match level.push(u.rep, u.insns, u.weight, u.paths) {
+            let slot = u.rep.id as usize;
+            if last.len() <= slot {
+                last.resize(slot + 1, (0, u32::MAX));
+            }
+            let sym = match last[slot] {
+                (trips, sym) if trips == u.rep.trips && sym != u32::MAX => sym,
+                _ => {
+                    let sym = level.intern(u.rep);
+                    last[slot] = (u.rep.trips, sym);
+                    sym
+                }
+            };
+            match level.push_index(sym, u.insns, u.weight, u.paths) {
                 Some(v) => {
                     k += 1;
                     u = v;
@@ -205,8 +246,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
     /// All statistics of `level`, in id order.
     pub fn all_stats(&self, level: usize) -> Vec<SeqStats> {
         let n = match level {
-            0 => self.base.seqs().len(),
-            _ => self.upper.get(level - 1).map_or(0, |l| l.seqs().len()),
+            0 => self.base.distinct(),
+            _ => self.upper.get(level - 1).map_or(0, |l| l.distinct()),
         };
         (0..n as u32)
             .filter_map(|id| self.stats(level, id))
@@ -216,8 +257,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
     /// Distinct sequences of `level`.
     pub fn distinct(&self, level: usize) -> usize {
         match level {
-            0 => self.base.seqs().len(),
-            _ => self.upper.get(level - 1).map_or(0, |l| l.seqs().len()),
+            0 => self.base.distinct(),
+            _ => self.upper.get(level - 1).map_or(0, |l| l.distinct()),
         }
     }
 

@@ -156,6 +156,7 @@
 //!   configurations) for property tests.
 #![forbid(unsafe_code)]
 
+mod cycle;
 mod detector;
 pub mod isam;
 mod level;
