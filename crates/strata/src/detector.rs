@@ -164,7 +164,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                 // A path's unit counts its trips as paths.
                 u.paths = u.rep.trips;
                 if let Some(g) = &mut self.grammar {
-                    g.push(u.rep);
+                    // A full grammar (2^30 rules) stops growing; its input_len says so.
+                    let _ = g.push(u.rep);
                 }
             }
             if let Some(n) = self.emitted.get_mut(k) {
