@@ -10,9 +10,12 @@
 //! not counted; wall time where it is missing). The last line, `summary key=value ...`, is
 //! what `cargo xtask bench` reads.
 //!
-//! The raw stream is 12 bytes per repeated path (path id u32, trip count u64, little
-//! endian). The grammar's size in bytes counts 4 bytes per body symbol, 4 per rule (its
-//! length) and 12 per distinct terminal: what a plain serialization of it would take.
+//! Sizes, both in bytes of a plain fixed-width serialization in which a terminal (a repeated
+//! path) costs the same 12 bytes: the raw stream is 12 bytes per repeated path (path id
+//! u32, trip count u64, little endian); the grammar is 4 bytes per body symbol (a rule or
+//! terminal index), 4 per rule (its length) and 12 per distinct terminal (its table). `xz
+//! -9` compresses the raw stream's bytes. The symbol counts (repeated paths in, symbols in
+//! the grammar's bodies out) are printed too, as a unit-free check.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -148,6 +151,11 @@ fn main() {
     let Some(g) = d.grammar() else { return };
     let st = g.stats();
     let expanded = g.expand();
+    assert_eq!(
+        expanded.len() as u64,
+        d.emitted(0),
+        "the grammar expands to the stream"
+    );
     let mut raw = Vec::with_capacity(expanded.len() * 12);
     for r in &expanded {
         raw.extend_from_slice(&r.id.to_le_bytes());
@@ -173,7 +181,8 @@ fn main() {
         grammar_bytes,
         raw.len() as f64 / grammar_bytes.max(1) as f64
     );
-    match xz_len(&raw) {
+    let xz = xz_len(&raw);
+    match xz {
         Some(x) => println!(
             "  xz -9 of the raw stream: {x} bytes ({:.1}x smaller than raw; grammar / xz = {:.2})",
             raw.len() as f64 / x.max(1) as f64,
@@ -181,4 +190,15 @@ fn main() {
         ),
         None => println!("  xz: not available"),
     }
+    println!(
+        "summary instructions={insns} runs={runs} none_s={a:.6} strata_s={b:.6} ratio={ratio:.4} \
+         repeated_paths={} grammar_symbols={} grammar_rules={} terminals={} raw_bytes={} \
+         grammar_bytes={grammar_bytes} xz_bytes={}",
+        st.input_len,
+        st.symbols,
+        st.rules,
+        st.terminals,
+        raw.len(),
+        xz.map_or(-1, |x| x as i64)
+    );
 }
