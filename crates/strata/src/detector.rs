@@ -18,7 +18,9 @@ pub struct Config {
     /// Longest stratum / layer (levels >= 1): the spec's "only fully track a stratum whose
     /// length has 4 or less repeated paths" is `Some(4)`. `None`: unbounded.
     pub stratum_max_len: Option<usize>,
-    /// Buckets of each level's bounded hash table (fixed, so hot chains are sorted).
+    /// Buckets of each level's bounded hash table (fixed, so hot chains are sorted; the
+    /// default 65536 keeps chains short, fewer make deeper chains and more reorder signals
+    /// at the cost of longer walks).
     pub buckets: usize,
     /// Sort period of each level's table, in instructions.
     pub sort_every: u64,
