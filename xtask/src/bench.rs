@@ -212,7 +212,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let _ = std::fs::remove_file(&time_out);
     print_table(&rows, runs);
-    Ok(())
+    crate::bench_strata::run(quick, runs)
 }
 
 fn print_table(rows: &[Row], runs: usize) {

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 mod bench;
+mod bench_strata;
 mod difftest;
 mod disasm_check;
 mod guests;

@@ -3,11 +3,19 @@
 //! size of the SEQUITUR grammar against the raw repeated-path stream and against `xz -9`
 //! of the same stream (if `xz` is installed).
 //!
-//! `cargo run --release -p strata --example strata_cost -- guests/bin/crc.elf [RUNS]`
+//! `cargo run --release -p strata --example strata_cost -- guests/bin/crc.elf [RUNS [ARGS...]]`
 //!
-//! The raw stream is 12 bytes per repeated path (path id u32, trip count u64, little
-//! endian). The grammar's size in bytes counts 4 bytes per body symbol, 4 per rule (its
-//! length) and 12 per distinct terminal: what a plain serialization of it would take.
+//! ARGS are the guest's arguments. Times are the thread's CPU time (Linux
+//! `/proc/thread-self/schedstat`, so time spent waiting for a CPU on a shared machine is
+//! not counted; wall time where it is missing). The last line, `summary key=value ...`, is
+//! what `cargo xtask bench` reads.
+//!
+//! Sizes, both in bytes of a plain fixed-width serialization in which a terminal (a repeated
+//! path) costs the same 12 bytes: the raw stream is 12 bytes per repeated path (path id
+//! u32, trip count u64, little endian); the grammar is 4 bytes per body symbol (a rule or
+//! terminal index), 4 per rule (its length) and 12 per distinct terminal (its table). `xz
+//! -9` compresses the raw stream's bytes. The symbol counts (repeated paths in, symbols in
+//! the grammar's bodies out) are printed too, as a unit-free check.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -18,9 +26,11 @@ use isa_emu::{Config as EmuConfig, Machine};
 use prof_events::{BlockId, BlockInfo, Control, Interest, Sink};
 use strata::{Config, PhaseConfig, StrataSink};
 
-fn machine(elf: &[u8]) -> Machine {
+fn machine(elf: &[u8], args: &[String]) -> Machine {
+    let mut argv = vec![b"guest".to_vec()];
+    argv.extend(args.iter().map(|a| a.as_bytes().to_vec()));
     let linux = LinuxConfig {
-        args: vec![b"guest".to_vec()],
+        args: argv,
         stdout: Output::Capture,
         stderr: Output::Capture,
         ..LinuxConfig::default()
@@ -38,6 +48,22 @@ impl Sink for CountBlocks {
     fn block(&mut self, _: BlockId, _: u64) -> Control {
         self.0 += 1;
         Control::Continue
+    }
+}
+
+/// Nanoseconds this thread has run on a CPU, if the kernel reports it.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Runs `f` and returns its CPU time in seconds (wall time without schedstat).
+fn timed(f: impl FnOnce()) -> f64 {
+    let (t, c) = (Instant::now(), cpu_ns());
+    f();
+    match (c, cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
+        _ => t.elapsed().as_secs_f64(),
     }
 }
 
@@ -62,39 +88,44 @@ fn xz_len(data: &[u8]) -> Option<usize> {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let path = args.next().unwrap_or_else(|| "guests/bin/crc.elf".into());
-    let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let path = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "guests/bin/crc.elf".into());
+    let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
+    let guest_args = args.get(2..).unwrap_or(&[]);
     let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    // STRATA_GRAMMAR=0 leaves the grammar out, STRATA_LEVELS=n sets the upper levels.
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+    let config = Config {
+        grammar: env("STRATA_GRAMMAR") != Some(0),
+        upper_levels: env("STRATA_LEVELS").unwrap_or(2),
+        ..Config::default()
+    };
     let (mut none, mut with, mut count) = (Vec::new(), Vec::new(), Vec::new());
     let mut insns = 0;
     let mut last = None;
     for _ in 0..runs {
-        let mut m = machine(&elf);
-        let t = Instant::now();
-        insns = m.run(&mut ()).instret;
-        none.push(t.elapsed().as_secs_f64());
+        let mut m = machine(&elf, guest_args);
+        none.push(timed(|| insns = m.run(&mut ()).instret));
 
-        let mut m = machine(&elf);
-        let t = Instant::now();
-        m.run(&mut CountBlocks(0));
-        count.push(t.elapsed().as_secs_f64());
+        let mut m = machine(&elf, guest_args);
+        count.push(timed(|| {
+            m.run(&mut CountBlocks(0));
+        }));
 
-        let mut m = machine(&elf);
-        // STRATA_GRAMMAR=0 leaves the grammar out, STRATA_LEVELS=n sets the upper levels.
-        let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
-        let config = Config {
-            grammar: env("STRATA_GRAMMAR") != Some(0),
-            upper_levels: env("STRATA_LEVELS").unwrap_or(2),
-            ..Config::default()
-        };
+        let mut m = machine(&elf, guest_args);
         let mut sink = StrataSink::new(&config, PhaseConfig::default());
-        let t = Instant::now();
-        m.run(&mut sink);
-        sink.finish();
-        with.push(t.elapsed().as_secs_f64());
+        with.push(timed(|| {
+            m.run(&mut sink);
+            sink.finish();
+        }));
         last = Some(sink);
     }
+    // Paired: each run's strata time over the no-sink time measured just before it.
+    let mut ratios: Vec<f64> = with.iter().zip(&none).map(|(w, n)| w / n).collect();
+    let ratio = median(&mut ratios);
     let (a, b, c) = (median(&mut none), median(&mut with), median(&mut count));
     println!("{path}: {insns} instructions, {runs} runs each, alternating");
     println!(
@@ -110,13 +141,21 @@ fn main() {
         "  strata sink   median {b:.4} s ({:.0} MIPS)",
         insns as f64 / b / 1e6
     );
-    println!("  ratio (strata / no sink): {:.3}", b / a);
+    println!(
+        "  ratio (strata / no sink): {ratio:.3} (median of per-run ratios; of medians {:.3})",
+        b / a
+    );
 
     let Some(sink) = last else { return };
     let d = sink.detector();
     let Some(g) = d.grammar() else { return };
     let st = g.stats();
     let expanded = g.expand();
+    assert_eq!(
+        expanded.len() as u64,
+        d.emitted(0),
+        "the grammar expands to the stream"
+    );
     let mut raw = Vec::with_capacity(expanded.len() * 12);
     for r in &expanded {
         raw.extend_from_slice(&r.id.to_le_bytes());
@@ -142,7 +181,8 @@ fn main() {
         grammar_bytes,
         raw.len() as f64 / grammar_bytes.max(1) as f64
     );
-    match xz_len(&raw) {
+    let xz = xz_len(&raw);
+    match xz {
         Some(x) => println!(
             "  xz -9 of the raw stream: {x} bytes ({:.1}x smaller than raw; grammar / xz = {:.2})",
             raw.len() as f64 / x.max(1) as f64,
@@ -150,4 +190,15 @@ fn main() {
         ),
         None => println!("  xz: not available"),
     }
+    println!(
+        "summary instructions={insns} runs={runs} none_s={a:.6} strata_s={b:.6} ratio={ratio:.4} \
+         repeated_paths={} grammar_symbols={} grammar_rules={} terminals={} raw_bytes={} \
+         grammar_bytes={grammar_bytes} xz_bytes={}",
+        st.input_len,
+        st.symbols,
+        st.rules,
+        st.terminals,
+        raw.len(),
+        xz.map_or(-1, |x| x as i64)
+    );
 }

@@ -3,6 +3,7 @@
 
 use std::hash::Hash;
 
+use crate::cycle::{Buffer, Trie};
 use crate::level::{Level, Rep, SeqStats, Unit};
 use crate::sequitur::Sequitur;
 
@@ -17,7 +18,9 @@ pub struct Config {
     /// Longest stratum / layer (levels >= 1): the spec's "only fully track a stratum whose
     /// length has 4 or less repeated paths" is `Some(4)`. `None`: unbounded.
     pub stratum_max_len: Option<usize>,
-    /// Buckets of each level's bounded hash table (fixed, so hot chains are sorted).
+    /// Buckets of each level's bounded hash table (fixed, so hot chains are sorted; the
+    /// default 65536 keeps chains short, fewer make deeper chains and more reorder signals
+    /// at the cost of longer walks).
     pub buckets: usize,
     /// Sort period of each level's table, in instructions.
     pub sort_every: u64,
@@ -33,7 +36,7 @@ impl Default for Config {
             upper_levels: 2,
             path_max_len: None,
             stratum_max_len: None,
-            buckets: 4096,
+            buckets: 1 << 16,
             sort_every: 1 << 20,
             keep_records: true,
             grammar: false,
@@ -61,8 +64,12 @@ pub struct StratumRecord {
 /// The whole-program path detector, generic over the symbol type `S` (a block address, a
 /// block id, a letter in a test).
 pub struct Detector<S> {
-    base: Level<S>,
-    upper: Vec<Level<Rep>>,
+    base: Level<S, Trie>,
+    upper: Vec<Level<Rep, Buffer>>,
+    /// Per upper level, per id of the level below: the trip count that id was last seen
+    /// with and that repeated unit's symbol index, so a loop with a steady trip count is
+    /// interned without hashing.
+    last_rep: Vec<Vec<(u64, u32)>>,
     top: Vec<Rep>,
     records: Vec<StratumRecord>,
     keep_records: bool,
@@ -81,6 +88,7 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             upper: (0..config.upper_levels)
                 .map(|_| Level::new(config.stratum_max_len, config.buckets, config.sort_every))
                 .collect(),
+            last_rep: vec![Vec::new(); config.upper_levels],
             top: Vec::new(),
             records: Vec::new(),
             keep_records: config.keep_records,
@@ -100,6 +108,28 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             return;
         }
         if let Some(u) = self.base.push(sym, insns, weight, 0) {
+            self.lift(0, u);
+        }
+    }
+
+    /// The dense index of `sym` in the path level's symbol table, interning it if new: a
+    /// caller that feeds the same symbols many times (the sink: one per translated block)
+    /// interns each once and feeds indices with [`push_index`](Self::push_index), so the
+    /// per-symbol work involves no hashing.
+    pub fn intern(&mut self, sym: S) -> u32 {
+        self.base.intern(sym)
+    }
+
+    /// Feeds the symbol with index `index` (from [`intern`](Self::intern)), standing for
+    /// `insns` instructions and weighing `weight`, exactly as [`push`](Self::push) feeds the
+    /// symbol. An index not returned by `intern` is ignored, as are symbols pushed after
+    /// [`finish`](Self::finish).
+    #[inline]
+    pub fn push_index(&mut self, index: u32, insns: u64, weight: u64) {
+        if self.finished {
+            return;
+        }
+        if let Some(u) = self.base.push_index(index, insns, weight, 0) {
             self.lift(0, u);
         }
     }
@@ -136,7 +166,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                 // A path's unit counts its trips as paths.
                 u.paths = u.rep.trips;
                 if let Some(g) = &mut self.grammar {
-                    g.push(u.rep);
+                    // A full grammar (2^30 rules) stops growing; its input_len says so.
+                    let _ = g.push(u.rep);
                 }
             }
             if let Some(n) = self.emitted.get_mut(k) {
@@ -156,11 +187,24 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                     });
                 }
             }
-            let Some(level) = self.upper.get_mut(k) else {
+            let (Some(level), Some(last)) = (self.upper.get_mut(k), self.last_rep.get_mut(k))
+            else {
                 self.top.push(u.rep);
                 return;
             };
-            match level.push(u.rep, u.insns, u.weight, u.paths) {
+            let slot = u.rep.id as usize;
+            if last.len() <= slot {
+                last.resize(slot + 1, (0, u32::MAX));
+            }
+            let sym = match last[slot] {
+                (trips, sym) if trips == u.rep.trips && sym != u32::MAX => sym,
+                _ => {
+                    let sym = level.intern(u.rep);
+                    last[slot] = (u.rep.trips, sym);
+                    sym
+                }
+            };
+            match level.push_index(sym, u.insns, u.weight, u.paths) {
                 Some(v) => {
                     k += 1;
                     u = v;
@@ -205,8 +249,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
     /// All statistics of `level`, in id order.
     pub fn all_stats(&self, level: usize) -> Vec<SeqStats> {
         let n = match level {
-            0 => self.base.seqs().len(),
-            _ => self.upper.get(level - 1).map_or(0, |l| l.seqs().len()),
+            0 => self.base.distinct(),
+            _ => self.upper.get(level - 1).map_or(0, |l| l.distinct()),
         };
         (0..n as u32)
             .filter_map(|id| self.stats(level, id))
@@ -216,8 +260,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
     /// Distinct sequences of `level`.
     pub fn distinct(&self, level: usize) -> usize {
         match level {
-            0 => self.base.seqs().len(),
-            _ => self.upper.get(level - 1).map_or(0, |l| l.seqs().len()),
+            0 => self.base.distinct(),
+            _ => self.upper.get(level - 1).map_or(0, |l| l.distinct()),
         }
     }
 

@@ -128,27 +128,36 @@
 //!
 //! ## Cost
 //!
-//! Per block: a membership test in the open path (linear up to 16 blocks, a hash set
-//! beyond), an append, and the phase detector's interval bookkeeping. Per closed path: a
-//! comparison with the previous path. Per repeated path: one table lookup (new paths: an
-//! insert), the next level's work, and the grammar's. `examples/strata_cost.rs` measures
-//! the slowdown against the emulator with no sink, and the grammar's size:
+//! Per block (the sink): one array read for the block's interned symbol index, the
+//! membership test of the open path (an epoch stamp per symbol), one step in the trie of
+//! paths (a comparison with the node's last or second-to-last successor; a hash lookup
+//! only for a new successor), and the phase detector's interval bookkeeping. Per closed
+//! path: one integer comparison with the previous path (trie nodes are sequences). Per
+//! repeated path: one table access (a new path: an insert), the next levels' work (a
+//! buffered stratum, looked up once per closed stratum) and the grammar's (SEQUITUR, whose
+//! digram-index misses dominate). `examples/strata_cost.rs` measures the slowdown against
+//! the emulator with no sink, and the grammar's size; `cargo xtask bench` prints it as a
+//! table for ten guests.
 //!
-//! | guest | strata / no sink (2 levels + grammar) | 2 levels, no grammar | paths only | raw RP stream / grammar | raw / xz -9 |
-//! |---|---|---|---|---|---|
-//! | crc | 4.4 - 5.1 | 2.2 - 2.3 | 1.8 - 1.9 | 18.8x | 42.1x |
-//! | primes | 2.7 - 2.9 | 1.7 | 1.7 | 55.7x | 109.9x |
-//! | nbody | 1.6 - 1.8 | | | 314.9x | 1556x |
-//! | sort | 4.4 - 5.8 | 2.7 - 2.8 | 1.6 - 1.7 | 15.3x | 39.8x |
-//! | phases | 1.4 - 1.5 | | | 74.3x | 471.6x |
-//! | coremark | 2.8 - 3.3 | | | 16.1x | 57.7x |
+//! | guest | strata / no sink (2 levels + grammar) | raw RP stream / grammar | raw / xz -9 |
+//! |---|---|---|---|
+//! | nbody | 1.7 | 314.9x | 1556x |
+//! | phases | 1.3 | 74.3x | 471.6x |
+//! | crc | 4.4 | 18.8x | 42.1x |
+//! | coremark | 3.2 | 16.1x | 57.7x |
+//! | primes | 3.6 | 55.7x | 109.9x |
+//! | sort | 5.2 | 15.3x | 39.8x |
+//! | chase | 4.9 | 11.8x | 28.3x |
 //!
-//! (`cargo run --release -p strata --example strata_cost -- guests/bin/GUEST.elf 5`, with
-//! `STRATA_GRAMMAR=0` and `STRATA_LEVELS=0` for the other columns: medians of 5 alternating
-//! runs, ranges over repeated measurements on a shared 2-core machine; the raw stream is 12
-//! bytes per repeated path, the grammar 4 bytes per symbol and rule plus 12 per terminal.) The
-//! grammar, not the path detection, dominates the cost; it is off by default
-//! ([`Config::grammar`]).
+//! (`cargo run --release -p strata --example strata_cost -- guests/bin/GUEST.elf 3`, guests
+//! at their default sizes: CPU time, median of 3 paired alternating runs on a shared 2-core
+//! machine, where repeated measurements vary by 10-20%. Sizes in bytes: the raw stream is 12
+//! bytes per repeated path, the grammar 4 bytes per body symbol and per rule plus 12 per
+//! distinct terminal.) The streams of guests whose loops branch on data (crc's bitwise
+//! CRC-16, sorts, pointer chasing, coremark's state machine) have real entropy: xz -9
+//! itself stays under 64x on them, and the grammar is 2-6x larger than xz's output. Without
+//! the grammar ([`Config::grammar`], off by default) and the upper levels, paths alone cost
+//! 1.6-1.8x on crc and sort.
 //!
 //! ## Features
 //!
@@ -156,6 +165,7 @@
 //!   configurations) for property tests.
 #![forbid(unsafe_code)]
 
+mod cycle;
 mod detector;
 pub mod isam;
 mod level;

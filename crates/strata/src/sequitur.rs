@@ -28,6 +28,19 @@ enum Sym {
 
 const NIL: u32 = u32::MAX;
 
+/// Terminals and rules each get 31 bits in a digram key.
+const RULE_BIT: u32 = 1 << 31;
+
+impl Sym {
+    /// The symbol's half of a digram key (guards are never in a digram).
+    fn code(self) -> u32 {
+        match self {
+            Sym::Term(t) => t,
+            Sym::Rule(r) | Sym::Guard(r) => r | RULE_BIT,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     sym: Sym,
@@ -81,7 +94,8 @@ pub struct Sequitur<T> {
     nodes: Vec<Node>,
     free: Vec<u32>,
     rules: Vec<RuleData>,
-    digrams: HashMap<(Sym, Sym), u32, Fast>,
+    /// Digram index: packed (first, second) symbol ([`Sym::code`]) -> first node.
+    digrams: HashMap<u64, u32, Fast>,
     terms: Vec<T>,
     term_ids: HashMap<T, u32, Fast>,
     input_len: u64,
@@ -109,8 +123,16 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         g
     }
 
-    /// Appends one terminal and restores both invariants.
-    pub fn push(&mut self, t: T) {
+    /// Appends one terminal and restores both invariants. Returns false, leaving the
+    /// grammar unchanged, once it holds 2^30 rules or 2^31 - 1 terminals (its symbols'
+    /// code space; far beyond what fits in memory).
+    #[must_use = "false: the grammar is full and did not take the terminal"]
+    pub fn push(&mut self, t: T) -> bool {
+        if self.rules.len() >= (RULE_BIT / 2) as usize
+            || self.terms.len() >= (RULE_BIT - 1) as usize
+        {
+            return false;
+        }
         let id = match self.term_ids.get(&t) {
             Some(&id) => id,
             None => {
@@ -126,6 +148,7 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         self.insert_after(last, n);
         let p = self.nodes[n as usize].prev;
         self.check(p);
+        true
     }
 
     /// The terminal with index `id`.
@@ -369,9 +392,10 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         self.nodes[n as usize].prev
     }
 
-    fn key(&self, n: u32) -> Option<(Sym, Sym)> {
+    fn key(&self, n: u32) -> Option<u64> {
         let m = self.next(n);
-        (!self.is_guard(n) && !self.is_guard(m)).then(|| (self.sym(n), self.sym(m)))
+        (!self.is_guard(n) && !self.is_guard(m))
+            .then(|| u64::from(self.sym(n).code()) << 32 | u64::from(self.sym(m).code()))
     }
 
     fn delete_digram(&mut self, n: u32) {

@@ -21,6 +21,15 @@ pub struct BlockMeta {
     pub cond_branch: bool,
 }
 
+/// What a block's entry feeds the detectors, by block id.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    sym: u32,
+    insns: u32,
+    cond_branch: bool,
+    weight: u64,
+}
+
 /// A block's weight, computed once when the block is translated.
 pub type WeightFn = Box<dyn FnMut(&BlockInfo) -> u64>;
 
@@ -29,6 +38,9 @@ pub struct StrataSink {
     detector: Detector<u64>,
     phases: PhaseDetector,
     blocks: Vec<BlockMeta>,
+    /// Per block id, what each entry needs: the detector's index of its start address,
+    /// instructions, weight, and whether it ends in a conditional branch.
+    hot: Vec<Hot>,
     weight: Option<WeightFn>,
 }
 
@@ -39,6 +51,7 @@ impl StrataSink {
             detector: Detector::new(config),
             phases: PhaseDetector::new(phases),
             blocks: Vec::new(),
+            hot: Vec::new(),
             weight: None,
         }
     }
@@ -108,6 +121,7 @@ impl Sink for StrataSink {
                 cond_branch: false,
             };
             self.blocks.resize(i + 1, empty);
+            self.hot.resize(i + 1, Hot::default());
         }
         let weight = match &mut self.weight {
             Some(f) => f(block),
@@ -120,16 +134,21 @@ impl Sink for StrataSink {
             weight,
             cond_branch: matches!(block.ends_with, BlockEnd::Branch { .. }),
         };
+        self.hot[i] = Hot {
+            sym: self.detector.intern(block.start),
+            insns: block.insns,
+            cond_branch: self.blocks[i].cond_branch,
+            weight,
+        };
         Interest::BLOCK
     }
 
     #[inline]
     fn block(&mut self, id: BlockId, _pc: u64) -> Control {
-        if let Some(b) = self.blocks.get(id.index()) {
-            let (insns, weight, start, cond) =
-                (u64::from(b.insns), b.weight, b.start, b.cond_branch);
-            self.detector.push(start, insns, weight);
-            self.phases.observe(id.0, insns, cond);
+        if let Some(&b) = self.hot.get(id.index()) {
+            let insns = u64::from(b.insns);
+            self.detector.push_index(b.sym, insns, b.weight);
+            self.phases.observe(id.0, insns, b.cond_branch);
         }
         Control::Continue
     }

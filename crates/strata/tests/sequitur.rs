@@ -8,7 +8,7 @@ use strata::{GSym, Sequitur};
 fn check_online(stream: &[u8]) -> Result<Sequitur<u8>, TestCaseError> {
     let mut g = Sequitur::new();
     for (i, &s) in stream.iter().enumerate() {
-        g.push(s);
+        prop_assert!(g.push(s));
         if let Err(e) = g.check_invariants() {
             return Err(TestCaseError::fail(format!("after {} symbols: {e}", i + 1)));
         }
@@ -66,7 +66,7 @@ fn textbook_example() {
     // Nevill-Manning & Witten's example: "abcdbcabcd" gives S -> B A B, A -> b c,
     // B -> a A d.
     let mut g = Sequitur::new();
-    "abcdbcabcd".bytes().for_each(|b| g.push(b));
+    "abcdbcabcd".bytes().for_each(|b| assert!(g.push(b)));
     assert_eq!(g.expand(), b"abcdbcabcd");
     assert!(g.check_invariants().is_ok());
     let s = g.stats();
@@ -81,8 +81,7 @@ fn textbook_example() {
 fn a_long_loop_compresses_logarithmically() {
     let mut g = Sequitur::new();
     for _ in 0..1 << 12 {
-        g.push(1u8);
-        g.push(2u8);
+        assert!(g.push(1u8) && g.push(2u8));
     }
     assert!(g.check_invariants().is_ok());
     assert!(g.stats().symbols < 40, "{:?}", g.stats());
