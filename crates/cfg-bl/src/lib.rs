@@ -89,8 +89,11 @@
 //! - **Overflow.** Path counts are exact `u128`; a graph with 2^128 or more paths is an
 //!   [`Error::Overflow`] (the runtime then leaves that function unprofiled and counts it in
 //!   [`sink::Stats::failed_functions`]); regions are not split automatically.
-//! - **Counters.** Dense vectors up to [`runtime::DENSE_LIMIT`] path numbers, std `HashMap`
-//!   above; the bounded-hashtable backend comes later.
+//! - **Counters.** A table per region (region-based) or per function (global-based),
+//!   dense (a vector indexed by path sum) when its NumPaths is at most
+//!   [`runtime::DENSE_LIMIT`] (4096), else sparse through `bounded-hashtable` (only paths
+//!   that occur take memory); [`PathSink::dense_limit`] moves the threshold, and both kinds
+//!   give identical profiles (tested on the guests).
 //! - **Regions.** Natural loops ([`RegionTree::loops`]), loops plus single-entry
 //!   single-exit hammocks ([`RegionTree::loops_and_hammocks`], see [`hammock`]), or user
 //!   regions ([`RegionTree::from_user`]). User regions may have several entries (as R1 of
@@ -107,6 +110,7 @@
 //!   random walks, and the brute-force oracle that cuts walks into hierarchical paths.
 #![forbid(unsafe_code)]
 
+mod blockcache;
 pub mod cfg;
 pub mod check;
 pub mod hammock;

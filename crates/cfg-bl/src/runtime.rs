@@ -1,9 +1,14 @@
 //! Executing a plan: the running sum, the stack of saved outer sums, and counter tables.
 //!
-//! Tables are dense vectors when a table has at most [`DENSE_LIMIT`] path numbers and
-//! std `HashMap`s otherwise (the bounded-hashtable backend is planned, not used yet).
+//! Each table (a region's, region-based; the function's, global-based) is chosen by its
+//! NumPaths: a dense vector of counters indexed by path sum when NumPaths is at most
+//! [`DENSE_LIMIT`] (4096 sums, 32 KiB: a count is one indexed add), and otherwise a sparse
+//! [`BoundedHashTable`] keyed by path sum, whose per-entry access counts are the path
+//! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
+//! the front of their chains). Both give the same counts ([`Counters::with_dense_limit`]
+//! chooses another threshold, e.g. 0 for all-sparse).
 
-use std::collections::HashMap;
+use bounded_hashtable::{BoundedHashTable, MAX_ENTRIES};
 
 use petgraph::graph::NodeIndex;
 
@@ -11,41 +16,57 @@ use crate::cfg::Cfg;
 use crate::plan::{HierPath, Instrumented, Op};
 use crate::Error;
 
-/// Largest table kept as a dense vector.
+/// Largest NumPaths of a table kept as a dense vector (by default).
 pub const DENSE_LIMIT: u128 = 1 << 12;
 
 /// One counter table.
-#[derive(Clone, Debug)]
 pub enum Table {
     /// Indexed by path sum.
     Dense(Vec<u64>),
-    /// Path sum to count.
-    Sparse(HashMap<u128, u64>),
+    /// Path sums that occurred; each entry's access count is the path's count.
+    Sparse(BoundedHashTable<u128, ()>),
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Table::Dense(v) => write!(f, "Dense({} sums)", v.len()),
+            Table::Sparse(t) => write!(f, "Sparse({} sums)", t.len()),
+        }
+    }
 }
 
 /// The counters of one instrumented CFG, plus anomalies seen while counting.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Counters {
     /// One table per [`Instrumented::tables`].
     pub tables: Vec<Table>,
-    /// Counts at sums outside their table (a plan bug if ever non-zero).
+    /// Counts at sums outside their table (a plan bug if ever non-zero), or beyond a
+    /// sparse table's [`MAX_ENTRIES`].
     pub out_of_range: u64,
     /// Pops of an empty stack (a plan bug if ever non-zero).
     pub underflow: u64,
 }
 
 impl Counters {
-    /// Empty tables sized for `inst`.
+    /// Empty tables for `inst`: dense up to [`DENSE_LIMIT`] path sums, sparse above.
     pub fn new(inst: &Instrumented) -> Counters {
+        Counters::with_dense_limit(inst, DENSE_LIMIT)
+    }
+
+    /// Empty tables for `inst`: dense when NumPaths is at most `limit`, sparse above (the
+    /// limit is capped at 2^24 sums, 128 MiB).
+    pub fn with_dense_limit(inst: &Instrumented, limit: u128) -> Counters {
+        let limit = limit.min(1 << 24);
         Counters {
             tables: inst
                 .table_sizes()
                 .into_iter()
                 .map(|n| {
-                    if n <= DENSE_LIMIT {
+                    if n <= limit {
                         Table::Dense(vec![0; n as usize])
                     } else {
-                        Table::Sparse(HashMap::new())
+                        Table::Sparse(BoundedHashTable::new())
                     }
                 })
                 .collect(),
@@ -64,7 +85,15 @@ impl Counters {
                     None => self.out_of_range += 1,
                 }
             }
-            Some(Table::Sparse(m)) => *m.entry(sum).or_insert(0) += 1,
+            Some(Table::Sparse(m)) => {
+                if m.record(&sum, 1).is_none() {
+                    if m.len() < MAX_ENTRIES {
+                        m.insert(sum, ());
+                    } else {
+                        self.out_of_range += 1;
+                    }
+                }
+            }
             None => self.out_of_range += 1,
         }
     }
@@ -80,7 +109,7 @@ impl Counters {
                         .filter(|(_, &c)| c != 0)
                         .map(|(s, &c)| (t, s as u128, c)),
                 ),
-                Table::Sparse(m) => v.extend(m.iter().map(|(&s, &c)| (t, s, c))),
+                Table::Sparse(m) => v.extend(m.iter_counts().map(|(&s, _, c)| (t, s, c.total))),
             }
         }
         v.sort();
