@@ -212,7 +212,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let _ = std::fs::remove_file(&time_out);
     print_table(&rows, runs);
-    Ok(())
+    crate::bench_paths::run(args)
 }
 
 fn print_table(rows: &[Row], runs: usize) {
