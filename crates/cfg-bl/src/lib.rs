@@ -18,7 +18,7 @@
 //! | hierarchy | [`hier`] | how every edge crosses regions; each region's hierarchical graph (inner regions as single nodes); representative paths |
 //! | numbering | [`numbering`] | NumPaths and edge values on a DAG, regeneration of a path from its number, increments on the chords of a maximum spanning tree |
 //! | plan | [`plan`] | the augmented CFGs (region-based: one per region with `Re`, `Rx`; global-based: one per function) and the per-edge operations of RB_PProf / GPProf |
-//! | runtime | [`runtime`], [`sink`] | counters, activations with their stack of saved outer sums, the emulator sink |
+//! | runtime | [`runtime`], [`sink`] | counters, activations with their stack of saved outer sums, the emulator sink (with a per-block cache of composed steps) |
 //! | checks | [`check`] | path profile against edge profile, per region |
 //!
 //! Flat Ball-Larus profiling is region-based profiling with the root region only

@@ -5,7 +5,8 @@
 //! [`DENSE_LIMIT`] (4096 sums, 32 KiB: a count is one indexed add), and otherwise a sparse
 //! [`BoundedHashTable`] keyed by path sum, whose per-entry access counts are the path
 //! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
-//! the front of their chains). Both give the same counts ([`Counters::with_dense_limit`]
+//! the front of their chains), behind a 64-entry direct-mapped cache of pending counts so
+//! that a hot path's count is one add. Both give the same counts ([`Counters::with_dense_limit`]
 //! chooses another threshold, e.g. 0 for all-sparse).
 
 use bounded_hashtable::{BoundedHashTable, MAX_ENTRIES};
@@ -19,20 +20,93 @@ use crate::Error;
 /// Largest NumPaths of a table kept as a dense vector (by default).
 pub const DENSE_LIMIT: u128 = 1 << 12;
 
+/// Entries of a sparse table's front cache.
+const FRONT: usize = 64;
+
 /// One counter table.
+#[derive(Debug)]
 pub enum Table {
     /// Indexed by path sum.
     Dense(Vec<u64>),
-    /// Path sums that occurred; each entry's access count is the path's count.
-    Sparse(BoundedHashTable<u128, ()>),
+    /// Path sums that occurred, with their counts.
+    Sparse(Box<Sparse>),
 }
 
-impl std::fmt::Debug for Table {
+/// A sparse counter table: a [`BoundedHashTable`] keyed by path sum whose per-entry access
+/// counts are the path counts, behind a small direct-mapped front cache of pending counts
+/// (a hot path's count is an add in the cache; the table receives it as one
+/// [`record`](BoundedHashTable::record) of `n` accesses when the entry is evicted).
+pub struct Sparse {
+    table: BoundedHashTable<u128, ()>,
+    /// `(sum, pending count)`; a count of 0 marks an empty entry.
+    front: Vec<(u128, u64)>,
+}
+
+impl std::fmt::Debug for Sparse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Table::Dense(v) => write!(f, "Dense({} sums)", v.len()),
-            Table::Sparse(t) => write!(f, "Sparse({} sums)", t.len()),
+        write!(f, "Sparse({} sums)", self.table.len())
+    }
+}
+
+impl Default for Sparse {
+    fn default() -> Sparse {
+        Sparse {
+            table: BoundedHashTable::new(),
+            front: vec![(0, 0); FRONT],
         }
+    }
+}
+
+impl Sparse {
+    /// Counts one occurrence of `sum`; `false` if the table is full (a new sum is dropped).
+    #[inline]
+    fn bump(&mut self, sum: u128) -> bool {
+        let h = ((sum as u64) ^ ((sum >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let i = (h >> 58) as usize % FRONT;
+        let Some(e) = self.front.get_mut(i) else {
+            return false;
+        };
+        if e.1 != 0 && e.0 == sum {
+            e.1 += 1;
+            return true;
+        }
+        let old = std::mem::replace(e, (sum, 1));
+        old.1 == 0 || self.flush(old.0, old.1)
+    }
+
+    /// Adds `n` counts of `sum` to the table.
+    fn flush(&mut self, sum: u128, n: u64) -> bool {
+        if self.table.record(&sum, n).is_some() {
+            return true;
+        }
+        if self.table.len() >= MAX_ENTRIES {
+            return false;
+        }
+        self.table.insert(sum, ());
+        if n > 1 {
+            self.table.record(&sum, n - 1);
+        }
+        true
+    }
+
+    /// `(sum, count)` of every sum counted, in no particular order.
+    pub fn counts(&self) -> Vec<(u128, u64)> {
+        let mut v: Vec<(u128, u64)> = self
+            .table
+            .iter_counts()
+            .map(|(&s, _, c)| (s, c.total))
+            .collect();
+        v.sort_unstable();
+        let mut new = Vec::new();
+        // Front entries have distinct sums (one place per sum).
+        for &(s, n) in self.front.iter().filter(|e| e.1 != 0) {
+            match v.binary_search_by_key(&s, |e| e.0) {
+                Ok(i) => v[i].1 += n,
+                Err(_) => new.push((s, n)),
+            }
+        }
+        v.extend(new);
+        v
     }
 }
 
@@ -66,7 +140,7 @@ impl Counters {
                     if n <= limit {
                         Table::Dense(vec![0; n as usize])
                     } else {
-                        Table::Sparse(BoundedHashTable::new())
+                        Table::Sparse(Box::default())
                     }
                 })
                 .collect(),
@@ -86,12 +160,8 @@ impl Counters {
                 }
             }
             Some(Table::Sparse(m)) => {
-                if m.record(&sum, 1).is_none() {
-                    if m.len() < MAX_ENTRIES {
-                        m.insert(sum, ());
-                    } else {
-                        self.out_of_range += 1;
-                    }
+                if !m.bump(sum) {
+                    self.out_of_range += 1;
                 }
             }
             None => self.out_of_range += 1,
@@ -109,7 +179,7 @@ impl Counters {
                         .filter(|(_, &c)| c != 0)
                         .map(|(s, &c)| (t, s as u128, c)),
                 ),
-                Table::Sparse(m) => v.extend(m.iter_counts().map(|(&s, _, c)| (t, s, c.total))),
+                Table::Sparse(m) => v.extend(m.counts().into_iter().map(|(s, c)| (t, s, c))),
             }
         }
         v.sort();

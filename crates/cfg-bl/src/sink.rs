@@ -12,6 +12,12 @@
 //! ends its paths where it stands (calls and system calls may end the program, so those
 //! blocks have exit edges). Anything else the sink cannot follow is counted in [`Stats`]
 //! and the activation's open paths are dropped.
+//!
+//! Cost: each emulator block (dense [`BlockId`]) has a cache entry keyed by the function
+//! and CFG node its activation stands at, holding for up to two successor addresses the
+//! composed operations of the falls and the transfer's edge, so that a flow edge event is
+//! a key compare, an address compare and an addition (or one call for a path end, region
+//! entry or exit); functions are instrumented and indexed on their first call.
 
 use std::collections::HashMap as StdHashMap;
 
@@ -259,7 +265,7 @@ impl PathSink {
     }
 
     /// Executes `step` in the top activation, which runs function `f`.
-    #[inline]
+    #[inline(never)]
     fn step_top(&mut self, f: usize, step: Step) {
         let Some(act) = self.acts.last_mut() else {
             return;
@@ -641,16 +647,25 @@ impl Sink for PathSink {
 
     /// The hot path: a flow transfer from a block whose slot is keyed to the top
     /// activation's function and node, to a cached successor with an inline addition, is
-    /// two compares, an add and a store; everything else goes to `on_edge`.
+    /// two compares, an add and a store (an arena step, such as a path's end, one call);
+    /// everything else goes to `on_edge`.
     #[inline]
     fn edge(&mut self, edge: &Edge) -> Control {
         if let (Some(slot), Some(act)) = (self.slots.get(edge.from.index()), self.acts.last_mut()) {
             if let Some(f) = act.func {
                 if slot.key == key(f, act.node.index()) && is_flow(edge.kind) {
-                    if let Some((next, Step::Add(v))) = slot.find(edge.to) {
-                        act.state.sum = act.state.sum.wrapping_add(v as i128 as u128);
-                        act.node = NodeIndex::new(next as usize);
-                        return Control::Continue;
+                    match slot.find(edge.to) {
+                        Some((next, Step::Add(v))) => {
+                            act.state.sum = act.state.sum.wrapping_add(v as i128 as u128);
+                            act.node = NodeIndex::new(next as usize);
+                            return Control::Continue;
+                        }
+                        Some((next, step)) => {
+                            act.node = NodeIndex::new(next as usize);
+                            self.step_top(f, step);
+                            return Control::Continue;
+                        }
+                        None => {}
                     }
                 }
             }

@@ -189,3 +189,24 @@ fn recording_edges_changes_no_path_count() {
         }
     }
 }
+
+/// Dense and sparse (bounded-hashtable) counter tables give the same profile: all sparse,
+/// the default threshold, and dense up to 2^16 sums.
+#[test]
+fn dense_and_sparse_counters_give_identical_profiles() {
+    let guests = linux_guests();
+    for guest in guests.iter().take(5) {
+        for (mode, regions) in [
+            (Mode::RegionBased, RegionChoice::Flat),
+            (Mode::RegionBased, RegionChoice::Loops),
+            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+        ] {
+            let default = profile(guest, mode, regions, |_| {});
+            let sparse = profile(guest, mode, regions, |s| s.dense_limit = 0);
+            let dense = profile(guest, mode, regions, |s| s.dense_limit = 1 << 16);
+            assert!(!default.0.is_empty(), "{}", guest.name);
+            assert_eq!(default, sparse, "{} {mode:?} {regions:?}", guest.name);
+            assert_eq!(default, dense, "{} {mode:?} {regions:?}", guest.name);
+        }
+    }
+}
