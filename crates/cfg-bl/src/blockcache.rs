@@ -196,7 +196,14 @@ impl Arena {
             return;
         };
         let (s, l) = (a.ops_start as usize, a.ops_len as usize);
-        state.run(self.ops.get(s..s + l).unwrap_or(&[]), counters);
+        match self.ops.get(s..s + l).unwrap_or(&[]) {
+            // A path's end at a backedge (or in a loop region's sink), the common long step.
+            &[Op::Count { table, add }, Op::Set(v)] => {
+                counters.bump(table, state.sum.wrapping_add(add));
+                state.sum = v;
+            }
+            ops => state.run(ops, counters),
+        }
         if self.record {
             let (s, l) = (a.edges_start as usize, a.edges_len as usize);
             for &e in self.edges.get(s..s + l).unwrap_or(&[]) {

@@ -150,7 +150,7 @@ impl Counters {
     }
 
     #[inline]
-    fn bump(&mut self, table: u32, sum: u128) {
+    pub(crate) fn bump(&mut self, table: u32, sum: u128) {
         match self.tables.get_mut(table as usize) {
             Some(Table::Dense(v)) => {
                 // `sum` is below the table size (at most DENSE_LIMIT) for a correct plan.
