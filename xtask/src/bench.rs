@@ -212,6 +212,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let _ = std::fs::remove_file(&time_out);
     print_table(&rows, runs);
+    crate::bench_paths::run(args)?;
     crate::bench_strata::run(quick, runs)
 }
 

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 mod bench;
+mod bench_paths;
 mod bench_strata;
 mod difftest;
 mod disasm_check;
@@ -23,6 +24,11 @@ const TASKS: &[Task] = &[
         "bench",
         "isa-emu (no sink, block/edge sink, memory sink) vs qemu-riscv64; --quick, --runs N",
         bench::run,
+    ),
+    (
+        "bench-paths",
+        "path profiling overhead (flat, region, global) vs isa-emu; --quick, --runs N",
+        bench_paths::run,
     ),
     (
         "difftest",

@@ -1,8 +1,17 @@
-//! Overhead of path profiling: runs a guest with no sink and with the path sink in each mode,
-//! and prints each mode's time as a ratio to the run without sinks.
+//! Overhead of path profiling: runs a guest with no sink, with an empty sink that asks for
+//! every edge event, and with the path sink in flat, region-based and global-based mode,
+//! alternating the configurations round by round, and prints each one's median time as a
+//! ratio to the run without sinks.
 //!
-//! `cargo run --release -p cfg-bl --example overhead -- guests/bin/primes.elf [ARGS...]`
-//! (the guest runs with cwd = the current directory, empty stdin, output captured).
+//! `cargo run --release -p cfg-bl --example overhead -- [--runs N] [--dense-limit N] [--only CONFIG] guests/bin/primes.elf [ARGS...]`
+//! (the guest runs with cwd = the current directory, empty stdin, output captured; every
+//! configuration must print the same and exit the same way).
+//!
+//! Times are the thread's CPU time (`/proc/thread-self/schedstat`), not wall time. A
+//! path-sink run's time includes recovering the program's CFGs (`Program::recover`, every
+//! function of the static binary) and building the sink; the recovery alone is timed as
+//! well and reported, so that "run" ratios (time minus recovery) can be told apart. The
+//! last lines, `result CONFIG MEDIAN_S MEDIAN_RECOVERY_S`, are for `cargo xtask bench`.
 
 use std::time::{Duration, Instant};
 
@@ -31,20 +40,6 @@ fn machine(elf: &[u8], argv: &[String]) -> Machine {
     }
 }
 
-/// Best of `reps` runs of a fresh machine with the sink `make` builds (recovery included).
-fn time<S: Sink>(elf: &[u8], argv: &[String], reps: u32, make: impl Fn(&Machine) -> S) -> Duration {
-    (0..reps)
-        .map(|_| {
-            let mut m = machine(elf, argv);
-            let start = Instant::now();
-            let mut sink = make(&m);
-            let _ = m.run(&mut sink);
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
-}
-
 /// Asks for every edge event and does nothing: the cost of the events alone.
 struct EdgesOnly;
 
@@ -54,10 +49,114 @@ impl Sink for EdgesOnly {
     }
 }
 
+/// A configuration: its name and, for the path sink, mode and regions.
+type Setup = (&'static str, Option<(Mode, RegionChoice)>);
+
+const SETUPS: &[Setup] = &[
+    ("none", None),
+    ("edges", None),
+    ("flat", Some((Mode::RegionBased, RegionChoice::Flat))),
+    ("region", Some((Mode::RegionBased, RegionChoice::Loops))),
+    (
+        "global",
+        Some((Mode::GlobalBased { shrink: true }, RegionChoice::Loops)),
+    ),
+];
+
+/// What one timed run gave: total time, recovery time, and what the guest did.
+struct Run {
+    total: Duration,
+    recovery: Duration,
+    behaviour: (Vec<u8>, String),
+    desync: u64,
+}
+
+/// A clock of this thread's time on a CPU (Linux `schedstat`, nanoseconds), so that time
+/// spent waiting for a CPU on a busy machine is not counted; wall time where unavailable.
+struct Clock(Option<u64>, Instant);
+
+impl Clock {
+    fn cpu_ns() -> Option<u64> {
+        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+        s.split_whitespace().next()?.parse().ok()
+    }
+
+    fn start() -> Clock {
+        Clock(Clock::cpu_ns(), Instant::now())
+    }
+
+    fn elapsed(&self) -> Duration {
+        match (self.0, Clock::cpu_ns()) {
+            (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
+            _ => self.1.elapsed(),
+        }
+    }
+}
+
+fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Run {
+    let mut m = machine(elf, argv);
+    let start = Clock::start();
+    let mut recovery = Duration::ZERO;
+    let (summary, desync) = match (setup.0, setup.1) {
+        ("none", _) => (m.run(&mut ()), 0),
+        (_, None) => (m.run(&mut EdgesOnly), 0),
+        (_, Some((mode, regions))) => {
+            let program = Program::recover(&m, &[m.image().entry]);
+            recovery = start.elapsed();
+            let mut sink = PathSink::new(program, mode, regions);
+            sink.dense_limit = dense_limit;
+            let s = m.run(&mut sink);
+            (s, sink.stats.desync)
+        }
+    };
+    let total = start.elapsed();
+    let out = m
+        .linux_env()
+        .map(|l| l.stdout_captured().to_vec())
+        .unwrap_or_default();
+    Run {
+        total,
+        recovery,
+        behaviour: (out, format!("{:?}", summary.outcome)),
+        desync,
+    }
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let Some(path) = argv.first() else {
-        eprintln!("usage: overhead GUEST.elf [ARGS...]");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut runs = 3usize;
+    if args.first().map(String::as_str) == Some("--runs") {
+        runs = match args.get(1).and_then(|n| n.parse().ok()).filter(|&n| n > 0) {
+            Some(n) => n,
+            None => {
+                eprintln!("--runs needs a positive number");
+                std::process::exit(2);
+            }
+        };
+        args.drain(..2);
+    }
+    // `--dense-limit N`: the sink's dense/sparse threshold (see `PathSink::dense_limit`).
+    let mut dense_limit = cfg_bl::runtime::DENSE_LIMIT;
+    if args.first().map(String::as_str) == Some("--dense-limit") {
+        dense_limit = args
+            .get(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(dense_limit);
+        args.drain(..2.min(args.len()));
+    }
+    // `--only NAME`: run one configuration (besides `none`), for profiling.
+    let mut only = None;
+    if args.first().map(String::as_str) == Some("--only") {
+        only = args.get(1).cloned();
+        args.drain(..2.min(args.len()));
+    }
+    let Some(path) = args.first() else {
+        eprintln!("usage: overhead [--runs N] GUEST.elf [ARGS...]");
         std::process::exit(2);
     };
     let elf = match std::fs::read(path) {
@@ -67,40 +166,52 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let reps = 3;
-    let base = time(&elf, &argv, reps, |_| ());
-    println!("{path}: no sink {:.3} s", base.as_secs_f64());
-    let start = Instant::now();
-    let m = machine(&elf, &argv);
-    let program = Program::recover(&m, &[m.image().entry]);
+    let mut totals = vec![Vec::new(); SETUPS.len()];
+    let mut recoveries = vec![Vec::new(); SETUPS.len()];
+    let mut reference = None;
+    for _ in 0..runs {
+        for (i, setup) in SETUPS.iter().enumerate() {
+            if i > 0 && only.as_ref().is_some_and(|o| o != setup.0) {
+                continue;
+            }
+            let r = run_once(&elf, &args, setup, dense_limit);
+            match &reference {
+                None => reference = Some(r.behaviour.clone()),
+                Some(b) if *b != r.behaviour => {
+                    eprintln!("{path}: {} printed or exited differently", setup.0);
+                    std::process::exit(1);
+                }
+                Some(_) => {}
+            }
+            if r.desync > 0 {
+                eprintln!("{path}: {}: {} transfers not followed", setup.0, r.desync);
+            }
+            totals[i].push(r.total);
+            recoveries[i].push(r.recovery);
+        }
+    }
+    let base = median(&mut totals[0].clone()).as_secs_f64().max(1e-9);
+    println!("{path}: median of {runs} alternating run(s); ratios to the run with no sink");
     println!(
-        "{path}: recovery of {} functions {:.3} s",
-        program.functions.len(),
-        start.elapsed().as_secs_f64()
+        "{:<8} {:>9} {:>7} {:>11} {:>9}",
+        "config", "time s", "ratio", "recovery s", "run ratio"
     );
-    let edges = time(&elf, &argv, reps, |_| EdgesOnly);
-    println!(
-        "{path}: empty edge sink {:.3} s  ratio {:.2}x",
-        edges.as_secs_f64(),
-        edges.as_secs_f64() / base.as_secs_f64().max(1e-9)
-    );
-    let modes = [
-        ("flat BL", Mode::RegionBased, RegionChoice::Flat),
-        ("region-based", Mode::RegionBased, RegionChoice::Loops),
-        (
-            "global-based",
-            Mode::GlobalBased { shrink: true },
-            RegionChoice::Loops,
-        ),
-    ];
-    for (name, mode, regions) in modes {
-        let t = time(&elf, &argv, reps, |m: &Machine| {
-            PathSink::new(Program::recover(m, &[m.image().entry]), mode, regions)
-        });
+    let mut results = Vec::new();
+    for (i, setup) in SETUPS.iter().enumerate() {
+        if totals[i].is_empty() {
+            continue;
+        }
+        let t = median(&mut totals[i]).as_secs_f64();
+        let r = median(&mut recoveries[i]).as_secs_f64();
         println!(
-            "{path}: {name:<13} {:.3} s  ratio {:.2}x",
-            t.as_secs_f64(),
-            t.as_secs_f64() / base.as_secs_f64().max(1e-9)
+            "{:<8} {t:>9.3} {:>6.2}x {r:>11.3} {:>8.2}x",
+            setup.0,
+            t / base,
+            (t - r) / base
         );
+        results.push(format!("result {} {t:.6} {r:.6}", setup.0));
+    }
+    for line in results {
+        println!("{line}");
     }
 }

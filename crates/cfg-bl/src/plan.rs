@@ -104,7 +104,7 @@ pub struct AugGraph {
     pub inc: Vec<u128>,
     /// Per DAG node: what it stands for.
     pub nodes: Vec<AugNode>,
-    index: HashMap<(usize, usize), usize>,
+    index: HashMap<(usize, usize), usize, foldhash::fast::FixedState>,
 }
 
 /// What a node of an augmented graph stands for.
@@ -129,7 +129,7 @@ impl AugGraph {
             numbering: Numbering::trivial(),
             inc: Vec::new(),
             nodes,
-            index: HashMap::new(),
+            index: HashMap::default(),
         }
     }
 

@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use foldhash::fast::FixedState;
 use petgraph::graph::NodeIndex;
 use prof_events::{CodeView, FlowClass, InsnInfo};
 
@@ -41,7 +42,7 @@ impl Program {
     pub fn recover(code: &dyn CodeView, extra: &[u64]) -> Program {
         let mut entries: BTreeSet<u64> = code.functions().into_iter().collect();
         entries.extend(extra.iter().copied());
-        let all: HashSet<u64> = entries.iter().copied().collect();
+        let all: HashSet<u64, FixedState> = entries.iter().copied().collect();
         let functions: Vec<Cfg> = entries
             .iter()
             .filter(|&&e| code.insn(e).is_some())
@@ -70,7 +71,11 @@ fn name_of(code: &dyn CodeView, entry: u64) -> String {
 
 /// Recovers the CFG of the function at `entry`; `functions` are all function entries (jumps
 /// to them leave this function).
-pub fn recover_function(code: &dyn CodeView, entry: u64, functions: &HashSet<u64>) -> Cfg {
+pub fn recover_function<S: std::hash::BuildHasher>(
+    code: &dyn CodeView,
+    entry: u64,
+    functions: &HashSet<u64, S>,
+) -> Cfg {
     let foreign = |a: u64| a != entry && functions.contains(&a);
     // Phase 1: every reachable instruction and the leaders.
     let mut insns: BTreeMap<u64, InsnInfo> = BTreeMap::new();
@@ -125,7 +130,7 @@ pub fn recover_function(code: &dyn CodeView, entry: u64, functions: &HashSet<u64
     }
     // Phase 2: blocks from leaders.
     let mut cfg = Cfg::new(&name_of(code, entry), entry);
-    let mut node_at: HashMap<u64, NodeIndex> = HashMap::new();
+    let mut node_at: HashMap<u64, NodeIndex, FixedState> = HashMap::default();
     // (block, last instruction pc, its info or None when cut/undecodable, fall-through addr)
     let mut ends: Vec<(NodeIndex, u64, Option<InsnInfo>, u64)> = Vec::new();
     for &start in &leaders {

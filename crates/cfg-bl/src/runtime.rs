@@ -1,9 +1,15 @@
 //! Executing a plan: the running sum, the stack of saved outer sums, and counter tables.
 //!
-//! Tables are dense vectors when a table has at most [`DENSE_LIMIT`] path numbers and
-//! std `HashMap`s otherwise (the bounded-hashtable backend is planned, not used yet).
+//! Each table (a region's, region-based; the function's, global-based) is chosen by its
+//! NumPaths: a dense vector of counters indexed by path sum when NumPaths is at most
+//! [`DENSE_LIMIT`] (4096 sums, 32 KiB: a count is one indexed add), and otherwise a sparse
+//! [`BoundedHashTable`] keyed by path sum, whose per-entry access counts are the path
+//! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
+//! the front of their chains), behind a 64-entry direct-mapped cache of pending counts so
+//! that a hot path's count is one add. Both give the same counts ([`Counters::with_dense_limit`]
+//! chooses another threshold, e.g. 0 for all-sparse).
 
-use std::collections::HashMap;
+use bounded_hashtable::{BoundedHashTable, MAX_ENTRIES};
 
 use petgraph::graph::NodeIndex;
 
@@ -11,41 +17,130 @@ use crate::cfg::Cfg;
 use crate::plan::{HierPath, Instrumented, Op};
 use crate::Error;
 
-/// Largest table kept as a dense vector.
+/// Largest NumPaths of a table kept as a dense vector (by default).
 pub const DENSE_LIMIT: u128 = 1 << 12;
 
+/// Entries of a sparse table's front cache.
+const FRONT: usize = 64;
+
 /// One counter table.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Table {
     /// Indexed by path sum.
     Dense(Vec<u64>),
-    /// Path sum to count.
-    Sparse(HashMap<u128, u64>),
+    /// Path sums that occurred, with their counts.
+    Sparse(Box<Sparse>),
+}
+
+/// A sparse counter table: a [`BoundedHashTable`] keyed by path sum whose per-entry access
+/// counts are the path counts, behind a small direct-mapped front cache of pending counts
+/// (a hot path's count is an add in the cache; the table receives it as one
+/// [`record`](BoundedHashTable::record) of `n` accesses when the entry is evicted).
+pub struct Sparse {
+    table: BoundedHashTable<u128, ()>,
+    /// `(sum, pending count)`; a count of 0 marks an empty entry.
+    front: Vec<(u128, u64)>,
+}
+
+impl std::fmt::Debug for Sparse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Sparse({} sums)", self.table.len())
+    }
+}
+
+impl Default for Sparse {
+    fn default() -> Sparse {
+        Sparse {
+            table: BoundedHashTable::new(),
+            front: vec![(0, 0); FRONT],
+        }
+    }
+}
+
+impl Sparse {
+    /// Counts one occurrence of `sum`; `false` if the table is full (a new sum is dropped).
+    #[inline]
+    fn bump(&mut self, sum: u128) -> bool {
+        let h = ((sum as u64) ^ ((sum >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let i = (h >> 58) as usize % FRONT;
+        let Some(e) = self.front.get_mut(i) else {
+            return false;
+        };
+        if e.1 != 0 && e.0 == sum {
+            e.1 += 1;
+            return true;
+        }
+        let old = std::mem::replace(e, (sum, 1));
+        old.1 == 0 || self.flush(old.0, old.1)
+    }
+
+    /// Adds `n` counts of `sum` to the table.
+    fn flush(&mut self, sum: u128, n: u64) -> bool {
+        if self.table.record(&sum, n).is_some() {
+            return true;
+        }
+        if self.table.len() >= MAX_ENTRIES {
+            return false;
+        }
+        self.table.insert(sum, ());
+        if n > 1 {
+            self.table.record(&sum, n - 1);
+        }
+        true
+    }
+
+    /// `(sum, count)` of every sum counted, in no particular order.
+    pub fn counts(&self) -> Vec<(u128, u64)> {
+        let mut v: Vec<(u128, u64)> = self
+            .table
+            .iter_counts()
+            .map(|(&s, _, c)| (s, c.total))
+            .collect();
+        v.sort_unstable();
+        let mut new = Vec::new();
+        // Front entries have distinct sums (one place per sum).
+        for &(s, n) in self.front.iter().filter(|e| e.1 != 0) {
+            match v.binary_search_by_key(&s, |e| e.0) {
+                Ok(i) => v[i].1 += n,
+                Err(_) => new.push((s, n)),
+            }
+        }
+        v.extend(new);
+        v
+    }
 }
 
 /// The counters of one instrumented CFG, plus anomalies seen while counting.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Counters {
     /// One table per [`Instrumented::tables`].
     pub tables: Vec<Table>,
-    /// Counts at sums outside their table (a plan bug if ever non-zero).
+    /// Counts at sums outside their table (a plan bug if ever non-zero), or beyond a
+    /// sparse table's [`MAX_ENTRIES`].
     pub out_of_range: u64,
     /// Pops of an empty stack (a plan bug if ever non-zero).
     pub underflow: u64,
 }
 
 impl Counters {
-    /// Empty tables sized for `inst`.
+    /// Empty tables for `inst`: dense up to [`DENSE_LIMIT`] path sums, sparse above.
     pub fn new(inst: &Instrumented) -> Counters {
+        Counters::with_dense_limit(inst, DENSE_LIMIT)
+    }
+
+    /// Empty tables for `inst`: dense when NumPaths is at most `limit`, sparse above (the
+    /// limit is capped at 2^24 sums, 128 MiB).
+    pub fn with_dense_limit(inst: &Instrumented, limit: u128) -> Counters {
+        let limit = limit.min(1 << 24);
         Counters {
             tables: inst
                 .table_sizes()
                 .into_iter()
                 .map(|n| {
-                    if n <= DENSE_LIMIT {
+                    if n <= limit {
                         Table::Dense(vec![0; n as usize])
                     } else {
-                        Table::Sparse(HashMap::new())
+                        Table::Sparse(Box::default())
                     }
                 })
                 .collect(),
@@ -55,7 +150,7 @@ impl Counters {
     }
 
     #[inline]
-    fn bump(&mut self, table: u32, sum: u128) {
+    pub(crate) fn bump(&mut self, table: u32, sum: u128) {
         match self.tables.get_mut(table as usize) {
             Some(Table::Dense(v)) => {
                 // `sum` is below the table size (at most DENSE_LIMIT) for a correct plan.
@@ -64,7 +159,11 @@ impl Counters {
                     None => self.out_of_range += 1,
                 }
             }
-            Some(Table::Sparse(m)) => *m.entry(sum).or_insert(0) += 1,
+            Some(Table::Sparse(m)) => {
+                if !m.bump(sum) {
+                    self.out_of_range += 1;
+                }
+            }
             None => self.out_of_range += 1,
         }
     }
@@ -80,7 +179,7 @@ impl Counters {
                         .filter(|(_, &c)| c != 0)
                         .map(|(s, &c)| (t, s as u128, c)),
                 ),
-                Table::Sparse(m) => v.extend(m.iter().map(|(&s, &c)| (t, s, c))),
+                Table::Sparse(m) => v.extend(m.counts().into_iter().map(|(s, c)| (t, s, c))),
             }
         }
         v.sort();

@@ -12,16 +12,26 @@
 //! ends its paths where it stands (calls and system calls may end the program, so those
 //! blocks have exit edges). Anything else the sink cannot follow is counted in [`Stats`]
 //! and the activation's open paths are dropped.
+//!
+//! Cost: each emulator block (dense [`BlockId`]) has a cache entry keyed by the function
+//! and CFG node its activation stands at, holding for up to two successor addresses the
+//! composed operations of the falls and the transfer's edge, so that a flow edge event is
+//! a key compare, an address compare and an addition (or one call for a path end, region
+//! entry or exit); functions are instrumented and indexed on their first call.
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+
+/// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
+type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Sink};
 
+use crate::blockcache::{compose, key, Arena, Cold, Slot, Step, NONE};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
-use crate::plan::{HierPath, Instrumented, Mode, Weights};
+use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
 use crate::recover::Program;
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
@@ -60,7 +70,7 @@ pub struct Function {
     /// The counters.
     pub counters: Option<Counters>,
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
-    /// records edges ([`PathSink::record_edges`]).
+    /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
     pub edge_counts: Vec<u64>,
     /// Activations started and ended at the virtual exit.
     pub starts: u64,
@@ -99,12 +109,22 @@ pub struct PathSink {
     by_entry: HashMap<u64, usize>,
     mode: Mode,
     regions: RegionChoice,
-    blocks: Vec<(u64, u64)>,
+    /// Per emulator block: the cached composed plan (hot part).
+    slots: Vec<Slot>,
+    /// Per emulator block: its addresses and what misses, calls and returns need.
+    cold: Vec<Cold>,
+    arena: Arena,
+    scratch_ops: Vec<Op>,
+    scratch_edges: Vec<u32>,
     acts: Vec<Act>,
     /// Stacks of finished activations, reused.
     spare: Vec<Vec<u128>>,
     /// What could not be followed.
     pub stats: Stats,
+    /// Tables with at most this many path sums are dense vectors, larger ones sparse hash
+    /// tables ([`runtime::DENSE_LIMIT`](crate::runtime::DENSE_LIMIT) by default; set before
+    /// the run).
+    pub dense_limit: u128,
     /// Also count every CFG edge taken into [`Function::edge_counts`] (for checking the
     /// path profile against the edge profile; off by default, it costs time).
     pub record_edges: bool,
@@ -119,14 +139,19 @@ impl PathSink {
         let functions = program.functions.into_iter().map(Function::new).collect();
         PathSink {
             functions,
-            by_entry: program.by_entry,
+            by_entry: program.by_entry.into_iter().collect(),
             mode,
             regions,
-            blocks: Vec::new(),
+            slots: Vec::new(),
+            cold: Vec::new(),
+            arena: Arena::default(),
+            scratch_ops: Vec::new(),
+            scratch_edges: Vec::new(),
             acts: Vec::new(),
             spare: Vec::new(),
             stats: Stats::default(),
             record_edges: false,
+            dense_limit: crate::runtime::DENSE_LIMIT,
             desync_samples: Vec::new(),
         }
     }
@@ -134,6 +159,7 @@ impl PathSink {
     fn ensure(&mut self, f: usize) -> bool {
         let mode = self.mode;
         let regions = self.regions;
+        let dense_limit = self.dense_limit;
         let Some(func) = self.functions.get_mut(f) else {
             return false;
         };
@@ -147,7 +173,8 @@ impl PathSink {
                 .and_then(|h| Instrumented::new(h, mode, &Weights::Estimate));
             match built {
                 Ok(inst) => {
-                    func.counters = Some(Counters::new(&inst));
+                    func.index(&inst.hier.cfg);
+                    func.counters = Some(Counters::with_dense_limit(&inst, dense_limit));
                     func.inst = Some(inst);
                 }
                 Err(e) => {
@@ -237,92 +264,176 @@ impl PathSink {
         act.func = None;
     }
 
-    /// Follows fall-through edges inside the top activation's function until the node that
-    /// holds the byte before `end`, then, if `to` is given and the node ends at `end`, the
-    /// flow edge to the block at `to`. Returns `true` if `to` was followed (or lies inside
-    /// the node: the emulator block ended mid-block), `false` if the transfer is not a flow
-    /// edge of the function. The hot path: no allocation, no hashing.
-    #[inline]
-    fn advance(&mut self, end: u64, to: Option<u64>) -> bool {
-        let record = self.record_edges;
+    /// Executes `step` in the top activation, which runs function `f`.
+    #[inline(never)]
+    fn step_top(&mut self, f: usize, step: Step) {
         let Some(act) = self.acts.last_mut() else {
-            return false;
+            return;
         };
-        let Some(func) = act.func.and_then(|f| self.functions.get_mut(f)) else {
-            return false;
-        };
-        let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) else {
-            return false;
-        };
-        let mut node = act.node.index();
-        let mut guard = 0u32;
-        while func.node_end.get(node).is_some_and(|&e| e < end) && guard < 1 << 16 {
-            let Some(Some((e, w))) = func.fall.get(node).copied() else {
-                break;
-            };
-            act.state.run(inst.ops_for(e), counters);
-            if record {
-                func.edge_counts[e] += 1;
-            }
-            node = w.index();
-            guard += 1;
-        }
-        act.node = NodeIndex::new(node);
-        let Some(to) = to else { return true };
-        if func.node_end.get(node).is_some_and(|&e| e > end) {
-            return true;
-        }
-        let hit = func
-            .flows
-            .get(node)
-            .and_then(|v| v.iter().find(|(s, ..)| *s == to));
-        match hit {
-            Some(&(_, e, w)) => {
-                act.state.run(inst.ops_for(e), counters);
-                if record {
-                    func.edge_counts[e] += 1;
+        match step {
+            Step::Add(v) => act.state.sum = act.state.sum.wrapping_add(v as i128 as u128),
+            Step::Action(a) => {
+                if let Some(func) = self.functions.get_mut(f) {
+                    if let Some(counters) = &mut func.counters {
+                        self.arena
+                            .apply(a, &mut act.state, counters, &mut func.edge_counts);
+                    }
                 }
-                act.node = w;
-                true
             }
-            None => false,
         }
     }
 
+    /// Empties the cache (when the arena is full or edge recording was switched).
+    fn clear_cache(&mut self) {
+        self.arena.clear();
+        self.arena.record = self.record_edges;
+        self.slots.fill(Slot::default());
+        for c in &mut self.cold {
+            *c = Cold::new(c.start, c.end);
+        }
+    }
+
+    /// Keys slot `id` to function `f` entered at `node`: the falls to the block's last node.
+    fn rekey(&mut self, id: usize, f: usize, node: usize) {
+        if self.arena.full() || self.arena.record != self.record_edges {
+            self.clear_cache();
+        }
+        let (Some(cold), Some(func)) = (self.cold.get_mut(id), self.functions.get(f)) else {
+            return;
+        };
+        self.scratch_ops.clear();
+        self.scratch_edges.clear();
+        let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
+        cold.last = func.walk_falls(node, cold.end, ops, edges) as u32;
+        cold.falls = self.arena.store(ops, edges);
+        cold.victim = 0;
+        self.slots[id] = Slot {
+            key: key(f, node),
+            ..Slot::default()
+        };
+    }
+
+    /// The successor of keyed slot `id` at `to`: the falls, then the flow edge to the block
+    /// at `to` (or nothing when the emulator block ended inside the last node). `None` if
+    /// `to` is not a flow successor of the function.
+    fn resolve(&mut self, id: usize, to: u64) -> Option<(u32, Step)> {
+        let k = self.slots.get(id)?.key;
+        let end = self.cold.get(id)?.end;
+        let func = self.functions.get((k >> 32) as usize)?;
+        let inst = func.inst.as_ref()?;
+        self.scratch_ops.clear();
+        self.scratch_edges.clear();
+        let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
+        let last = func.walk_falls((k & 0xffff_ffff) as usize, end, ops, edges);
+        let node = if func.node_end.get(last).is_some_and(|&e| e > end) {
+            last
+        } else {
+            let (e, w) = func.flow_to(last, to)?;
+            compose(ops, inst.ops_for(e));
+            edges.push(e as u32);
+            w.index()
+        };
+        Some((node as u32, self.arena.store(ops, edges)))
+    }
+
+    /// Caches successor `to` of keyed slot `id`, replacing the older of two.
+    fn remember(&mut self, id: usize, to: u64, (next, step): (u32, Step)) {
+        let (Some(slot), Some(cold)) = (self.slots.get_mut(id), self.cold.get_mut(id)) else {
+            return;
+        };
+        let i = match slot.next.iter().position(|&n| n == NONE) {
+            Some(i) => i,
+            None => {
+                cold.victim ^= 1;
+                usize::from(cold.victim)
+            }
+        };
+        slot.set(i, to, next, step);
+    }
+
+    /// Follows the fall-through edges of the top activation up to the node that holds the
+    /// byte before `end` (uncached: for the end of the run).
+    fn advance(&mut self, end: u64) {
+        let Some(act) = self.acts.last() else { return };
+        let Some(f) = act.func else { return };
+        let Some(func) = self.functions.get(f) else {
+            return;
+        };
+        self.scratch_ops.clear();
+        self.scratch_edges.clear();
+        let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
+        let last = func.walk_falls(act.node.index(), end, ops, edges);
+        let step = self.arena.store(ops, edges);
+        self.step_top(f, step);
+        if let Some(act) = self.acts.last_mut() {
+            act.node = NodeIndex::new(last);
+        }
+    }
+
+    /// Everything but a cached inline step (see [`Sink::edge`]): fills the cache, runs
+    /// arena steps, calls, returns, and transfers out of the function.
+    #[inline(never)]
     fn on_edge(&mut self, from: BlockId, to: u64, kind: EmuEdge) {
-        let Some(&(_, end)) = self.blocks.get(from.index()) else {
+        let id = from.index();
+        let Some(&Cold { start, end, .. }) = self.cold.get(id) else {
             return;
         };
         if self.acts.is_empty() {
             // The first block of the run: an activation of the function it starts, if any.
-            let first = self.blocks[from.index()].0;
-            let f = self.by_entry.get(&first).copied();
+            let f = self.by_entry.get(&start).copied();
             self.start(f, None);
-        }
-        let flow = !matches!(
-            kind,
-            EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return
-        );
-        if self.advance(end, flow.then_some(to)) && flow {
-            return;
         }
         let top = self.acts.len() - 1;
         let func = self.acts[top].func;
-        if func.is_none() {
+        if let Some(f) = func {
+            let node = self.acts[top].node.index();
+            if self.slots[id].key != key(f, node) {
+                self.rekey(id, f, node);
+            }
+            if is_flow(kind) {
+                let hit = match self.slots[id].find(to) {
+                    Some(h) => Some(h),
+                    None => {
+                        let h = self.resolve(id, to);
+                        if let Some(h) = h {
+                            self.remember(id, to, h);
+                        }
+                        h
+                    }
+                };
+                if let Some((next, step)) = hit {
+                    self.step_top(f, step);
+                    self.acts[top].node = NodeIndex::new(next as usize);
+                    return;
+                }
+            }
+            let Cold { last, falls, .. } = self.cold[id];
+            self.step_top(f, falls);
+            self.acts[top].node = NodeIndex::new(last as usize);
+        } else {
             self.stats.unknown_events += 1;
         }
         match kind {
             EmuEdge::Call | EmuEdge::IndirectCall => {
-                let f = self.by_entry.get(&to).copied();
-                self.start(f, Some(end));
-                return;
+                let callee = match self.cold[id].callee {
+                    Some((t, g)) if t == to => (g != NONE).then_some(g as usize),
+                    _ => {
+                        let g = self.by_entry.get(&to).copied();
+                        self.cold[id].callee = Some((to, g.map_or(NONE, |g| g as u32)));
+                        g
+                    }
+                };
+                self.start(callee, Some(end));
             }
-            EmuEdge::Return => {
-                self.on_return(to);
-                return;
-            }
-            _ => {}
+            EmuEdge::Return => self.on_return(to),
+            _ => self.transfer_out(func, to, kind),
         }
+    }
+
+    /// A transfer that is no flow edge of the top activation's function (or in unknown
+    /// code): a tail call, a resynchronising indirect jump, or a desynchronisation.
+    fn transfer_out(&mut self, func: Option<usize>, to: u64, kind: EmuEdge) {
+        let top = self.acts.len() - 1;
         let Some(f) = func else {
             // Unknown code jumping to a known function's entry: follow it from there.
             if let Some(&g) = self.by_entry.get(&to) {
@@ -388,24 +499,14 @@ impl PathSink {
                 let Some(fun) = act.func.and_then(|f| self.functions.get(f)) else {
                     return;
                 };
-                let hit = fun
-                    .flows
-                    .get(act.node.index())
-                    .and_then(|v| v.iter().find(|(s, ..)| *s == to))
-                    .map(|&(_, e, w)| (e, w));
-                let sample = fun.inst.as_ref().map(|i| {
-                    let cfg = &i.hier.cfg;
-                    (
-                        cfg.name.clone(),
-                        cfg.graph[act.node].start,
-                        to,
-                        EmuEdge::Return,
-                    )
-                });
-                match (hit, sample) {
-                    (Some((e, w)), _) => self.take(e, w),
-                    (None, Some(sample)) => self.desynced(sample),
-                    (None, None) => {}
+                match fun.flow_to(act.node.index(), to) {
+                    Some((e, w)) => self.take(e, w),
+                    None => {
+                        if let Some(cfg) = fun.inst.as_ref().map(|i| &i.hier.cfg) {
+                            let from = cfg.graph[act.node].start;
+                            self.desynced((cfg.name.clone(), from, to, EmuEdge::Return));
+                        }
+                    }
                 }
             }
             None => {
@@ -435,55 +536,96 @@ impl PathSink {
     }
 }
 
+/// Whether an edge of this kind is a flow edge inside a function (not a call or return).
+#[inline]
+fn is_flow(kind: EmuEdge) -> bool {
+    !matches!(
+        kind,
+        EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return
+    )
+}
+
 impl Function {
+    /// Follows fall-through edges from `node` to the node that holds the byte before `end`,
+    /// appending their composed operations and their indices. Returns that node.
+    fn walk_falls(&self, node: usize, end: u64, ops: &mut Vec<Op>, edges: &mut Vec<u32>) -> usize {
+        let Some(inst) = &self.inst else { return node };
+        let mut node = node;
+        let mut guard = 0u32;
+        while self.node_end.get(node).is_some_and(|&e| e < end) && guard < 1 << 16 {
+            let Some(Some((e, w))) = self.fall.get(node).copied() else {
+                break;
+            };
+            compose(ops, inst.ops_for(e));
+            edges.push(e as u32);
+            node = w.index();
+            guard += 1;
+        }
+        node
+    }
+
+    /// The flow edge from `node` to the block starting at `to`.
+    fn flow_to(&self, node: usize, to: u64) -> Option<(usize, NodeIndex)> {
+        self.flows
+            .get(node)?
+            .iter()
+            .find(|(s, ..)| *s == to)
+            .map(|&(_, e, w)| (e, w))
+    }
+
+    /// A function not instrumented yet: its tables are built on its first call.
     fn new(cfg: Cfg) -> Function {
+        Function {
+            start: None,
+            node_end: Vec::new(),
+            inst: None,
+            error: None,
+            counters: None,
+            edge_counts: Vec::new(),
+            starts: 0,
+            ends: 0,
+            cfg: Some(cfg),
+            node_at: HashMap::default(),
+            fall: Vec::new(),
+            leave: Vec::new(),
+            flows: Vec::new(),
+            resync: HashMap::default(),
+        }
+    }
+
+    /// Builds the runtime's tables of `cfg`.
+    fn index(&mut self, cfg: &Cfg) {
         let n = cfg.node_count();
-        let mut fall = vec![None; n];
-        let mut leave = vec![None; n];
-        let mut flows = vec![Vec::new(); n];
-        let mut resync = HashMap::new();
-        let mut node_at = HashMap::new();
+        self.fall = vec![None; n];
+        self.leave = vec![None; n];
+        self.flows = vec![Vec::new(); n];
         for v in cfg.graph.node_indices().skip(2) {
-            node_at.insert(cfg.graph[v].start, v);
+            self.node_at.insert(cfg.graph[v].start, v);
         }
         for v in cfg.graph.node_indices() {
             for (e, w) in cfg.succs(v) {
                 match cfg.graph[e] {
                     EdgeKind::Flow => {
                         let ts = cfg.graph[w].start;
-                        flows[v.index()].push((ts, e.index(), w));
+                        self.flows[v.index()].push((ts, e.index(), w));
                         if ts == cfg.graph[v].end {
-                            fall[v.index()] = Some((e.index(), w));
+                            self.fall[v.index()] = Some((e.index(), w));
                         }
                     }
-                    EdgeKind::Leave => leave[v.index()] = Some(e.index()),
+                    EdgeKind::Leave => self.leave[v.index()] = Some(e.index()),
                     EdgeKind::Resync => {
-                        resync.insert(w, e.index());
+                        self.resync.insert(w, e.index());
                     }
                     EdgeKind::Start => {}
                 }
             }
         }
-        let start = cfg
+        self.start = cfg
             .succs(Cfg::entry())
             .into_iter()
             .find(|&(e, _)| cfg.graph[e] == EdgeKind::Start);
-        Function {
-            start,
-            node_end: cfg.graph.node_weights().map(|b| b.end).collect(),
-            inst: None,
-            error: None,
-            counters: None,
-            edge_counts: vec![0; cfg.graph.edge_count()],
-            starts: 0,
-            ends: 0,
-            cfg: Some(cfg),
-            node_at,
-            fall,
-            leave,
-            flows,
-            resync,
-        }
+        self.node_end = cfg.graph.node_weights().map(|b| b.end).collect();
+        self.edge_counts = vec![0; cfg.graph.edge_count()];
     }
 }
 
@@ -494,21 +636,46 @@ impl Sink for PathSink {
 
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         let i = block.id.index();
-        if self.blocks.len() <= i {
-            self.blocks.resize(i + 1, (0, 0));
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, Slot::default());
+            self.cold.resize(i + 1, Cold::new(0, 0));
         }
-        self.blocks[i] = (block.start, block.end);
+        self.slots[i] = Slot::default();
+        self.cold[i] = Cold::new(block.start, block.end);
         Interest::EDGE
     }
 
+    /// The hot path: a flow transfer from a block whose slot is keyed to the top
+    /// activation's function and node, to a cached successor with an inline addition, is
+    /// two compares, an add and a store (an arena step, such as a path's end, one call);
+    /// everything else goes to `on_edge`.
     #[inline]
     fn edge(&mut self, edge: &Edge) -> Control {
+        if let (Some(slot), Some(act)) = (self.slots.get(edge.from.index()), self.acts.last_mut()) {
+            if let Some(f) = act.func {
+                if slot.key == key(f, act.node.index()) && is_flow(edge.kind) {
+                    match slot.find(edge.to) {
+                        Some((next, Step::Add(v))) => {
+                            act.state.sum = act.state.sum.wrapping_add(v as i128 as u128);
+                            act.node = NodeIndex::new(next as usize);
+                            return Control::Continue;
+                        }
+                        Some((next, step)) => {
+                            act.node = NodeIndex::new(next as usize);
+                            self.step_top(f, step);
+                            return Control::Continue;
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
         self.on_edge(edge.from, edge.to, edge.kind);
         Control::Continue
     }
 
     fn exit(&mut self, exit: &Exit) {
-        self.advance(exit.pc, None);
+        self.advance(exit.pc);
         while !self.acts.is_empty() {
             self.finish_top();
             self.pop_act();

@@ -155,3 +155,58 @@ fn path_profiles_agree_with_edge_profiles_on_every_guest() {
         }
     }
 }
+
+/// The profile of `guest` in `mode` with the sink adjusted by `setup`, and its stats.
+fn profile(
+    guest: &Guest,
+    mode: Mode,
+    regions: RegionChoice,
+    setup: impl Fn(&mut PathSink),
+) -> (Vec<(usize, cfg_bl::HierPath, u128, u64)>, cfg_bl::Stats) {
+    let mut m = machine(guest);
+    let program = Program::recover(&m, &[m.image().entry]);
+    let mut sink = PathSink::new(program, mode, regions);
+    setup(&mut sink);
+    m.run(&mut sink);
+    (sink.paths(), sink.stats)
+}
+
+/// The runtime's cached inline steps (used when edges are not recorded) give the profile
+/// that the arena steps (used when they are, and checked above) give.
+#[test]
+fn recording_edges_changes_no_path_count() {
+    let guests = linux_guests();
+    for guest in guests.iter().take(6) {
+        for (mode, regions) in [
+            (Mode::RegionBased, RegionChoice::Flat),
+            (Mode::RegionBased, RegionChoice::Loops),
+            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+        ] {
+            let plain = profile(guest, mode, regions, |_| {});
+            let recorded = profile(guest, mode, regions, |s| s.record_edges = true);
+            assert!(!plain.0.is_empty(), "{}", guest.name);
+            assert_eq!(plain, recorded, "{} {mode:?} {regions:?}", guest.name);
+        }
+    }
+}
+
+/// Dense and sparse (bounded-hashtable) counter tables give the same profile: all sparse,
+/// the default threshold, and dense up to 2^16 sums.
+#[test]
+fn dense_and_sparse_counters_give_identical_profiles() {
+    let guests = linux_guests();
+    for guest in guests.iter().take(5) {
+        for (mode, regions) in [
+            (Mode::RegionBased, RegionChoice::Flat),
+            (Mode::RegionBased, RegionChoice::Loops),
+            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+        ] {
+            let default = profile(guest, mode, regions, |_| {});
+            let sparse = profile(guest, mode, regions, |s| s.dense_limit = 0);
+            let dense = profile(guest, mode, regions, |s| s.dense_limit = 1 << 16);
+            assert!(!default.0.is_empty(), "{}", guest.name);
+            assert_eq!(default, sparse, "{} {mode:?} {regions:?}", guest.name);
+            assert_eq!(default, dense, "{} {mode:?} {regions:?}", guest.name);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The path-profiling part of `cargo xtask bench` (also `cargo xtask bench-paths`): the
+//! overhead of cfg-bl's path sink (flat Ball-Larus, region-based and global-based
+//! hierarchical) as a ratio to isa-emu with no sink, per guest.
+//!
+//! Each guest runs in one process (cfg-bl's `overhead` example) that alternates the
+//! configurations round by round: no sink, an empty sink asking for every edge event, and
+//! the three path modes. Times are the thread's CPU time; a path run includes recovering
+//! every function of the static binary and instrumenting those that are called (the
+//! recovery column gives that fixed part). Every configuration must print the same as the
+//! run without sinks. The table gives medians of `--runs N` (default 3; `--quick`: one run
+//! of small sizes, a smoke test whose ratios mean little).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::tools;
+
+/// Guests: name (in `guests/bin/`), argument for the real run (about a second with no
+/// sink), argument for `--quick`.
+const GUESTS: &[(&str, &str, &str)] = &[
+    ("coremark", "700", "20"),
+    ("sort", "100000", "5000"),
+    ("chase", "150000", "10000"),
+    ("nbody", "50000", "1000"),
+    ("strings", "250000", "5000"),
+    ("primes", "60000", "2000"),
+    ("crc", "600000", "20000"),
+];
+
+/// The configurations the example prints, in its order, and their column titles.
+const CONFIGS: &[(&str, &str)] = &[
+    ("none", "no sink s"),
+    ("edges", "edges"),
+    ("flat", "flat BL"),
+    ("region", "region"),
+    ("global", "global"),
+];
+
+/// Builds the `overhead` example of cfg-bl in release mode and returns its path.
+fn build_runner(root: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    tools::run_checked(
+        Command::new(cargo)
+            .current_dir(root)
+            .args(["build", "-j1", "--release", "-p", "cfg-bl"])
+            .args(["--example", "overhead"]),
+    )?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    Ok(target.join("release/examples/overhead"))
+}
+
+/// One guest's medians: per configuration, (time s, recovery s).
+type Medians = Vec<(f64, f64)>;
+
+/// Runs the example on one guest and parses its `result` lines.
+fn measure(
+    runner: &Path,
+    guests: &Path,
+    elf: &str,
+    size: &str,
+    runs: usize,
+) -> Result<Medians, String> {
+    let mut cmd = Command::new(runner);
+    cmd.current_dir(guests)
+        .args(["--runs", &runs.to_string(), elf, size]);
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", tools::describe(&cmd)))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{}` failed: {}",
+            tools::describe(&cmd),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    CONFIGS
+        .iter()
+        .map(|(name, _)| {
+            text.lines()
+                .find_map(|l| {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    match f.as_slice() {
+                        ["result", n, t, r] if n == name => {
+                            Some((t.parse().ok()?, r.parse().ok()?))
+                        }
+                        _ => None,
+                    }
+                })
+                .ok_or_else(|| format!("{elf}: no result for {name} in:\n{text}"))
+        })
+        .collect()
+}
+
+/// The task's entry point (arguments as for `cargo xtask bench`).
+pub fn run(args: &[String]) -> Result<(), String> {
+    let quick = args.iter().any(|a| a == "--quick");
+    let runs = match args.iter().position(|a| a == "--runs") {
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .ok_or("--runs needs a positive number")?,
+        None => 3,
+    };
+    let runs = if quick { 1 } else { runs };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let runner = build_runner(&root)?;
+    let guests = root.join("guests");
+    let mut rows = Vec::new();
+    for &(name, full, small) in GUESTS {
+        let size = if quick { small } else { full };
+        eprintln!("bench-paths {name} {size}: {runs} alternating run(s) per configuration");
+        let elf = format!("bin/{name}.elf");
+        rows.push((
+            format!("{name} {size}"),
+            measure(&runner, &guests, &elf, size, runs)?,
+        ));
+    }
+    println!(
+        "\npath profiling overhead: median of {runs} alternating run(s), thread CPU time; \
+         ratios to isa-emu with no sink (path modes include recovery and instrumentation)"
+    );
+    print!("{:<18}", "guest");
+    for (_, title) in CONFIGS {
+        print!(" {title:>9}");
+    }
+    println!(" {:>11}", "recovery s");
+    for (guest, m) in &rows {
+        let base = m[0].0.max(1e-9);
+        print!("{guest:<18} {:>9.3}", m[0].0);
+        for &(t, _) in &m[1..] {
+            print!(" {:>8.2}x", t / base);
+        }
+        println!(" {:>11.3}", m[2].1);
+    }
+    print!("{:<18} {:>9}", "geomean", "");
+    for c in 1..CONFIGS.len() {
+        let logs: f64 = rows
+            .iter()
+            .map(|(_, m)| (m[c].0 / m[0].0.max(1e-9)).max(1e-9).ln())
+            .sum();
+        print!(" {:>8.2}x", (logs / rows.len().max(1) as f64).exp());
+    }
+    println!();
+    Ok(())
+}
