@@ -10,6 +10,7 @@
 //! | [`bl`] | cfg-bl | CFG recovery, Ball-Larus and hierarchical path profiling |
 //! | [`hashtable`] | bounded-hashtable | the table that sorts only hot entries of deep buckets |
 //! | [`hotlist`] | hotlist | value hotlists kept by concise and counting samples |
+//! | [`strata`] | strata | whole-program paths, strata, stratum layers, grammar, ISAM file |
 //! | [`profile`] | (here) | the block profile and its text/JSON report |
 //! | [`paths`] | (here, on cfg-bl) | flat and hierarchical path profiles and their report |
 //!
@@ -31,6 +32,7 @@ pub use cfg_bl as bl;
 pub use hotlist;
 pub use isa_emu as emu;
 pub use prof_events as events;
+pub use strata;
 
 pub mod paths;
 pub mod profile;
