@@ -22,43 +22,93 @@ pub(crate) const NIL: u32 = u32::MAX;
 /// overflow.
 pub const MAX_ENTRIES: usize = (u32::MAX - 1) as usize;
 
+/// The access count that ends a period under `policy` (never reached unless
+/// [`Period::Accesses`]).
+fn pass_every(policy: &SortPolicy) -> u64 {
+    match policy.period {
+        Period::Accesses(k) => k.get(),
+        Period::Ticks(_) | Period::Manual => u64::MAX,
+    }
+}
+
 /// A callback receiving the report of every pass that signals a phase change.
 pub type PhaseCallback = Box<dyn FnMut(&SortReport) + Send>;
 
 /// One arena node: key, value, counts and the chain link together, so a probe touches one
-/// place. The period count is valid only while `epoch` equals the table's epoch, which lets
-/// a pass start a new period without visiting every entry.
+/// place. A counted lookup only increments `stamp`: the period count is valid while the
+/// stamp's period number equals the table's epoch (a pass starts a new period without
+/// visiting any entry), and the total is `base` plus the stamp's count (the first access
+/// of a new period folds the old count into `base`).
 #[derive(Clone)]
 pub(crate) struct Node<K, V> {
     pub(crate) key: K,
     pub(crate) value: V,
-    pub(crate) total: u64,
-    pub(crate) period: u32,
-    pub(crate) epoch: u32,
+    /// Accesses before the stamp's period.
+    base: u64,
+    /// Period number (high 32 bits) and accesses in that period (low 32 bits).
+    stamp: u64,
     pub(crate) next: u32,
 }
 
+/// The stamp of a period's first moment: `epoch` with a count of 0.
+#[inline]
+fn stamp_of(epoch: u32) -> u64 {
+    u64::from(epoch) << 32
+}
+
 impl<K, V> Node<K, V> {
+    fn new(key: K, value: V, epoch: u32, counts: Counts) -> Self {
+        Self {
+            key,
+            value,
+            base: counts.total.saturating_sub(u64::from(counts.period)),
+            stamp: stamp_of(epoch) | u64::from(counts.period),
+            next: NIL,
+        }
+    }
+
     #[inline]
     pub(crate) fn period_count(&self, epoch: u32) -> u32 {
-        if self.epoch == epoch {
-            self.period
+        if self.stamp >> 32 == u64::from(epoch) {
+            self.stamp as u32
         } else {
             0
         }
     }
 
     #[inline]
-    fn bump(&mut self, epoch: u32, n: u64) {
-        self.total = self.total.saturating_add(n);
-        let n32 = u32::try_from(n).unwrap_or(u32::MAX);
-        self.period = self.period_count(epoch).saturating_add(n32);
-        self.epoch = epoch;
+    pub(crate) fn total(&self) -> u64 {
+        self.base.saturating_add(u64::from(self.stamp as u32))
     }
 
-    fn counts(&self, epoch: u32) -> Counts {
+    /// Adds `n` accesses in period `epoch` (saturating: a period count beyond `u32::MAX`
+    /// still reaches the total).
+    fn bump(&mut self, epoch: u32, n: u64) {
+        if self.stamp >> 32 != u64::from(epoch) {
+            self.base = self.total();
+            self.stamp = stamp_of(epoch);
+        }
+        let room = u64::from(u32::MAX - self.stamp as u32);
+        self.stamp += n.min(room);
+        self.base = self.base.saturating_add(n.saturating_sub(room));
+    }
+
+    /// Adds `counts` (total and current-period accesses) in period `epoch`.
+    fn add_counts(&mut self, epoch: u32, counts: Counts) {
+        self.bump(epoch, u64::from(counts.period));
+        let rest = counts.total.saturating_sub(u64::from(counts.period));
+        self.base = self.base.saturating_add(rest);
+    }
+
+    /// Forgets the period numbers (before the table's epoch wraps around).
+    pub(crate) fn fold_period(&mut self) {
+        self.base = self.total();
+        self.stamp = 0;
+    }
+
+    pub(crate) fn counts(&self, epoch: u32) -> Counts {
         Counts {
-            total: self.total,
+            total: self.total(),
             period: self.period_count(epoch),
         }
     }
@@ -93,7 +143,12 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     pub(crate) policy: SortPolicy,
     /// Current period number (see [`Node::period_count`]).
     pub(crate) epoch: u32,
-    /// Accesses or ticks since the last pass.
+    /// Counted accesses left until the period of [`Period::Accesses`] ends (`u64::MAX`
+    /// under other periods), counted down so a lookup tests one field.
+    pub(crate) until_pass: u64,
+    /// `u64::MAX` when the policy counts totals, else 0 (see `count_hit`).
+    pub(crate) base_mask: u64,
+    /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
     pub(crate) passes: u64,
     pub(crate) stats: Stats,
@@ -143,6 +198,8 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             fixed,
             policy: SortPolicy::default(),
             epoch: 0,
+            until_pass: pass_every(&SortPolicy::default()),
+            base_mask: 0,
             since_sort: 0,
             passes: 0,
             stats: Stats::default(),
@@ -173,7 +230,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
 
     /// Replaces the sort policy (builder style).
     pub fn with_policy(mut self, policy: SortPolicy) -> Self {
-        self.policy = policy;
+        self.set_policy(policy);
         self
     }
 
@@ -184,7 +241,13 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
 
     /// Replaces the sort policy; the progress toward the next pass is kept.
     pub fn set_policy(&mut self, policy: SortPolicy) {
+        let done = pass_every(&self.policy) - self.until_pass;
         self.policy = policy;
+        self.until_pass = pass_every(&policy).saturating_sub(done).max(1);
+        self.base_mask = match policy.basis {
+            CountBasis::Period => 0,
+            CountBasis::Total => u64::MAX,
+        };
         self.full_pass = true;
     }
 
@@ -234,8 +297,13 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     }
 
     /// Cumulative statistics.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
+    pub fn stats(&self) -> Stats {
+        // Lookups store only the probes beyond the head (see `count_hit`).
+        Stats {
+            hit_probes: self.stats.hit_probes + self.stats.hits,
+            max_probe: self.stats.max_probe.max(u32::from(self.stats.hits > 0)),
+            ..self.stats
+        }
     }
 
     /// Zeroes the statistics (pass numbering continues).
@@ -405,10 +473,52 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         None
     }
 
-    /// Counts `n` accesses of entry `idx` found (once) at `depth`, then runs a pass if the
-    /// period has elapsed. Sorting only relinks chains, so `idx` stays valid.
+    /// Counts one access of entry `idx` of bucket `b` found (once) at `depth`: the lookup
+    /// path of `get_mut` and `entry`. The common case (the entry was already accessed this
+    /// period, its count neither saturates nor crosses the frequency threshold now, and the
+    /// period goes on) is a few increments; everything else takes
+    /// [`count_access`](Self::count_access). Returns whether a pass ran.
     #[inline]
-    pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) {
+    pub(crate) fn count_hit(&mut self, idx: usize, b: usize, depth: u32) -> bool {
+        let now = stamp_of(self.epoch);
+        let node = &mut self.nodes[idx];
+        // The count of this period, if the stamp is of this period (else huge).
+        let seen = node.stamp.wrapping_sub(now);
+        if seen.wrapping_sub(1) >= u64::from(u32::MAX - 1) {
+            // First access this period, or a saturated count.
+            return self.count_access(idx, b, depth, 1);
+        }
+        node.stamp += 1;
+        // The count in the policy's basis (`base_mask` adds the base for `Total`). It was
+        // at least 1 before, so it begins to qualify exactly when it reaches the threshold
+        // (a saturated total may queue its bucket again: harmless).
+        let count = (seen + 1).wrapping_add(node.base & self.base_mask);
+        if count == self.policy.frequency_threshold {
+            self.pending.push(b as u32);
+        }
+        self.stats.hits += 1;
+        if depth > 1 {
+            self.note_deep_probe(depth);
+        }
+        self.until_pass -= 1;
+        if self.until_pass == 0 {
+            self.end_period();
+            return true;
+        }
+        false
+    }
+
+    /// Records a lookup that went past the chain head (`Stats` keeps only the excess).
+    #[inline]
+    fn note_deep_probe(&mut self, depth: u32) {
+        self.stats.hit_probes += u64::from(depth - 1);
+        self.stats.max_probe = self.stats.max_probe.max(depth);
+    }
+
+    /// Counts `n` accesses of entry `idx` found (once) at `depth`, then runs a pass if the
+    /// period has elapsed; returns whether it did. Sorting only relinks chains, so `idx`
+    /// stays valid.
+    pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) -> bool {
         let node = &mut self.nodes[idx];
         let before = node.counts(self.epoch);
         node.bump(self.epoch, n);
@@ -416,9 +526,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             self.note_qualifying(b, before, idx);
         }
         self.stats.hits += 1;
-        self.stats.hit_probes += u64::from(depth);
-        self.stats.max_probe = self.stats.max_probe.max(depth);
-        self.count_new_access(n);
+        if depth > 1 {
+            self.note_deep_probe(depth);
+        }
+        self.count_new_access(n)
     }
 
     /// Queues bucket `b` for the next pass when entry `idx` (counts `before` until this
@@ -426,25 +537,38 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// or it is accessed for the first time this period while qualifying.
     #[inline]
     fn note_qualifying(&mut self, b: usize, before: Counts, idx: usize) {
-        let node = &self.nodes[idx];
+        let now = self.nodes[idx].counts(self.epoch);
         let t = self.policy.frequency_threshold;
         let (old, new) = match self.policy.basis {
-            CountBasis::Period => (u64::from(before.period), u64::from(node.period)),
-            CountBasis::Total => (before.total, node.total),
+            CountBasis::Period => (u64::from(before.period), u64::from(now.period)),
+            CountBasis::Total => (before.total, now.total),
         };
         if new >= t && (old < t || before.period == 0) {
             self.pending.push(b as u32);
         }
     }
 
-    /// Advances the access clock by `n` (for [`Period::Accesses`]).
+    /// Advances the access clock by `n` and runs a pass when the period (of
+    /// [`Period::Accesses`]) has elapsed; returns whether it did.
     #[inline]
-    pub(crate) fn count_new_access(&mut self, n: u64) {
-        if let Period::Accesses(k) = self.policy.period {
-            self.since_sort = self.since_sort.saturating_add(n);
-            if self.since_sort >= k.get() {
-                self.sort();
-            }
+    pub(crate) fn count_new_access(&mut self, n: u64) -> bool {
+        self.until_pass = self.until_pass.saturating_sub(n);
+        if self.until_pass == 0 {
+            self.end_period();
+            return true;
+        }
+        false
+    }
+
+    /// The access clock ran out: a pass under [`Period::Accesses`], otherwise only a reset
+    /// of the clock (kept out of line, it runs once a period).
+    #[cold]
+    #[inline(never)]
+    fn end_period(&mut self) {
+        if matches!(self.policy.period, Period::Accesses(_)) {
+            self.sort();
+        } else {
+            self.until_pass = u64::MAX;
         }
     }
 
@@ -457,7 +581,11 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     {
         let b = self.bucket_for(self.hash_of(key));
         let (idx, depth) = self.walk(b, key)?;
-        self.count_access(idx, b, depth, n);
+        if n == 1 {
+            self.count_hit(idx, b, depth);
+        } else {
+            self.count_access(idx, b, depth, n);
+        }
         Some(idx)
     }
 
@@ -564,14 +692,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             self.rehash(self.heads.len().saturating_mul(2));
         }
         let idx = self.nodes.len();
-        self.nodes.push(Node {
-            key,
-            value,
-            total: counts.total,
-            period: counts.period,
-            epoch: self.epoch,
-            next: NIL,
-        });
+        self.nodes.push(Node::new(key, value, self.epoch, counts));
         self.meta.push(Meta::default());
         let b = self.bucket_for(hash);
         self.link_tail(b, idx as u32);
@@ -676,9 +797,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
                     let epoch = self.epoch;
                     let mine = &mut self.nodes[idx];
                     combine(&mine.key, &mut mine.value, node.value);
-                    mine.total = mine.total.saturating_add(counts.total);
-                    mine.period = mine.period_count(epoch).saturating_add(counts.period);
-                    mine.epoch = epoch;
+                    mine.add_counts(epoch, counts);
                 }
                 None => {
                     self.insert_new(hash, node.key, node.value, counts);
@@ -700,6 +819,8 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             fixed: self.fixed,
             policy: self.policy,
             epoch: self.epoch,
+            until_pass: self.until_pass,
+            base_mask: self.base_mask,
             since_sort: self.since_sort,
             passes: self.passes,
             stats: self.stats,
