@@ -85,6 +85,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             self.epoch = 0;
         }
         self.epoch += 1;
+        self.refresh_marks();
     }
 
     fn sort_key(&self, idx: u32) -> u64 {

@@ -146,8 +146,11 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     /// Counted accesses left until the period of [`Period::Accesses`] ends (`u64::MAX`
     /// under other periods), counted down so a lookup tests one field.
     pub(crate) until_pass: u64,
-    /// `u64::MAX` when the policy counts totals, else 0 (see `count_hit`).
-    pub(crate) base_mask: u64,
+    /// The stamp of this period with a count of 0 (`epoch` in the high half).
+    pub(crate) now_stamp: u64,
+    /// The stamp of an entry of this period whose count just reached the frequency
+    /// threshold, under [`CountBasis::Period`] (unreachable otherwise); see `count_hit`.
+    pub(crate) hot_mark: u64,
     /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
     pub(crate) passes: u64,
@@ -189,7 +192,7 @@ impl<K, V> Default for BoundedHashTable<K, V, DefaultHashBuilder> {
 impl<K, V, S> BoundedHashTable<K, V, S> {
     fn build(buckets: usize, capacity: usize, hasher: S, fixed: bool) -> Self {
         let buckets = buckets.max(1);
-        Self {
+        let mut table = Self {
             heads: vec![NIL; buckets],
             lens: vec![0; buckets],
             nodes: Vec::with_capacity(capacity),
@@ -199,7 +202,8 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             policy: SortPolicy::default(),
             epoch: 0,
             until_pass: pass_every(&SortPolicy::default()),
-            base_mask: 0,
+            now_stamp: 0,
+            hot_mark: 0,
             since_sort: 0,
             passes: 0,
             stats: Stats::default(),
@@ -208,7 +212,9 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             on_phase: None,
             pending: Vec::new(),
             full_pass: true,
-        }
+        };
+        table.refresh_marks();
+        table
     }
 
     /// An empty growable table using `hasher`.
@@ -234,6 +240,18 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         self
     }
 
+    /// Recomputes the stamps `count_hit` compares with, after the epoch or policy changed.
+    pub(crate) fn refresh_marks(&mut self) {
+        self.now_stamp = stamp_of(self.epoch);
+        let t = self.policy.frequency_threshold;
+        self.hot_mark = match self.policy.basis {
+            CountBasis::Period if t <= u64::from(u32::MAX) => self.now_stamp + t,
+            // A period count never reaches it (counts stay below 2^32 and the fast path
+            // sees only this period's stamps).
+            _ => u64::MAX,
+        };
+    }
+
     /// The sort policy.
     pub fn policy(&self) -> &SortPolicy {
         &self.policy
@@ -244,10 +262,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         let done = pass_every(&self.policy) - self.until_pass;
         self.policy = policy;
         self.until_pass = pass_every(&policy).saturating_sub(done).max(1);
-        self.base_mask = match policy.basis {
-            CountBasis::Period => 0,
-            CountBasis::Total => u64::MAX,
-        };
+        self.refresh_marks();
         self.full_pass = true;
     }
 
@@ -474,26 +489,36 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     }
 
     /// Counts one access of entry `idx` of bucket `b` found (once) at `depth`: the lookup
-    /// path of `get_mut` and `entry`. The common case (the entry was already accessed this
-    /// period, its count neither saturates nor crosses the frequency threshold now, and the
-    /// period goes on) is a few increments; everything else takes
-    /// [`count_access`](Self::count_access). Returns whether a pass ran.
+    /// path of `get_mut` and `entry`. The common cases (the entry was already accessed this
+    /// period, or this is its first access of the period) are a few instructions inline;
+    /// the rest (zero or saturated counts) takes [`count_access`](Self::count_access).
+    /// Returns whether a pass ran.
     #[inline]
     pub(crate) fn count_hit(&mut self, idx: usize, b: usize, depth: u32) -> bool {
-        let now = stamp_of(self.epoch);
+        let now = self.now_stamp;
+        let t = self.policy.frequency_threshold;
+        let total_basis = self.policy.basis == CountBasis::Total;
         let node = &mut self.nodes[idx];
-        // The count of this period, if the stamp is of this period (else huge).
+        // The count of this period if the stamp is of this period, else above u32::MAX.
         let seen = node.stamp.wrapping_sub(now);
-        if seen.wrapping_sub(1) >= u64::from(u32::MAX - 1) {
-            // First access this period, or a saturated count.
+        let begins_to_qualify = if seen.wrapping_sub(1) < u64::from(u32::MAX - 1) {
+            node.stamp += 1;
+            // The count was at least 1 before, so it begins to qualify exactly when it
+            // reaches the threshold (a saturated total may queue its bucket again: harmless).
+            if total_basis {
+                node.total() == t
+            } else {
+                node.stamp == self.hot_mark
+            }
+        } else if seen > u64::from(u32::MAX) {
+            // First access this period: the old period's count joins the base.
+            node.base = node.total();
+            node.stamp = now + 1;
+            (if total_basis { node.total() } else { 1 }) >= t
+        } else {
             return self.count_access(idx, b, depth, 1);
-        }
-        node.stamp += 1;
-        // The count in the policy's basis (`base_mask` adds the base for `Total`). It was
-        // at least 1 before, so it begins to qualify exactly when it reaches the threshold
-        // (a saturated total may queue its bucket again: harmless).
-        let count = (seen + 1).wrapping_add(node.base & self.base_mask);
-        if count == self.policy.frequency_threshold {
+        };
+        if begins_to_qualify {
             self.pending.push(b as u32);
         }
         self.stats.hits += 1;
@@ -820,7 +845,8 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             policy: self.policy,
             epoch: self.epoch,
             until_pass: self.until_pass,
-            base_mask: self.base_mask,
+            now_stamp: self.now_stamp,
+            hot_mark: self.hot_mark,
             since_sort: self.since_sort,
             passes: self.passes,
             stats: self.stats,
