@@ -103,11 +103,21 @@
 //! ## Performance notes
 //!
 //! A counted lookup hashes once, reads the bucket head and walks the chain; it allocates
-//! nothing. A pass costs O(buckets queued this period x their depth) plus sorting their
-//! hot entries; starting a new period is O(1) (period counts are tagged with the period
-//! number). The benches (`cargo bench -p bounded-hashtable`; the `summary` bench prints
-//! the comparison table) measure it against hashbrown, an unsorted and a move-to-front
-//! chained table.
+//! nothing. Its bookkeeping is kept to a few increments: each entry has one *stamp* (the
+//! period number in the high half, the period's count in the low half), so a hit bumps the
+//! stamp and compares it with a precomputed threshold mark; the total is the entry's base
+//! plus the stamp's count, and the first access of a new period folds the old count into
+//! the base. The pass clock is a countdown, and [`Stats`] keep only the probes beyond the
+//! chain head. A pass costs O(buckets queued this period x their depth) plus sorting their
+//! hot entries; starting a new period is O(1). The benches (`cargo bench -p
+//! bounded-hashtable`; the `summary` bench prints the comparison table) measure it against
+//! hashbrown, an unsorted (this table with [`Period::Manual`]) and a move-to-front chained
+//! table. On a shared 2-core machine, counted lookups of Zipf(0.8..1.5) keys ran at roughly
+//! 0.1-0.5x hashbrown's rate and 0.9-3.2x the unsorted table's (the gain grows with skew
+//! and load); a sorted chain head costs a dependent bucket-head load plus the node, where
+//! hashbrown reads a control group and a slot, and the counting adds instructions per
+//! lookup. Use this table for what it adds (counts, bounded buckets, phase signals), not as
+//! a faster general map.
 //!
 //! ## Features
 //!

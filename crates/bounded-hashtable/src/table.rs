@@ -154,6 +154,8 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
     pub(crate) passes: u64,
+    /// Cumulative statistics, except that `hit_probes` and `max_probe` count only lookups
+    /// past the chain head (`stats()` adds the rest).
     pub(crate) stats: Stats,
     pub(crate) last_report: Option<SortReport>,
     pub(crate) scratch: Scratch,
@@ -257,7 +259,8 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         &self.policy
     }
 
-    /// Replaces the sort policy; the progress toward the next pass is kept.
+    /// Replaces the sort policy; the progress toward the next pass is kept (accesses counted
+    /// under an access period, clock units under a tick period).
     pub fn set_policy(&mut self, policy: SortPolicy) {
         let done = pass_every(&self.policy) - self.until_pass;
         self.policy = policy;
