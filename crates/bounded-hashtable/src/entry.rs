@@ -32,11 +32,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     pub fn entry(&mut self, key: K) -> Entry<'_, K, V, S> {
         let hash = self.hash_of(&key);
         let b = self.bucket_for(hash);
-        match self.walk(b, &key) {
-            Some((idx, depth)) => {
-                self.count_hit(idx, b, depth);
-                Entry::Occupied(OccupiedEntry { table: self, idx })
-            }
+        match self.hit(b, &key) {
+            Some((idx, _)) => Entry::Occupied(OccupiedEntry { table: self, idx }),
             None => Entry::Vacant(VacantEntry {
                 table: self,
                 key,

@@ -149,7 +149,7 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     /// The stamp of this period with a count of 0 (`epoch` in the high half).
     pub(crate) now_stamp: u64,
     /// The stamp of an entry of this period whose count just reached the frequency
-    /// threshold, under [`CountBasis::Period`] (unreachable otherwise); see `count_hit`.
+    /// threshold, under [`CountBasis::Period`] (unreachable otherwise); see `count_one`.
     pub(crate) hot_mark: u64,
     /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
@@ -316,7 +316,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
 
     /// Cumulative statistics.
     pub fn stats(&self) -> Stats {
-        // Lookups store only the probes beyond the head (see `count_hit`).
+        // Lookups store only the probes beyond the head (see `count_one`).
         Stats {
             hit_probes: self.stats.hit_probes + self.stats.hits,
             max_probe: self.stats.max_probe.max(u32::from(self.stats.hits > 0)),
@@ -478,10 +478,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        let mut i = self.heads[b];
+        let mut i = self.heads.get(b).copied().unwrap_or(NIL);
         let mut depth = 1u32;
-        while i != NIL {
-            let node = &self.nodes[i as usize];
+        // `NIL` is out of the arena's range: `get` ends the chain and checks bounds at once.
+        while let Some(node) = self.nodes.get(i as usize) {
             if node.key.borrow() == key {
                 return Some((i as usize, depth));
             }
@@ -491,89 +491,74 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         None
     }
 
-    /// Counts one access of entry `idx` of bucket `b` found (once) at `depth`: the lookup
-    /// path of `get_mut` and `entry`. The common cases (the entry was already accessed this
-    /// period, or this is its first access of the period) are a few instructions inline;
-    /// the rest (zero or saturated counts) takes [`count_access`](Self::count_access).
-    /// Returns whether a pass ran.
-    #[inline]
-    pub(crate) fn count_hit(&mut self, idx: usize, b: usize, depth: u32) -> bool {
-        let now = self.now_stamp;
-        let t = self.policy.frequency_threshold;
-        let total_basis = self.policy.basis == CountBasis::Total;
-        let node = &mut self.nodes[idx];
+    /// Counts one access of `node` in the common cases: it was already accessed this period
+    /// (count below saturation), or this is its first access of the period. Returns whether
+    /// its bucket begins to qualify, or `None` (nothing counted) for the rare cases: zero or
+    /// saturated counts.
+    #[inline(always)]
+    fn count_one(
+        node: &mut Node<K, V>,
+        now: u64,
+        hot_mark: u64,
+        policy: &SortPolicy,
+    ) -> Option<bool> {
+        let t = policy.frequency_threshold;
+        let total_basis = policy.basis == CountBasis::Total;
         // The count of this period if the stamp is of this period, else above u32::MAX.
         let seen = node.stamp.wrapping_sub(now);
-        let begins_to_qualify = if seen.wrapping_sub(1) < u64::from(u32::MAX - 1) {
+        if seen.wrapping_sub(1) < u64::from(u32::MAX - 1) {
             node.stamp += 1;
             // The count was at least 1 before, so it begins to qualify exactly when it
             // reaches the threshold (a saturated total may queue its bucket again: harmless).
-            if total_basis {
+            Some(if total_basis {
                 node.total() == t
             } else {
-                node.stamp == self.hot_mark
-            }
+                node.stamp == hot_mark
+            })
         } else if seen > u64::from(u32::MAX) {
             // First access this period: the old period's count joins the base.
             node.base = node.total();
             node.stamp = now + 1;
-            (if total_basis { node.total() } else { 1 }) >= t
+            Some((if total_basis { node.total() } else { 1 }) >= t)
         } else {
-            return self.count_access(idx, b, depth, 1);
+            None
+        }
+    }
+
+    /// Whether an entry whose counts went from `before` to `now` begins to qualify in this
+    /// period: its count reaches the frequency threshold, or it is accessed for the first
+    /// time this period while qualifying.
+    fn begins_to_qualify(policy: &SortPolicy, before: Counts, now: Counts) -> bool {
+        let t = policy.frequency_threshold;
+        let (old, new) = match policy.basis {
+            CountBasis::Period => (u64::from(before.period), u64::from(now.period)),
+            CountBasis::Total => (before.total, now.total),
         };
-        if begins_to_qualify {
-            self.pending.push(b as u32);
-        }
-        self.stats.hits += 1;
+        new >= t && (old < t || before.period == 0)
+    }
+
+    /// Records a lookup found at `depth` (`Stats` keeps only the probes past the head).
+    #[inline(always)]
+    fn note_probe(stats: &mut Stats, depth: u32) {
+        stats.hits += 1;
         if depth > 1 {
-            self.note_deep_probe(depth);
+            stats.hit_probes += u64::from(depth - 1);
+            stats.max_probe = stats.max_probe.max(depth);
         }
-        self.until_pass -= 1;
-        if self.until_pass == 0 {
-            self.end_period();
-            return true;
-        }
-        false
     }
 
-    /// Records a lookup that went past the chain head (`Stats` keeps only the excess).
-    #[inline]
-    fn note_deep_probe(&mut self, depth: u32) {
-        self.stats.hit_probes += u64::from(depth - 1);
-        self.stats.max_probe = self.stats.max_probe.max(depth);
-    }
-
-    /// Counts `n` accesses of entry `idx` found (once) at `depth`, then runs a pass if the
-    /// period has elapsed; returns whether it did. Sorting only relinks chains, so `idx`
-    /// stays valid.
+    /// Counts `n` accesses of entry `idx` found (once) at `depth` in bucket `b`, then runs a
+    /// pass if the period has elapsed; returns whether it did. Sorting only relinks chains,
+    /// so `idx` stays valid.
     pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) -> bool {
         let node = &mut self.nodes[idx];
         let before = node.counts(self.epoch);
         node.bump(self.epoch, n);
-        if n > 0 {
-            self.note_qualifying(b, before, idx);
-        }
-        self.stats.hits += 1;
-        if depth > 1 {
-            self.note_deep_probe(depth);
-        }
-        self.count_new_access(n)
-    }
-
-    /// Queues bucket `b` for the next pass when entry `idx` (counts `before` until this
-    /// access) begins to qualify in this period: its count reaches the frequency threshold,
-    /// or it is accessed for the first time this period while qualifying.
-    #[inline]
-    fn note_qualifying(&mut self, b: usize, before: Counts, idx: usize) {
-        let now = self.nodes[idx].counts(self.epoch);
-        let t = self.policy.frequency_threshold;
-        let (old, new) = match self.policy.basis {
-            CountBasis::Period => (u64::from(before.period), u64::from(now.period)),
-            CountBasis::Total => (before.total, now.total),
-        };
-        if new >= t && (old < t || before.period == 0) {
+        if n > 0 && Self::begins_to_qualify(&self.policy, before, node.counts(self.epoch)) {
             self.pending.push(b as u32);
         }
+        Self::note_probe(&mut self.stats, depth);
+        self.count_new_access(n)
     }
 
     /// Advances the access clock by `n` and runs a pass when the period (of
@@ -600,21 +585,61 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         }
     }
 
-    /// Looks `key` up and counts the access; the arena index if present.
-    #[inline]
-    pub(crate) fn access<Q>(&mut self, key: &Q, n: u64) -> Option<usize>
+    /// Looks `key` up and counts `n` accesses; the arena index if present.
+    fn access<Q>(&mut self, key: &Q, n: u64) -> Option<usize>
     where
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
         let b = self.bucket_for(self.hash_of(key));
         let (idx, depth) = self.walk(b, key)?;
-        if n == 1 {
-            self.count_hit(idx, b, depth);
-        } else {
-            self.count_access(idx, b, depth, n);
-        }
+        self.count_access(idx, b, depth, n);
         Some(idx)
+    }
+
+    /// The counted lookup of `get_mut` and `entry`: finds `key` in bucket `b` and counts one
+    /// access; its arena index and value. Unless this access ends the period (one
+    /// predictable test of the clock), no pass can run, so the found node is counted and
+    /// returned through one reference.
+    #[inline]
+    pub(crate) fn hit<Q>(&mut self, b: usize, key: &Q) -> Option<(usize, &mut V)>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        if self.until_pass <= 1 {
+            return self.hit_ending_period(b, key);
+        }
+        let (idx, depth) = self.walk(b, key)?;
+        // `walk` just checked `idx` against the same length: no second check is emitted.
+        let node = self.nodes.get_mut(idx)?;
+        let qualifies = match Self::count_one(node, self.now_stamp, self.hot_mark, &self.policy) {
+            Some(q) => q,
+            None => {
+                let before = node.counts(self.epoch);
+                node.bump(self.epoch, 1);
+                Self::begins_to_qualify(&self.policy, before, node.counts(self.epoch))
+            }
+        };
+        if qualifies {
+            self.pending.push(b as u32);
+        }
+        Self::note_probe(&mut self.stats, depth);
+        self.until_pass -= 1;
+        Some((idx, &mut node.value))
+    }
+
+    /// [`hit`](Self::hit) for the access that ends the period and runs a pass.
+    #[cold]
+    #[inline(never)]
+    fn hit_ending_period<Q>(&mut self, b: usize, key: &Q) -> Option<(usize, &mut V)>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        let (idx, depth) = self.walk(b, key)?;
+        self.count_access(idx, b, depth, 1);
+        Some((idx, &mut self.nodes[idx].value))
     }
 
     /// A shared reference to the value of `key`. A pure read: it counts no access and never
@@ -666,8 +691,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let idx = self.access(key, 1)?;
-        Some(&mut self.nodes[idx].value)
+        let b = self.bucket_for(self.hash_of(key));
+        self.hit(b, key).map(|(_, value)| value)
     }
 
     /// Like [`get_mut`](Self::get_mut) but counts `n` accesses at once (a trip count
@@ -724,8 +749,14 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         self.meta.push(Meta::default());
         let b = self.bucket_for(hash);
         self.link_tail(b, idx as u32);
-        if counts.total > 0 {
-            self.note_qualifying(b, Counts::default(), idx);
+        if counts.total > 0
+            && Self::begins_to_qualify(
+                &self.policy,
+                Counts::default(),
+                self.nodes[idx].counts(self.epoch),
+            )
+        {
+            self.pending.push(b as u32);
         }
         idx
     }
