@@ -32,11 +32,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     pub fn entry(&mut self, key: K) -> Entry<'_, K, V, S> {
         let hash = self.hash_of(&key);
         let b = self.bucket_for(hash);
-        match self.walk(b, &key) {
-            Some((idx, depth)) => {
-                self.count_access(idx, b, depth, 1);
-                Entry::Occupied(OccupiedEntry { table: self, idx })
-            }
+        match self.hit(b, &key) {
+            Some((idx, _)) => Entry::Occupied(OccupiedEntry { table: self, idx }),
             None => Entry::Vacant(VacantEntry {
                 table: self,
                 key,
@@ -119,11 +116,7 @@ impl<'a, K: Hash + Eq, V, S: BuildHasher> OccupiedEntry<'a, K, V, S> {
 
     /// The access counts (including this lookup).
     pub fn counts(&self) -> Counts {
-        let node = &self.table.nodes[self.idx];
-        Counts {
-            total: node.total,
-            period: node.period_count(self.table.epoch),
-        }
+        self.table.nodes[self.idx].counts(self.table.epoch)
     }
 
     /// Replaces the value, returning the old one.

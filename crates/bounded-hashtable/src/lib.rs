@@ -103,11 +103,26 @@
 //! ## Performance notes
 //!
 //! A counted lookup hashes once, reads the bucket head and walks the chain; it allocates
-//! nothing. A pass costs O(buckets queued this period x their depth) plus sorting their
-//! hot entries; starting a new period is O(1) (period counts are tagged with the period
-//! number). The benches (`cargo bench -p bounded-hashtable`; the `summary` bench prints
-//! the comparison table) measure it against hashbrown, an unsorted and a move-to-front
-//! chained table.
+//! nothing. Its bookkeeping is kept to a few increments: each entry has one *stamp* (the
+//! period number in the high half, the period's count in the low half), so a hit bumps the
+//! stamp and compares it with a precomputed threshold mark; the total is the entry's base
+//! plus the stamp's count, and the first access of a new period folds the old count into
+//! the base. The pass clock is a countdown tested once before the walk: unless this access
+//! ends the period (then an out-of-line path counts it and runs the pass), the found entry
+//! is counted and returned through one reference, and each chain step is one bounds check
+//! that also ends the chain. [`Stats`] keep only the probes beyond the chain head. A pass
+//! costs O(buckets queued this period x their depth) plus sorting their hot entries;
+//! starting a new period is O(1). The benches (`cargo bench -p bounded-hashtable`; the
+//! `summary` bench prints the comparison table) measure it against hashbrown, an unsorted
+//! (this table with [`Period::Manual`]) and a move-to-front chained table. On a shared
+//! 2-core machine (10^3 and 10^6 keys, Zipf 0.8-1.5, loads 1-16), counted lookups ran at
+//! 0.26-0.55x hashbrown's rate at load 1 (0.03-0.41x at loads 4 and 16) and 1.0-4.0x the
+//! unsorted table's (1.0-2.0x at load 4; the gain grows with skew and load), over two runs. A chain head
+//! costs a dependent bucket-head load plus the node, and the counting adds instructions
+//! per lookup; at 10^6 keys every entry walked past that is below the frequency threshold
+//! is a cache miss, and the 40-byte nodes of `u64` keys and values (40 MB) exceed the
+//! last-level cache where a 24-byte move-to-front node does not. Use this table for what
+//! it adds (counts, bounded buckets, phase signals), not as a faster general map.
 //!
 //! ## Features
 //!

@@ -3,7 +3,7 @@
 
 use std::hash::{BuildHasher, Hash};
 
-use crate::policy::{CountBasis, SortOrder};
+use crate::policy::{CountBasis, Period, SortOrder};
 use crate::stats::SortReport;
 use crate::table::{BoundedHashTable, Meta, NIL};
 
@@ -74,22 +74,25 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// Starts a new period: per-period counts of every entry read as 0 from now on.
     fn start_period(&mut self) {
         self.since_sort = 0;
+        if let Period::Accesses(k) = self.policy.period {
+            self.until_pass = k.get();
+        }
         if self.epoch == u32::MAX {
             // Wrapping would make stale counts look current: clear them all once.
             for node in &mut self.nodes {
-                node.period = 0;
-                node.epoch = 0;
+                node.fold_period();
             }
             self.epoch = 0;
         }
         self.epoch += 1;
+        self.refresh_marks();
     }
 
     fn sort_key(&self, idx: u32) -> u64 {
         let node = &self.nodes[idx as usize];
         match self.policy.basis {
             CountBasis::Period => u64::from(node.period_count(self.epoch)),
-            CountBasis::Total => node.total,
+            CountBasis::Total => node.total(),
         }
     }
 

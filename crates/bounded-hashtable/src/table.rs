@@ -22,43 +22,93 @@ pub(crate) const NIL: u32 = u32::MAX;
 /// overflow.
 pub const MAX_ENTRIES: usize = (u32::MAX - 1) as usize;
 
+/// The access count that ends a period under `policy` (never reached unless
+/// [`Period::Accesses`]).
+fn pass_every(policy: &SortPolicy) -> u64 {
+    match policy.period {
+        Period::Accesses(k) => k.get(),
+        Period::Ticks(_) | Period::Manual => u64::MAX,
+    }
+}
+
 /// A callback receiving the report of every pass that signals a phase change.
 pub type PhaseCallback = Box<dyn FnMut(&SortReport) + Send>;
 
 /// One arena node: key, value, counts and the chain link together, so a probe touches one
-/// place. The period count is valid only while `epoch` equals the table's epoch, which lets
-/// a pass start a new period without visiting every entry.
+/// place. A counted lookup only increments `stamp`: the period count is valid while the
+/// stamp's period number equals the table's epoch (a pass starts a new period without
+/// visiting any entry), and the total is `base` plus the stamp's count (the first access
+/// of a new period folds the old count into `base`).
 #[derive(Clone)]
 pub(crate) struct Node<K, V> {
     pub(crate) key: K,
     pub(crate) value: V,
-    pub(crate) total: u64,
-    pub(crate) period: u32,
-    pub(crate) epoch: u32,
+    /// Accesses before the stamp's period.
+    base: u64,
+    /// Period number (high 32 bits) and accesses in that period (low 32 bits).
+    stamp: u64,
     pub(crate) next: u32,
 }
 
+/// The stamp of a period's first moment: `epoch` with a count of 0.
+#[inline]
+fn stamp_of(epoch: u32) -> u64 {
+    u64::from(epoch) << 32
+}
+
 impl<K, V> Node<K, V> {
+    fn new(key: K, value: V, epoch: u32, counts: Counts) -> Self {
+        Self {
+            key,
+            value,
+            base: counts.total.saturating_sub(u64::from(counts.period)),
+            stamp: stamp_of(epoch) | u64::from(counts.period),
+            next: NIL,
+        }
+    }
+
     #[inline]
     pub(crate) fn period_count(&self, epoch: u32) -> u32 {
-        if self.epoch == epoch {
-            self.period
+        if self.stamp >> 32 == u64::from(epoch) {
+            self.stamp as u32
         } else {
             0
         }
     }
 
     #[inline]
-    fn bump(&mut self, epoch: u32, n: u64) {
-        self.total = self.total.saturating_add(n);
-        let n32 = u32::try_from(n).unwrap_or(u32::MAX);
-        self.period = self.period_count(epoch).saturating_add(n32);
-        self.epoch = epoch;
+    pub(crate) fn total(&self) -> u64 {
+        self.base.saturating_add(u64::from(self.stamp as u32))
     }
 
-    fn counts(&self, epoch: u32) -> Counts {
+    /// Adds `n` accesses in period `epoch` (saturating: a period count beyond `u32::MAX`
+    /// still reaches the total).
+    fn bump(&mut self, epoch: u32, n: u64) {
+        if self.stamp >> 32 != u64::from(epoch) {
+            self.base = self.total();
+            self.stamp = stamp_of(epoch);
+        }
+        let room = u64::from(u32::MAX - self.stamp as u32);
+        self.stamp += n.min(room);
+        self.base = self.base.saturating_add(n.saturating_sub(room));
+    }
+
+    /// Adds `counts` (total and current-period accesses) in period `epoch`.
+    fn add_counts(&mut self, epoch: u32, counts: Counts) {
+        self.bump(epoch, u64::from(counts.period));
+        let rest = counts.total.saturating_sub(u64::from(counts.period));
+        self.base = self.base.saturating_add(rest);
+    }
+
+    /// Forgets the period numbers (before the table's epoch wraps around).
+    pub(crate) fn fold_period(&mut self) {
+        self.base = self.total();
+        self.stamp = 0;
+    }
+
+    pub(crate) fn counts(&self, epoch: u32) -> Counts {
         Counts {
-            total: self.total,
+            total: self.total(),
             period: self.period_count(epoch),
         }
     }
@@ -93,9 +143,19 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     pub(crate) policy: SortPolicy,
     /// Current period number (see [`Node::period_count`]).
     pub(crate) epoch: u32,
-    /// Accesses or ticks since the last pass.
+    /// Counted accesses left until the period of [`Period::Accesses`] ends (`u64::MAX`
+    /// under other periods), counted down so a lookup tests one field.
+    pub(crate) until_pass: u64,
+    /// The stamp of this period with a count of 0 (`epoch` in the high half).
+    pub(crate) now_stamp: u64,
+    /// The stamp of an entry of this period whose count just reached the frequency
+    /// threshold, under [`CountBasis::Period`] (unreachable otherwise); see `count_one`.
+    pub(crate) hot_mark: u64,
+    /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
     pub(crate) passes: u64,
+    /// Cumulative statistics, except that `hit_probes` and `max_probe` count only lookups
+    /// past the chain head (`stats()` adds the rest).
     pub(crate) stats: Stats,
     pub(crate) last_report: Option<SortReport>,
     pub(crate) scratch: Scratch,
@@ -134,7 +194,7 @@ impl<K, V> Default for BoundedHashTable<K, V, DefaultHashBuilder> {
 impl<K, V, S> BoundedHashTable<K, V, S> {
     fn build(buckets: usize, capacity: usize, hasher: S, fixed: bool) -> Self {
         let buckets = buckets.max(1);
-        Self {
+        let mut table = Self {
             heads: vec![NIL; buckets],
             lens: vec![0; buckets],
             nodes: Vec::with_capacity(capacity),
@@ -143,6 +203,9 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             fixed,
             policy: SortPolicy::default(),
             epoch: 0,
+            until_pass: pass_every(&SortPolicy::default()),
+            now_stamp: 0,
+            hot_mark: 0,
             since_sort: 0,
             passes: 0,
             stats: Stats::default(),
@@ -151,7 +214,9 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             on_phase: None,
             pending: Vec::new(),
             full_pass: true,
-        }
+        };
+        table.refresh_marks();
+        table
     }
 
     /// An empty growable table using `hasher`.
@@ -173,8 +238,20 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
 
     /// Replaces the sort policy (builder style).
     pub fn with_policy(mut self, policy: SortPolicy) -> Self {
-        self.policy = policy;
+        self.set_policy(policy);
         self
+    }
+
+    /// Recomputes the stamps `count_hit` compares with, after the epoch or policy changed.
+    pub(crate) fn refresh_marks(&mut self) {
+        self.now_stamp = stamp_of(self.epoch);
+        let t = self.policy.frequency_threshold;
+        self.hot_mark = match self.policy.basis {
+            CountBasis::Period if t <= u64::from(u32::MAX) => self.now_stamp + t,
+            // A period count never reaches it (counts stay below 2^32 and the fast path
+            // sees only this period's stamps).
+            _ => u64::MAX,
+        };
     }
 
     /// The sort policy.
@@ -182,9 +259,13 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         &self.policy
     }
 
-    /// Replaces the sort policy; the progress toward the next pass is kept.
+    /// Replaces the sort policy; the progress toward the next pass is kept (accesses counted
+    /// under an access period, clock units under a tick period).
     pub fn set_policy(&mut self, policy: SortPolicy) {
+        let done = pass_every(&self.policy) - self.until_pass;
         self.policy = policy;
+        self.until_pass = pass_every(&policy).saturating_sub(done).max(1);
+        self.refresh_marks();
         self.full_pass = true;
     }
 
@@ -234,8 +315,13 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     }
 
     /// Cumulative statistics.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
+    pub fn stats(&self) -> Stats {
+        // Lookups store only the probes beyond the head (see `count_one`).
+        Stats {
+            hit_probes: self.stats.hit_probes + self.stats.hits,
+            max_probe: self.stats.max_probe.max(u32::from(self.stats.hits > 0)),
+            ..self.stats
+        }
     }
 
     /// Zeroes the statistics (pass numbering continues).
@@ -392,10 +478,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        let mut i = self.heads[b];
+        let mut i = self.heads.get(b).copied().unwrap_or(NIL);
         let mut depth = 1u32;
-        while i != NIL {
-            let node = &self.nodes[i as usize];
+        // `NIL` is out of the arena's range: `get` ends the chain and checks bounds at once.
+        while let Some(node) = self.nodes.get(i as usize) {
             if node.key.borrow() == key {
                 return Some((i as usize, depth));
             }
@@ -405,52 +491,102 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         None
     }
 
-    /// Counts `n` accesses of entry `idx` found (once) at `depth`, then runs a pass if the
-    /// period has elapsed. Sorting only relinks chains, so `idx` stays valid.
-    #[inline]
-    pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) {
+    /// Counts one access of `node` in the common cases: it was already accessed this period
+    /// (count below saturation), or this is its first access of the period. Returns whether
+    /// its bucket begins to qualify, or `None` (nothing counted) for the rare cases: zero or
+    /// saturated counts.
+    #[inline(always)]
+    fn count_one(
+        node: &mut Node<K, V>,
+        now: u64,
+        hot_mark: u64,
+        policy: &SortPolicy,
+    ) -> Option<bool> {
+        let t = policy.frequency_threshold;
+        let total_basis = policy.basis == CountBasis::Total;
+        // The count of this period if the stamp is of this period, else above u32::MAX.
+        let seen = node.stamp.wrapping_sub(now);
+        if seen.wrapping_sub(1) < u64::from(u32::MAX - 1) {
+            node.stamp += 1;
+            // The count was at least 1 before, so it begins to qualify exactly when it
+            // reaches the threshold (a saturated total may queue its bucket again: harmless).
+            Some(if total_basis {
+                node.total() == t
+            } else {
+                node.stamp == hot_mark
+            })
+        } else if seen > u64::from(u32::MAX) {
+            // First access this period: the old period's count joins the base.
+            node.base = node.total();
+            node.stamp = now + 1;
+            Some((if total_basis { node.total() } else { 1 }) >= t)
+        } else {
+            None
+        }
+    }
+
+    /// Whether an entry whose counts went from `before` to `now` begins to qualify in this
+    /// period: its count reaches the frequency threshold, or it is accessed for the first
+    /// time this period while qualifying.
+    fn begins_to_qualify(policy: &SortPolicy, before: Counts, now: Counts) -> bool {
+        let t = policy.frequency_threshold;
+        let (old, new) = match policy.basis {
+            CountBasis::Period => (u64::from(before.period), u64::from(now.period)),
+            CountBasis::Total => (before.total, now.total),
+        };
+        new >= t && (old < t || before.period == 0)
+    }
+
+    /// Records a lookup found at `depth` (`Stats` keeps only the probes past the head).
+    #[inline(always)]
+    fn note_probe(stats: &mut Stats, depth: u32) {
+        stats.hits += 1;
+        if depth > 1 {
+            stats.hit_probes += u64::from(depth - 1);
+            stats.max_probe = stats.max_probe.max(depth);
+        }
+    }
+
+    /// Counts `n` accesses of entry `idx` found (once) at `depth` in bucket `b`, then runs a
+    /// pass if the period has elapsed; returns whether it did. Sorting only relinks chains,
+    /// so `idx` stays valid.
+    pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) -> bool {
         let node = &mut self.nodes[idx];
         let before = node.counts(self.epoch);
         node.bump(self.epoch, n);
-        if n > 0 {
-            self.note_qualifying(b, before, idx);
-        }
-        self.stats.hits += 1;
-        self.stats.hit_probes += u64::from(depth);
-        self.stats.max_probe = self.stats.max_probe.max(depth);
-        self.count_new_access(n);
-    }
-
-    /// Queues bucket `b` for the next pass when entry `idx` (counts `before` until this
-    /// access) begins to qualify in this period: its count reaches the frequency threshold,
-    /// or it is accessed for the first time this period while qualifying.
-    #[inline]
-    fn note_qualifying(&mut self, b: usize, before: Counts, idx: usize) {
-        let node = &self.nodes[idx];
-        let t = self.policy.frequency_threshold;
-        let (old, new) = match self.policy.basis {
-            CountBasis::Period => (u64::from(before.period), u64::from(node.period)),
-            CountBasis::Total => (before.total, node.total),
-        };
-        if new >= t && (old < t || before.period == 0) {
+        if n > 0 && Self::begins_to_qualify(&self.policy, before, node.counts(self.epoch)) {
             self.pending.push(b as u32);
         }
+        Self::note_probe(&mut self.stats, depth);
+        self.count_new_access(n)
     }
 
-    /// Advances the access clock by `n` (for [`Period::Accesses`]).
+    /// Advances the access clock by `n` and runs a pass when the period (of
+    /// [`Period::Accesses`]) has elapsed; returns whether it did.
     #[inline]
-    pub(crate) fn count_new_access(&mut self, n: u64) {
-        if let Period::Accesses(k) = self.policy.period {
-            self.since_sort = self.since_sort.saturating_add(n);
-            if self.since_sort >= k.get() {
-                self.sort();
-            }
+    pub(crate) fn count_new_access(&mut self, n: u64) -> bool {
+        self.until_pass = self.until_pass.saturating_sub(n);
+        if self.until_pass == 0 {
+            self.end_period();
+            return true;
+        }
+        false
+    }
+
+    /// The access clock ran out: a pass under [`Period::Accesses`], otherwise only a reset
+    /// of the clock (kept out of line, it runs once a period).
+    #[cold]
+    #[inline(never)]
+    fn end_period(&mut self) {
+        if matches!(self.policy.period, Period::Accesses(_)) {
+            self.sort();
+        } else {
+            self.until_pass = u64::MAX;
         }
     }
 
-    /// Looks `key` up and counts the access; the arena index if present.
-    #[inline]
-    pub(crate) fn access<Q>(&mut self, key: &Q, n: u64) -> Option<usize>
+    /// Looks `key` up and counts `n` accesses; the arena index if present.
+    fn access<Q>(&mut self, key: &Q, n: u64) -> Option<usize>
     where
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
@@ -459,6 +595,51 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         let (idx, depth) = self.walk(b, key)?;
         self.count_access(idx, b, depth, n);
         Some(idx)
+    }
+
+    /// The counted lookup of `get_mut` and `entry`: finds `key` in bucket `b` and counts one
+    /// access; its arena index and value. Unless this access ends the period (one
+    /// predictable test of the clock), no pass can run, so the found node is counted and
+    /// returned through one reference.
+    #[inline]
+    pub(crate) fn hit<Q>(&mut self, b: usize, key: &Q) -> Option<(usize, &mut V)>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        if self.until_pass <= 1 {
+            return self.hit_ending_period(b, key);
+        }
+        let (idx, depth) = self.walk(b, key)?;
+        // `walk` just checked `idx` against the same length: no second check is emitted.
+        let node = self.nodes.get_mut(idx)?;
+        let qualifies = match Self::count_one(node, self.now_stamp, self.hot_mark, &self.policy) {
+            Some(q) => q,
+            None => {
+                let before = node.counts(self.epoch);
+                node.bump(self.epoch, 1);
+                Self::begins_to_qualify(&self.policy, before, node.counts(self.epoch))
+            }
+        };
+        if qualifies {
+            self.pending.push(b as u32);
+        }
+        Self::note_probe(&mut self.stats, depth);
+        self.until_pass -= 1;
+        Some((idx, &mut node.value))
+    }
+
+    /// [`hit`](Self::hit) for the access that ends the period and runs a pass.
+    #[cold]
+    #[inline(never)]
+    fn hit_ending_period<Q>(&mut self, b: usize, key: &Q) -> Option<(usize, &mut V)>
+    where
+        K: Borrow<Q>,
+        Q: Eq + ?Sized,
+    {
+        let (idx, depth) = self.walk(b, key)?;
+        self.count_access(idx, b, depth, 1);
+        Some((idx, &mut self.nodes[idx].value))
     }
 
     /// A shared reference to the value of `key`. A pure read: it counts no access and never
@@ -510,8 +691,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let idx = self.access(key, 1)?;
-        Some(&mut self.nodes[idx].value)
+        let b = self.bucket_for(self.hash_of(key));
+        self.hit(b, key).map(|(_, value)| value)
     }
 
     /// Like [`get_mut`](Self::get_mut) but counts `n` accesses at once (a trip count
@@ -564,19 +745,18 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             self.rehash(self.heads.len().saturating_mul(2));
         }
         let idx = self.nodes.len();
-        self.nodes.push(Node {
-            key,
-            value,
-            total: counts.total,
-            period: counts.period,
-            epoch: self.epoch,
-            next: NIL,
-        });
+        self.nodes.push(Node::new(key, value, self.epoch, counts));
         self.meta.push(Meta::default());
         let b = self.bucket_for(hash);
         self.link_tail(b, idx as u32);
-        if counts.total > 0 {
-            self.note_qualifying(b, Counts::default(), idx);
+        if counts.total > 0
+            && Self::begins_to_qualify(
+                &self.policy,
+                Counts::default(),
+                self.nodes[idx].counts(self.epoch),
+            )
+        {
+            self.pending.push(b as u32);
         }
         idx
     }
@@ -676,9 +856,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
                     let epoch = self.epoch;
                     let mine = &mut self.nodes[idx];
                     combine(&mine.key, &mut mine.value, node.value);
-                    mine.total = mine.total.saturating_add(counts.total);
-                    mine.period = mine.period_count(epoch).saturating_add(counts.period);
-                    mine.epoch = epoch;
+                    mine.add_counts(epoch, counts);
                 }
                 None => {
                     self.insert_new(hash, node.key, node.value, counts);
@@ -700,6 +878,9 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             fixed: self.fixed,
             policy: self.policy,
             epoch: self.epoch,
+            until_pass: self.until_pass,
+            now_stamp: self.now_stamp,
+            hot_mark: self.hot_mark,
             since_sort: self.since_sort,
             passes: self.passes,
             stats: self.stats,

@@ -312,8 +312,8 @@ impl<S: Hash + Eq + Clone> Detector<S> {
     /// The level-`level` table (for its chain profile and sort statistics).
     pub fn table_stats(&self, level: usize) -> Option<bounded_hashtable::Stats> {
         match level {
-            0 => Some(*self.base.table().stats()),
-            _ => self.upper.get(level - 1).map(|l| *l.table().stats()),
+            0 => Some(self.base.table().stats()),
+            _ => self.upper.get(level - 1).map(|l| l.table().stats()),
         }
     }
 
