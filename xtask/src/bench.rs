@@ -105,21 +105,6 @@ fn measure(program: &Path, args: &[&str], time_out: &Path) -> Result<Measured, S
     })
 }
 
-/// Builds the `bench_guest` example in release mode and returns its path.
-fn build_runner(root: &Path) -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    tools::run_checked(
-        Command::new(cargo)
-            .current_dir(root)
-            .args(["build", "-j1", "--release", "-p", "isa-emu"])
-            .args(["--example", "bench_guest"]),
-    )?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    Ok(target.join("release/examples/bench_guest"))
-}
-
 /// One row of the table.
 struct Row {
     guest: String,
@@ -154,7 +139,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     tools::ensure(&["qemu-riscv64"], &["qemu-user"])?;
     tools::ensure(&["time"], &["time"])?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let runner = build_runner(&root)?;
+    let runner = tools::build_example(&root, "isa-emu", "bench_guest")?;
     let time_out = std::env::temp_dir().join(format!("xtask-bench-{}.time", std::process::id()));
     let qemu = PathBuf::from("qemu-riscv64");
 

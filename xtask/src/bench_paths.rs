@@ -10,7 +10,7 @@
 //! run without sinks. The table gives medians of `--runs N` (default 3; `--quick`: one run
 //! of small sizes, a smoke test whose ratios mean little).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::tools;
@@ -35,21 +35,6 @@ const CONFIGS: &[(&str, &str)] = &[
     ("region", "region"),
     ("global", "global"),
 ];
-
-/// Builds the `overhead` example of cfg-bl in release mode and returns its path.
-fn build_runner(root: &Path) -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    tools::run_checked(
-        Command::new(cargo)
-            .current_dir(root)
-            .args(["build", "-j1", "--release", "-p", "cfg-bl"])
-            .args(["--example", "overhead"]),
-    )?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    Ok(target.join("release/examples/overhead"))
-}
 
 /// One guest's medians: per configuration, (time s, recovery s).
 type Medians = Vec<(f64, f64)>;
@@ -107,7 +92,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let runs = if quick { 1 } else { runs };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let runner = build_runner(&root)?;
+    let runner = tools::build_example(&root, "cfg-bl", "overhead")?;
     let guests = root.join("guests");
     let mut rows = Vec::new();
     for &(name, full, small) in GUESTS {

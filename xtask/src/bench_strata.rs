@@ -10,7 +10,7 @@
 //! bytes of a plain fixed-width serialization in which a repeated path costs 12 bytes in
 //! both (see the example's documentation).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::tools;
@@ -42,21 +42,6 @@ struct Row {
     raw: u64,
     grammar: u64,
     xz: Option<u64>,
-}
-
-/// Builds `strata_cost` in release mode and returns its path.
-fn build_runner(root: &Path) -> Result<PathBuf, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    tools::run_checked(
-        Command::new(cargo)
-            .current_dir(root)
-            .args(["build", "-j1", "--release", "-p", "strata"])
-            .args(["--example", "strata_cost"]),
-    )?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    Ok(target.join("release/examples/strata_cost"))
 }
 
 /// The `summary` line's value for `key`.
@@ -94,7 +79,7 @@ fn measure(runner: &Path, elf: &Path, runs: usize, arg: Option<&str>) -> Result<
 pub fn run(quick: bool, runs: usize) -> Result<(), String> {
     tools::ensure(&["xz"], &["xz-utils"])?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let runner = build_runner(&root)?;
+    let runner = tools::build_example(&root, "strata", "strata_cost")?;
     let runs = if quick { 1 } else { runs.max(3) };
     let mut rows = Vec::new();
     for &(guest, full, small, loops) in GUESTS {

@@ -60,3 +60,23 @@ pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
         Err(format!("`{}` failed: {status}", describe(cmd)))
     }
 }
+
+/// Builds `example` of `package` in release mode (one job: the machine is shared) and
+/// returns the path of its binary.
+pub fn build_example(
+    root: &std::path::Path,
+    package: &str,
+    example: &str,
+) -> Result<std::path::PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run_checked(
+        Command::new(cargo)
+            .current_dir(root)
+            .args(["build", "-j1", "--release", "-p", package])
+            .args(["--example", example]),
+    )?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    Ok(target.join("release/examples").join(example))
+}
