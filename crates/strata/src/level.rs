@@ -354,3 +354,45 @@ impl<T: Hash + Eq + Clone, C: Cycle> Level<T, C> {
         self.pos
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cycle::{Buffer, Trie};
+
+    /// The units a level emits for a stream that stamps the letters with small epochs, then
+    /// jumps the epoch (as after many closed cycles) to `jump`, closes 20 cycles over other
+    /// symbols and goes through the letters again.
+    fn units<C: Cycle>(jump: u32) -> Vec<(Rep, u64, u64, u64)> {
+        let mut level: Level<char, C> = Level::new(None, 64, 1 << 20);
+        let mut out = Vec::new();
+        let mut feed = |level: &mut Level<char, C>, text: &str| {
+            for c in text.chars() {
+                let u = level.push(c, 1, 2, 1);
+                out.extend(u.map(|u| (u.rep, u.insns, u.weight, u.start)));
+            }
+        };
+        // "aabbcc...": the letters' stamps are the epochs 2, 3, ..., 27.
+        let doubled: String = ('a'..='z').flat_map(|c| [c, c]).collect();
+        feed(&mut level, &doubled);
+        level.epoch = jump;
+        feed(&mut level, &"01".repeat(20));
+        feed(&mut level, &"abcdefghijklmnopqrstuvwxyz01".repeat(3));
+        out.extend(level.finish().map(|u| (u.rep, u.insns, u.weight, u.start)));
+        out
+    }
+
+    #[test]
+    fn epoch_wrap_around_changes_no_unit() {
+        // Jumping to just before u32::MAX makes the epoch wrap and count 1, 2, ... again
+        // while the letters still hold their old stamps; a far jump that does not wrap is
+        // the reference.
+        for (far, wrapped) in [
+            (units::<Trie>(1 << 20), units::<Trie>(u32::MAX - 3)),
+            (units::<Buffer>(1 << 20), units::<Buffer>(u32::MAX - 3)),
+        ] {
+            assert!(far.len() > 10);
+            assert_eq!(far, wrapped);
+        }
+    }
+}
