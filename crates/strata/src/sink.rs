@@ -21,7 +21,11 @@ pub struct BlockMeta {
     pub cond_branch: bool,
 }
 
-/// What a block's entry feeds the detectors, by block id.
+/// What a block's entry feeds the detectors, by block id: a compact copy of the
+/// [`BlockMeta`] fields the hot path reads, plus the interned symbol, so an entry reads one
+/// record. (Reading `BlockMeta` and a separate symbol vector instead measured 1.69-1.79x
+/// against 1.55-1.74x with this record, paths only on crc:
+/// `STRATA_GRAMMAR=0 STRATA_LEVELS=0 strata_cost guests/bin/crc.elf 5`, three paired runs.)
 #[derive(Clone, Copy, Debug, Default)]
 struct Hot {
     sym: u32,
