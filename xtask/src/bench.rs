@@ -115,27 +115,44 @@ struct Row {
     ratio: f64,
 }
 
+/// The options of the bench tasks: `--quick` (small sizes, one run) and `--runs N`.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Small sizes and one run: a smoke test whose ratios mean little.
+    pub quick: bool,
+    /// Runs per configuration (medians are reported).
+    pub runs: usize,
+}
+
+impl Options {
+    /// Parses the task's arguments.
+    pub fn parse(args: &[String]) -> Result<Options, String> {
+        let mut quick = false;
+        let mut runs = 3usize;
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--quick" => quick = true,
+                "--runs" => {
+                    runs = it
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .filter(|&n| n > 0)
+                        .ok_or("--runs needs a positive number")?;
+                }
+                other => return Err(format!("unknown argument `{other}` (--quick, --runs N)")),
+            }
+        }
+        Ok(Options {
+            quick,
+            runs: if quick { 1 } else { runs },
+        })
+    }
+}
+
 /// The task's entry point.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let mut quick = false;
-    let mut runs = 3usize;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--quick" => quick = true,
-            "--runs" => {
-                runs = it
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or("--runs needs a positive number")?;
-            }
-            other => return Err(format!("unknown argument `{other}` (--quick, --runs N)")),
-        }
-    }
-    if quick {
-        runs = 1;
-    }
+    let Options { quick, runs } = Options::parse(args)?;
     tools::ensure(&["qemu-riscv64"], &["qemu-user"])?;
     tools::ensure(&["time"], &["time"])?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -197,8 +214,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let _ = std::fs::remove_file(&time_out);
     print_table(&rows, runs);
-    crate::bench_paths::run(args)?;
-    crate::bench_strata::run(quick, runs)
+    crate::bench_paths::table(Options { quick, runs })?;
+    crate::bench_strata::run(Options { quick, runs })
 }
 
 fn print_table(rows: &[Row], runs: usize) {

@@ -13,6 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::bench::Options;
 use crate::tools;
 
 /// Guests: name (in `guests/bin/`), argument for the real run (about a second with no
@@ -81,16 +82,11 @@ fn measure(
 
 /// The task's entry point (arguments as for `cargo xtask bench`).
 pub fn run(args: &[String]) -> Result<(), String> {
-    let quick = args.iter().any(|a| a == "--quick");
-    let runs = match args.iter().position(|a| a == "--runs") {
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|n| n.parse().ok())
-            .filter(|&n: &usize| n > 0)
-            .ok_or("--runs needs a positive number")?,
-        None => 3,
-    };
-    let runs = if quick { 1 } else { runs };
+    table(Options::parse(args)?)
+}
+
+/// Measures and prints the table.
+pub fn table(Options { quick, runs }: Options) -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let runner = tools::build_example(&root, "cfg-bl", "overhead")?;
     let guests = root.join("guests");

@@ -13,6 +13,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::bench::Options;
 use crate::tools;
 
 /// A guest (in `guests/bin/`), its argument for the real run (the guest's default size)
@@ -76,7 +77,7 @@ fn measure(runner: &Path, elf: &Path, runs: usize, arg: Option<&str>) -> Result<
 }
 
 /// Measures every guest and prints the strata table.
-pub fn run(quick: bool, runs: usize) -> Result<(), String> {
+pub fn run(Options { quick, runs }: Options) -> Result<(), String> {
     tools::ensure(&["xz"], &["xz-utils"])?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let runner = tools::build_example(&root, "strata", "strata_cost")?;
