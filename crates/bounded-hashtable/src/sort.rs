@@ -177,18 +177,24 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
 
     /// Reversals of this bucket's sort: pairs where entry `a` preceded `b` before and follows
     /// it now, `a` was in the first group of the bucket's previous sort (its place was
-    /// earned, not an accident of insertion), and the two counts are at least the ratio
+    /// earned, not an accident of insertion) with a count of at least the reversal
+    /// threshold, `b` counts at least that now, and the two counts are at least the ratio
     /// apart at the previous sort or now. Only first-group entries move forward, so `b`
     /// ranges over them.
     fn count_reversals(&self, s: &mut Scratch, hot_count: usize) -> u64 {
+        let rt = self.policy.reversal_threshold;
         s.was_hot.clear();
-        s.was_hot.extend(
-            (0..s.chain.len() as u32).filter(|&p| self.meta[s.chain[p as usize] as usize].hot),
-        );
+        s.was_hot.extend((0..s.chain.len() as u32).filter(|&p| {
+            let m = self.meta[s.chain[p as usize] as usize];
+            m.hot && m.prev_key >= rt
+        }));
         let ratio = self.policy.ratio();
         let prev = |p: u32| self.meta[s.chain[p as usize] as usize].prev_key;
         let mut reversals = 0;
-        for &b in &s.order[..hot_count] {
+        let overtakers = s.order[..hot_count]
+            .iter()
+            .filter(|&&b| s.keys[b as usize] >= rt);
+        for &b in overtakers {
             for &a in s.was_hot.iter().take_while(|&&a| a < b) {
                 let reversed = s.new_pos[a as usize] > s.new_pos[b as usize];
                 if reversed

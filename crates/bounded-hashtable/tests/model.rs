@@ -195,6 +195,8 @@ fn model_pass(
                     );
                     if new_pos[i] > new_pos[j]
                         && a.hot
+                        && a.prev_key >= p.reversal_threshold
+                        && keys[j] >= p.reversal_threshold
                         && (apart(a.prev_key, b.prev_key, p.reversal_ratio)
                             || apart(keys[i], keys[j], p.reversal_ratio))
                     {

@@ -203,3 +203,26 @@ fn merge_adds_counts_and_combines_values() {
     assert_eq!(a.counts(&"y").map(|c| (c.total, c.period)), Some((3, 3)));
     assert_eq!(a.len(), 2);
 }
+
+#[test]
+fn reversal_threshold_is_separate_from_the_sort_threshold() {
+    // Entry 0 leads with 61 accesses to 6, then entry 1 leads with 60 to 5: ten times apart
+    // both times, so a reversal unless the phase detector's threshold exceeds the counts.
+    let reversals = |reversal_threshold| {
+        let policy = SortPolicy {
+            reversal_threshold,
+            ..manual(2)
+        };
+        let mut t = one_bucket(&[61, 6], policy);
+        assert_eq!(t.sort().entries_moved, 0);
+        t.record(&1, 60);
+        t.record(&0, 5);
+        let r = t.sort();
+        assert_eq!(chain_keys(&t, 0), vec![1, 0]);
+        r.reversals
+    };
+    assert_eq!(reversals(0), 1);
+    assert_eq!(reversals(60), 1);
+    assert_eq!(reversals(61), 0); // 1 counts 60 now
+    assert_eq!(reversals(64), 0);
+}
