@@ -16,9 +16,11 @@
 //! ## The model
 //!
 //! - [`BoundedHashTable<K, V, S>`]: any `K: Hash + Eq`, any [`BuildHasher`](std::hash::BuildHasher)
-//!   (default [`DefaultHashBuilder`], foldhash with a fixed seed). Buckets hold the index
-//!   of their first entry; entries live in one arena (`Vec`) with key, value, counts and
-//!   the `u32` link together, so a probe touches one place and no lookup allocates.
+//!   (default [`DefaultHashBuilder`], foldhash with a fixed seed). The bucket array holds
+//!   each chain's first entry inline (key, value, counts and the `u32` link together), so
+//!   a hit on a chain head reads one place; the entries behind the heads follow in the same
+//!   `Vec` (indices, not boxes) and no lookup allocates. A sort moves the hottest entry of
+//!   a sorted bucket into its inline slot; removing a head promotes its successor.
 //!   Growable (one entry per bucket at most, doubling; growth keeps the sorted order) or,
 //!   with [`with_fixed_buckets`](BoundedHashTable::with_fixed_buckets), a fixed bucket count
 //!   whose chains deepen instead.
@@ -32,7 +34,8 @@
 //!   of an external clock fed to [`tick`](BoundedHashTable::tick), or manual
 //!   [`sort`](BoundedHashTable::sort) calls), the depth threshold, the frequency threshold
 //!   over period or cumulative counts ([`CountBasis`]), an optional per-bucket access
-//!   threshold, the [`SortOrder`], the reversal ratio and the phase threshold.
+//!   threshold, the [`SortOrder`], and the phase detector's reversal ratio, its own
+//!   frequency threshold (`reversal_threshold`) and the phase threshold.
 //! - Each pass returns a [`SortReport`] (buckets sorted, entries moved, reversals, phase
 //!   change); [`last_report`](BoundedHashTable::last_report) keeps the last one,
 //!   [`set_phase_callback`](BoundedHashTable::set_phase_callback) delivers phase changes,
@@ -68,7 +71,9 @@
 //!   for every pair of entries `a`, `b` of a sorted bucket such that `a` preceded `b`
 //!   before the pass and follows it after, `a` was in the first group the last time its
 //!   bucket was sorted (so its place was earned by a sort, not by insertion order; without
-//!   this, the first sort of a cold-started table would look like a phase change), and the
+//!   this, the first sort of a cold-started table would look like a phase change), `a`
+//!   counted at least `reversal_threshold` then and `b` counts at least that now (so a low
+//!   sort threshold does not make rarely accessed entries' noise a phase change), and the
 //!   two counts are at least `reversal_ratio` apart either at that previous sort or now.
 //!   "Prior" alone would miss a shift that lands late in a period (the old hot set still
 //!   dominates that period's counts); "now" alone would miss one that lands early (the new

@@ -865,8 +865,9 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             self.len < MAX_ENTRIES,
             "bounded-hashtable: more than MAX_ENTRIES entries"
         );
-        if !self.fixed && self.len >= self.buckets {
-            self.rehash(self.buckets.saturating_mul(2).min(MAX_ENTRIES / 2));
+        let grown = self.buckets.saturating_mul(2).min(MAX_ENTRIES / 2);
+        if !self.fixed && self.len >= self.buckets && grown > self.buckets {
+            self.rehash(grown);
         }
         let b = self.bucket_for(hash);
         let idx = self.place(
