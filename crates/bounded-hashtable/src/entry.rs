@@ -96,27 +96,27 @@ impl<'a, K: Hash + Eq, V, S: BuildHasher> Entry<'a, K, V, S> {
 impl<'a, K: Hash + Eq, V, S: BuildHasher> OccupiedEntry<'a, K, V, S> {
     /// The stored key.
     pub fn key(&self) -> &K {
-        &self.table.nodes[self.idx].key
+        &self.table.node(self.idx).key
     }
 
     /// The value.
     pub fn get(&self) -> &V {
-        &self.table.nodes[self.idx].value
+        &self.table.node(self.idx).value
     }
 
     /// The value, mutably.
     pub fn get_mut(&mut self) -> &mut V {
-        &mut self.table.nodes[self.idx].value
+        &mut self.table.node_mut(self.idx).value
     }
 
     /// The value, mutably, for the table's lifetime.
     pub fn into_mut(self) -> &'a mut V {
-        &mut self.table.nodes[self.idx].value
+        &mut self.table.node_mut(self.idx).value
     }
 
     /// The access counts (including this lookup).
     pub fn counts(&self) -> Counts {
-        self.table.nodes[self.idx].counts(self.table.epoch)
+        self.table.node(self.idx).counts(self.table.epoch)
     }
 
     /// Replaces the value, returning the old one.
@@ -158,7 +158,7 @@ impl<'a, K: Hash + Eq, V, S: BuildHasher> VacantEntry<'a, K, V, S> {
                 period: 1,
             },
         );
-        self.table.count_new_access(1);
-        &mut self.table.nodes[idx].value
+        let idx = self.table.count_new_access(1, idx);
+        &mut self.table.node_mut(idx).value
     }
 }

@@ -16,9 +16,11 @@
 //! ## The model
 //!
 //! - [`BoundedHashTable<K, V, S>`]: any `K: Hash + Eq`, any [`BuildHasher`](std::hash::BuildHasher)
-//!   (default [`DefaultHashBuilder`], foldhash with a fixed seed). Buckets hold the index
-//!   of their first entry; entries live in one arena (`Vec`) with key, value, counts and
-//!   the `u32` link together, so a probe touches one place and no lookup allocates.
+//!   (default [`DefaultHashBuilder`], foldhash with a fixed seed). The bucket array holds
+//!   each chain's first entry inline (key, value, counts and the `u32` link together), so
+//!   a hit on a chain head reads one place; the entries behind the heads follow in the same
+//!   `Vec` (indices, not boxes) and no lookup allocates. A sort moves the hottest entry of
+//!   a sorted bucket into its inline slot; removing a head promotes its successor.
 //!   Growable (one entry per bucket at most, doubling; growth keeps the sorted order) or,
 //!   with [`with_fixed_buckets`](BoundedHashTable::with_fixed_buckets), a fixed bucket count
 //!   whose chains deepen instead.
@@ -32,7 +34,8 @@
 //!   of an external clock fed to [`tick`](BoundedHashTable::tick), or manual
 //!   [`sort`](BoundedHashTable::sort) calls), the depth threshold, the frequency threshold
 //!   over period or cumulative counts ([`CountBasis`]), an optional per-bucket access
-//!   threshold, the [`SortOrder`], the reversal ratio and the phase threshold.
+//!   threshold, the [`SortOrder`], and the phase detector's reversal ratio, its own
+//!   frequency threshold (`reversal_threshold`) and the phase threshold.
 //! - Each pass returns a [`SortReport`] (buckets sorted, entries moved, reversals, phase
 //!   change); [`last_report`](BoundedHashTable::last_report) keeps the last one,
 //!   [`set_phase_callback`](BoundedHashTable::set_phase_callback) delivers phase changes,
@@ -68,7 +71,9 @@
 //!   for every pair of entries `a`, `b` of a sorted bucket such that `a` preceded `b`
 //!   before the pass and follows it after, `a` was in the first group the last time its
 //!   bucket was sorted (so its place was earned by a sort, not by insertion order; without
-//!   this, the first sort of a cold-started table would look like a phase change), and the
+//!   this, the first sort of a cold-started table would look like a phase change), `a`
+//!   counted at least `reversal_threshold` then and `b` counts at least that now (so a low
+//!   sort threshold does not make rarely accessed entries' noise a phase change), and the
 //!   two counts are at least `reversal_ratio` apart either at that previous sort or now.
 //!   "Prior" alone would miss a shift that lands late in a period (the old hot set still
 //!   dominates that period's counts); "now" alone would miss one that lands early (the new
@@ -102,27 +107,35 @@
 //!
 //! ## Performance notes
 //!
-//! A counted lookup hashes once, reads the bucket head and walks the chain; it allocates
-//! nothing. Its bookkeeping is kept to a few increments: each entry has one *stamp* (the
-//! period number in the high half, the period's count in the low half), so a hit bumps the
-//! stamp and compares it with a precomputed threshold mark; the total is the entry's base
-//! plus the stamp's count, and the first access of a new period folds the old count into
-//! the base. The pass clock is a countdown tested once before the walk: unless this access
-//! ends the period (then an out-of-line path counts it and runs the pass), the found entry
-//! is counted and returned through one reference, and each chain step is one bounds check
-//! that also ends the chain. [`Stats`] keep only the probes beyond the chain head. A pass
-//! costs O(buckets queued this period x their depth) plus sorting their hot entries;
-//! starting a new period is O(1). The benches (`cargo bench -p bounded-hashtable`; the
-//! `summary` bench prints the comparison table) measure it against hashbrown, an unsorted
-//! (this table with [`Period::Manual`]) and a move-to-front chained table. On a shared
-//! 2-core machine (10^3 and 10^6 keys, Zipf 0.8-1.5, loads 1-16), counted lookups ran at
-//! 0.26-0.55x hashbrown's rate at load 1 (0.03-0.41x at loads 4 and 16) and 1.0-4.0x the
-//! unsorted table's (1.0-2.0x at load 4; the gain grows with skew and load), over two runs. A chain head
-//! costs a dependent bucket-head load plus the node, and the counting adds instructions
-//! per lookup; at 10^6 keys every entry walked past that is below the frequency threshold
-//! is a cache miss, and the 40-byte nodes of `u64` keys and values (40 MB) exceed the
-//! last-level cache where a 24-byte move-to-front node does not. Use this table for what
-//! it adds (counts, bounded buckets, phase signals), not as a faster general map.
+//! A counted lookup hashes once (foldhash), scales the hash to a bucket (multiply-shift)
+//! and compares the key in the bucket's inline slot; it allocates nothing. A head hit takes
+//! its own inlined path: one bounds check, one read of the slot, one stamp update, no probe
+//! record. Each entry has one *stamp* (the period number in the high half, the period's
+//! count in the low half), so a hit bumps the stamp and compares it with a precomputed
+//! threshold mark; the total is the entry's base plus the stamp's count, and the first
+//! access of a new period folds the old count into the base. The pass clock is a countdown
+//! tested once per lookup that doubles as the hit counter; [`Stats`] store only the probes
+//! beyond the head. Only the access that ends a period, and every hit under
+//! [`CountBasis::Total`], take the out-of-line path. A pass costs O(buckets queued this
+//! period x their depth) plus sorting their hot entries; starting a new period is O(1).
+//!
+//! The benches (`cargo bench -p bounded-hashtable`; the `summary` bench prints the
+//! comparison table) measure it against hashbrown, an unsorted (this table with
+//! [`Period::Manual`]) and a move-to-front chained table, and print the *probe floor*: the
+//! mean probe depth with every chain ordered by the keys' true probabilities. On a shared
+//! 2-core machine (10^3 and 10^6 keys, Zipf 0.8-1.5, loads 1-16, two runs), counted
+//! lookups ran at 0.41-0.75x hashbrown's rate at load 1 (0.01-0.49x at loads 4 and 16)
+//! and 1.03-2.23x the unsorted table's at load 4 (0.87-4.25x at load 16; the gain grows
+//! with skew and load). With the default policy the probe depth reaches the floor at 10^3
+//! keys (1.097 at load 1, 1.432 at load 4 on Zipf 1.1), so there the sorted/unsorted ratio
+//! is bounded by the probe ratio (2.95/1.90 on Zipf 0.8, 2.93/1.43 on 1.1 at load 4); at
+//! 10^6 keys only entries reaching the frequency threshold (64 per 2^20 accesses) are
+//! sorted (1.152 against a floor of 1.034 at load 1, 1.605 against 1.138 at load 4).
+//! A `frequency_threshold` of 2 (`BHT_FREQ=2`, one run) brought those to 1.063 and 1.250
+//! with no false phase alarms (the `reversal_threshold` stays 64), but its passes sort tens
+//! of thousands of buckets, each a chain of cache misses, and on Zipf 0.8 at 10^6 keys
+//! (load 1) the table then ran at 0.54x the unsorted one. Use this table for what it adds
+//! (counts, bounded buckets, phase signals), not as a faster general map.
 //!
 //! ## Features
 //!

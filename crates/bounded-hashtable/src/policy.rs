@@ -65,6 +65,14 @@ pub struct SortPolicy {
     /// Two reordered entries record a reversal when their counts are at least this ratio
     /// apart (`10`: an order of magnitude). Values below 1 act as 1.
     pub reversal_ratio: u64,
+    /// The phase detector's own frequency threshold: a pair of reordered entries records a
+    /// reversal only if the entry that lost its place counted at least this at its
+    /// bucket's previous sort and the one that overtook it counts at least this now (both
+    /// in [`basis`](Self::basis)). Kept apart from
+    /// [`frequency_threshold`](Self::frequency_threshold) so that a low sort threshold
+    /// (more entries sorted, shallower probes) does not turn the noise of rarely accessed
+    /// entries into phase changes.
+    pub reversal_threshold: u64,
     /// A pass whose reversal count reaches this signals a phase change. Values below 1 act
     /// as 1.
     pub phase_threshold: u64,
@@ -95,8 +103,8 @@ impl SortPolicy {
 
 impl Default for SortPolicy {
     /// Passes every 2^20 accesses; buckets of two or more entries; hot means at least 64
-    /// accesses in the period; descending order; reversal ratio 10; phase change at 2
-    /// reversals in a pass.
+    /// accesses in the period; descending order; reversals between entries of at least 64
+    /// accesses whose counts are 10 times apart; phase change at 2 reversals in a pass.
     fn default() -> Self {
         Self {
             period: Period::Accesses(
@@ -108,6 +116,7 @@ impl Default for SortPolicy {
             basis: CountBasis::Period,
             order: SortOrder::Descending,
             reversal_ratio: 10,
+            reversal_threshold: 64,
             phase_threshold: 2,
         }
     }

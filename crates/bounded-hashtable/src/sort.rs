@@ -5,12 +5,12 @@ use std::hash::{BuildHasher, Hash};
 
 use crate::policy::{CountBasis, Period, SortOrder};
 use crate::stats::SortReport;
-use crate::table::{BoundedHashTable, Meta, NIL};
+use crate::table::{link, BoundedHashTable, Meta, NIL};
 
 /// Buffers reused by every pass so sorting allocates only while they grow.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    /// The bucket's arena indices in chain order (old positions).
+    /// The bucket's slots in chain order (old positions).
     chain: Vec<u32>,
     /// Sort key of each old position.
     keys: Vec<u64>,
@@ -20,6 +20,10 @@ pub(crate) struct Scratch {
     new_pos: Vec<u32>,
     /// Old positions of the entries that were hot at the bucket's previous sort.
     was_hot: Vec<u32>,
+    /// While permuting: the old position whose entry is in each chain slot.
+    at: Vec<u32>,
+    /// While permuting: the chain slot holding each old position's entry.
+    cur: Vec<u32>,
 }
 
 /// Whether two counts are at least `ratio` apart (the larger one must be non-zero).
@@ -46,7 +50,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         let mut buckets = std::mem::take(&mut self.pending);
         if std::mem::take(&mut self.full_pass) {
             buckets.clear();
-            buckets.extend(0..self.heads.len() as u32);
+            buckets.extend(0..self.buckets as u32);
         } else {
             buckets.sort_unstable();
             buckets.dedup();
@@ -75,11 +79,11 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     fn start_period(&mut self) {
         self.since_sort = 0;
         if let Period::Accesses(k) = self.policy.period {
-            self.until_pass = k.get();
+            self.set_clock(k.get());
         }
         if self.epoch == u32::MAX {
             // Wrapping would make stale counts look current: clear them all once.
-            for node in &mut self.nodes {
+            for node in self.slots.iter_mut().flatten() {
                 node.fold_period();
             }
             self.epoch = 0;
@@ -89,7 +93,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     }
 
     fn sort_key(&self, idx: u32) -> u64 {
-        let node = &self.nodes[idx as usize];
+        let node = self.node(idx as usize);
         match self.policy.basis {
             CountBasis::Period => u64::from(node.period_count(self.epoch)),
             CountBasis::Total => node.total(),
@@ -99,10 +103,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// The two-group procedure on bucket `b`.
     fn sort_bucket(&mut self, b: usize, s: &mut Scratch, report: &mut SortReport) {
         s.chain.clear();
-        let mut i = self.heads[b];
-        while i != NIL {
-            s.chain.push(i);
-            i = self.nodes[i as usize].next;
+        let mut i = b;
+        while let Some(Some(node)) = self.slots.get(i) {
+            s.chain.push(i as u32);
+            i = node.next.get() as usize;
         }
         s.keys.clear();
         s.keys.extend(s.chain.iter().map(|&i| self.sort_key(i)));
@@ -116,7 +120,11 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         // others are left alone, order and memory included. (Exactly the buckets queued
         // by accesses, which is why a pass need not visit the rest.)
         let active = |p: u32| {
-            hot(p) && self.nodes[s.chain[p as usize] as usize].period_count(self.epoch) > 0
+            hot(p)
+                && self
+                    .node(s.chain[p as usize] as usize)
+                    .period_count(self.epoch)
+                    > 0
         };
         if !(0..s.chain.len() as u32).any(active) {
             return;
@@ -149,33 +157,44 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             s.new_pos[old as usize] = new as u32;
             moved += u64::from(new as u32 != old);
         }
-        if moved > 0 {
-            report.entries_moved += moved;
-            report.reversals += self.count_reversals(s, hot_count);
-            self.relink_chain(b, s);
-        }
+        let reversals = if moved > 0 {
+            self.count_reversals(s, hot_count)
+        } else {
+            0
+        };
         for (p, &idx) in s.chain.iter().enumerate() {
             self.meta[idx as usize] = Meta {
                 hot: s.keys[p] >= threshold,
                 prev_key: s.keys[p],
             };
         }
+        if moved > 0 {
+            report.entries_moved += moved;
+            report.reversals += reversals;
+            self.permute_chain(s);
+        }
     }
 
     /// Reversals of this bucket's sort: pairs where entry `a` preceded `b` before and follows
     /// it now, `a` was in the first group of the bucket's previous sort (its place was
-    /// earned, not an accident of insertion), and the two counts are at least the ratio
+    /// earned, not an accident of insertion) with a count of at least the reversal
+    /// threshold, `b` counts at least that now, and the two counts are at least the ratio
     /// apart at the previous sort or now. Only first-group entries move forward, so `b`
     /// ranges over them.
     fn count_reversals(&self, s: &mut Scratch, hot_count: usize) -> u64 {
+        let rt = self.policy.reversal_threshold;
         s.was_hot.clear();
-        s.was_hot.extend(
-            (0..s.chain.len() as u32).filter(|&p| self.meta[s.chain[p as usize] as usize].hot),
-        );
+        s.was_hot.extend((0..s.chain.len() as u32).filter(|&p| {
+            let m = self.meta[s.chain[p as usize] as usize];
+            m.hot && m.prev_key >= rt
+        }));
         let ratio = self.policy.ratio();
         let prev = |p: u32| self.meta[s.chain[p as usize] as usize].prev_key;
         let mut reversals = 0;
-        for &b in &s.order[..hot_count] {
+        let overtakers = s.order[..hot_count]
+            .iter()
+            .filter(|&&b| s.keys[b as usize] >= rt);
+        for &b in overtakers {
             for &a in s.was_hot.iter().take_while(|&&a| a < b) {
                 let reversed = s.new_pos[a as usize] > s.new_pos[b as usize];
                 if reversed
@@ -189,14 +208,35 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         reversals
     }
 
-    /// Rewrites bucket `b`'s links to follow `s.order`.
-    fn relink_chain(&mut self, b: usize, s: &Scratch) {
-        let mut next = NIL;
-        for &p in s.order.iter().rev() {
-            let idx = s.chain[p as usize];
-            self.nodes[idx as usize].next = next;
-            next = idx;
+    /// Moves the chain's entries (with their sort state) so that its slots, in chain order,
+    /// hold `s.order`: the links stay, so the first group's first entry lands in the
+    /// bucket's inline slot. Tracks the entry of `self.follow`.
+    fn permute_chain(&mut self, s: &mut Scratch) {
+        let n = s.chain.len() as u32;
+        s.at.clear();
+        s.at.extend(0..n);
+        s.cur.clear();
+        s.cur.extend(0..n);
+        for (q, &p) in s.order.iter().enumerate() {
+            let from = s.cur[p as usize] as usize;
+            if from != q {
+                let (x, y) = (s.chain[q] as usize, s.chain[from] as usize);
+                self.slots.swap(x, y);
+                self.meta.swap(x, y);
+                let displaced = s.at[q];
+                s.at[from] = displaced;
+                s.cur[displaced as usize] = from as u32;
+                s.at[q] = p;
+                s.cur[p as usize] = q as u32;
+            }
         }
-        self.heads[b] = next;
+        // The swaps moved the links with the entries: restore the chain's.
+        for (q, &slot) in s.chain.iter().enumerate() {
+            let next = s.chain.get(q + 1).map_or(NIL, |&i| link(i as usize));
+            self.node_mut(slot as usize).next = next;
+        }
+        if let Some(p) = s.chain.iter().position(|&i| i as usize == self.follow) {
+            self.follow = s.chain[s.new_pos[p] as usize] as usize;
+        }
     }
 }

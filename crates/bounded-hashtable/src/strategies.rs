@@ -50,11 +50,11 @@ pub fn sort_policy() -> impl Strategy<Value = SortPolicy> {
             Just(SortOrder::Ascending),
             Just(SortOrder::Preserve)
         ],
-        0u64..12,
+        (0u64..12, 0u64..8),
         0u64..4,
     )
         .prop_map(
-            |(period, depth, freq, bucket_freq, basis, order, ratio, phase)| SortPolicy {
+            |(period, depth, freq, bucket_freq, basis, order, (ratio, rev), phase)| SortPolicy {
                 period,
                 depth_threshold: depth,
                 frequency_threshold: freq,
@@ -62,6 +62,7 @@ pub fn sort_policy() -> impl Strategy<Value = SortPolicy> {
                 basis,
                 order,
                 reversal_ratio: ratio,
+                reversal_threshold: rev,
                 phase_threshold: phase,
             },
         )

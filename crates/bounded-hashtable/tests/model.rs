@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use bounded_hashtable::strategies::{ops, small_keys, sort_policy, Op};
 use bounded_hashtable::{
-    BoundedHashTable, CountBasis, Counts, Period, SortOrder, SortPolicy, SortReport,
+    BoundedHashTable, CountBasis, Counts, Period, SortOrder, SortPolicy, SortReport, Stats,
 };
 use proptest::prelude::*;
 
@@ -88,6 +88,20 @@ fn check_structure(t: &Table, m: &Model) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The statistics a counted lookup of `op` must add: one hit at the key's position in its
+/// chain (1 = the inline head), found by walking the chain from outside.
+fn expect_probe(t: &Table, op: &Op<u64>, expect: &mut Stats) {
+    let (Op::Insert(k, _) | Op::GetMut(k) | Op::Record(k, _) | Op::Upsert(k, _)) = *op else {
+        return;
+    };
+    if let Some(p) = t.chain(t.bucket_of(&k)).position(|(key, _, _)| *key == k) {
+        let depth = p as u32 + 1;
+        expect.hits += 1;
+        expect.hit_probes += u64::from(depth);
+        expect.max_probe = expect.max_probe.max(depth);
+    }
+}
+
 fn table(buckets: Option<usize>, policy: SortPolicy) -> Table {
     match buckets {
         Some(n) => BoundedHashTable::with_fixed_buckets(n),
@@ -113,9 +127,17 @@ proptest! {
     ) {
         let mut t = table(buckets, policy);
         let mut m = Model::default();
+        let mut expect = Stats::default();
         for op in &ops {
+            expect_probe(&t, op, &mut expect);
             apply(&mut t, &mut m, op)?;
             check_structure(&t, &m)?;
+            let got = t.stats();
+            prop_assert_eq!(
+                (got.hits, got.hit_probes, got.max_probe),
+                (expect.hits, expect.hit_probes, expect.max_probe),
+                "{:?}", op
+            );
         }
         let merged_into = {
             let mut other = table(Some(3), SortPolicy::default());
@@ -195,6 +217,8 @@ fn model_pass(
                     );
                     if new_pos[i] > new_pos[j]
                         && a.hot
+                        && a.prev_key >= p.reversal_threshold
+                        && keys[j] >= p.reversal_threshold
                         && (apart(a.prev_key, b.prev_key, p.reversal_ratio)
                             || apart(keys[i], keys[j], p.reversal_ratio))
                     {

@@ -203,3 +203,114 @@ fn merge_adds_counts_and_combines_values() {
     assert_eq!(a.counts(&"y").map(|c| (c.total, c.period)), Some((3, 3)));
     assert_eq!(a.len(), 2);
 }
+
+#[test]
+fn reversal_threshold_is_separate_from_the_sort_threshold() {
+    // Entry 0 leads with 61 accesses to 6, then entry 1 leads with 60 to 5: ten times apart
+    // both times, so a reversal unless the phase detector's threshold exceeds the counts.
+    let reversals = |reversal_threshold| {
+        let policy = SortPolicy {
+            reversal_threshold,
+            ..manual(2)
+        };
+        let mut t = one_bucket(&[61, 6], policy);
+        assert_eq!(t.sort().entries_moved, 0);
+        t.record(&1, 60);
+        t.record(&0, 5);
+        let r = t.sort();
+        assert_eq!(chain_keys(&t, 0), vec![1, 0]);
+        r.reversals
+    };
+    assert_eq!(reversals(0), 1);
+    assert_eq!(reversals(60), 1);
+    assert_eq!(reversals(61), 0); // 1 counts 60 now
+    assert_eq!(reversals(64), 0);
+}
+
+#[test]
+fn inline_head_after_remove_retain_sort_and_merge() {
+    // Two buckets, so removals move entries of the other bucket into the holes.
+    let mut t = BoundedHashTable::with_fixed_buckets(2).with_policy(manual(10));
+    for k in 0..40u32 {
+        t.insert(k, k * 3);
+    }
+    let chains = |t: &BoundedHashTable<u32, u32>| -> Vec<Vec<u32>> {
+        (0..2)
+            .map(|b| t.chain(b).map(|(k, _, _)| *k).collect())
+            .collect()
+    };
+    let mut expect = chains(&t);
+    // Removing a head promotes its successor; every other entry keeps its place.
+    for round in 0..5 {
+        let b = round % 2;
+        let head = expect[b][0];
+        assert_eq!(t.remove(&head), Some(head * 3));
+        expect[b].remove(0);
+        assert_eq!(chains(&t), expect);
+        // And a chained entry from the middle.
+        let mid = expect[b][expect[b].len() / 2];
+        assert_eq!(t.remove(&mid), Some(mid * 3));
+        expect[b].retain(|&k| k != mid);
+        assert_eq!(chains(&t), expect);
+    }
+    t.retain(|k, _| k % 3 != 0);
+    for chain in &mut expect {
+        chain.retain(|k| k % 3 != 0);
+    }
+    assert_eq!(chains(&t), expect);
+    assert_eq!(t.len(), expect[0].len() + expect[1].len());
+    // A sort brings each bucket's hottest entry into the inline slot.
+    let hottest: Vec<u32> = expect.iter().map(|c| c[c.len() - 1]).collect();
+    for &k in &hottest {
+        t.record(&k, 100);
+    }
+    t.sort();
+    for (b, &k) in hottest.iter().enumerate() {
+        assert_eq!(t.chain(b).next().map(|(k, _, _)| *k), Some(k));
+        assert_eq!(t.get(&k), Some(&(k * 3)));
+    }
+    // Merging keeps the heads and appends new keys behind them.
+    let mut other = BoundedHashTable::with_fixed_buckets(5);
+    other.insert(hottest[0], 1);
+    other.insert(1000, 7);
+    t.merge(other, |_, mine, theirs| *mine += theirs);
+    assert_eq!(t.get(&hottest[0]), Some(&(hottest[0] * 3 + 1)));
+    assert_eq!(t.get(&1000), Some(&7));
+    for (b, &k) in hottest.iter().enumerate() {
+        assert_eq!(t.chain(b).next().map(|(k, _, _)| *k), Some(k));
+    }
+    let b = t.bucket_of(&1000);
+    assert_eq!(t.chain(b).last().map(|(k, _, _)| *k), Some(1000));
+    // Emptying a bucket empties its inline slot; the table still answers.
+    let keys: Vec<u32> = t.chain(0).map(|(k, _, _)| *k).collect();
+    for k in keys {
+        assert!(t.remove(&k).is_some());
+    }
+    assert_eq!(t.chain(0).count(), 0);
+    assert!(t.get(&hottest[0]).is_none() || t.bucket_of(&hottest[0]) != 0);
+    assert_eq!(t.iter().count(), t.len());
+}
+
+#[test]
+fn stats_count_hits_and_probes_by_chain_position() {
+    // One bucket, keys 0..5 in chain order: key k is found at depth k + 1.
+    let mut t = BoundedHashTable::with_fixed_buckets(1).with_policy(manual(1_000));
+    for k in 0..5u32 {
+        t.insert(k, ());
+    }
+    t.reset_stats();
+    for k in [0u32, 4, 4, 2] {
+        assert!(t.get_mut(&k).is_some());
+    }
+    assert!(t.get_mut(&9).is_none()); // a miss is no hit
+    t.record(&1, 10); // one hit at depth 2, ten accesses
+    let s = t.stats();
+    assert_eq!(
+        (s.hits, s.hit_probes, s.max_probe),
+        (5, 1 + 5 + 5 + 3 + 2, 5)
+    );
+    t.reset_stats();
+    assert_eq!(t.stats().hits, 0);
+    assert!(t.get_mut(&3).is_some());
+    assert_eq!((t.stats().hits, t.stats().hit_probes), (1, 4));
+}

@@ -93,9 +93,41 @@ pub trait Counter {
 
 pub type Sorted = BoundedHashTable<u64, u64>;
 
-/// The table under test with the default policy (a pass every 2^20 accesses).
+/// The table under test with the default policy (a pass every 2^20 accesses; `BHT_FREQ`
+/// overrides the frequency threshold, for sweeps).
 pub fn sorted(n: usize, load: usize) -> Sorted {
-    BoundedHashTable::with_fixed_buckets(n.div_ceil(load))
+    let table = BoundedHashTable::with_fixed_buckets(n.div_ceil(load));
+    match std::env::var("BHT_FREQ").ok().and_then(|v| v.parse().ok()) {
+        Some(frequency_threshold) => table.with_policy(SortPolicy {
+            frequency_threshold,
+            ..SortPolicy::default()
+        }),
+        None => table,
+    }
+}
+
+/// The least mean probe depth any order of the table's chains can give on Zipf(s) over its
+/// `n` keys (each chain sorted by the keys' true probabilities): the floor a sort can reach.
+pub fn probe_floor(table: &Sorted, n: usize, s: f64) -> f64 {
+    let rank: std::collections::HashMap<u64, usize> =
+        (0..n).map(|r| (scramble(r as u64), r)).collect();
+    let mut p = Vec::new();
+    let (mut sum, mut weight) = (0.0, 0.0);
+    for b in 0..table.bucket_count() {
+        p.clear();
+        p.extend(
+            table
+                .chain(b)
+                .filter_map(|(k, _, _)| rank.get(k))
+                .map(|&r| ((r + 1) as f64).powf(-s)),
+        );
+        p.sort_by(|x, y| y.total_cmp(x));
+        for (i, &q) in p.iter().enumerate() {
+            sum += q * (i + 1) as f64;
+            weight += q;
+        }
+    }
+    sum / weight
 }
 
 /// The same table with sorting off: the unsorted chained baseline.
