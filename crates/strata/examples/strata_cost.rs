@@ -17,8 +17,8 @@
 //! -9` compresses the raw stream's bytes. The symbol counts (repeated paths in, symbols in
 //! the grammar's bodies out) are printed too, as a unit-free check.
 //!
-//! Also printed: the grammar's own cost (the stream re-fed to a fresh grammar, fastest of
-//! RUNS feeds, in CPU ns per repeated path), the mean trip count of each level (cycles
+//! Also printed: the grammar's own cost (the stream re-fed to fresh grammars, fastest of
+//! RUNS batches of about 50 ms, in CPU ns per repeated path), the mean trip count of each level (cycles
 //! closed per repeated unit: how much of the run repeats one loop body unchanged), and
 //! the start rule's share of the grammar (the part of the stream that no rule repeats).
 
@@ -111,28 +111,52 @@ fn main() {
     let (mut none, mut with, mut count) = (Vec::new(), Vec::new(), Vec::new());
     let mut insns = 0;
     let mut last = None;
+    // The kernel accounts CPU time per scheduler tick (4 ms here), so a timed sample
+    // runs the guest `reps` times, enough for about 0.3 s, and is divided by `reps`.
+    let mut warm = machine(&elf, guest_args);
+    let once = Instant::now();
+    warm.run(&mut ());
+    let reps = (0.3 / once.elapsed().as_secs_f64().max(1e-6))
+        .ceil()
+        .clamp(1.0, 64.0) as usize;
+    let machines = || -> Vec<Machine> { (0..reps).map(|_| machine(&elf, guest_args)).collect() };
     for _ in 0..runs {
-        let mut m = machine(&elf, guest_args);
-        none.push(timed(|| insns = m.run(&mut ()).instret));
+        let mut ms = machines();
+        none.push(
+            timed(|| ms.iter_mut().for_each(|m| insns = m.run(&mut ()).instret)) / reps as f64,
+        );
 
-        let mut m = machine(&elf, guest_args);
-        count.push(timed(|| {
-            m.run(&mut CountBlocks(0));
-        }));
+        let mut ms = machines();
+        count.push(
+            timed(|| {
+                ms.iter_mut().for_each(|m| {
+                    m.run(&mut CountBlocks(0));
+                })
+            }) / reps as f64,
+        );
 
-        let mut m = machine(&elf, guest_args);
-        let mut sink = StrataSink::new(&config, PhaseConfig::default());
-        with.push(timed(|| {
-            m.run(&mut sink);
-            sink.finish();
-        }));
-        last = Some(sink);
+        let mut ms = machines();
+        let mut sinks: Vec<StrataSink> = (0..reps)
+            .map(|_| StrataSink::new(&config, PhaseConfig::default()))
+            .collect();
+        with.push(
+            timed(|| {
+                for (m, sink) in ms.iter_mut().zip(&mut sinks) {
+                    m.run(sink);
+                    sink.finish();
+                }
+            }) / reps as f64,
+        );
+        last = sinks.pop();
     }
     // Paired: each run's strata time over the no-sink time measured just before it.
     let mut ratios: Vec<f64> = with.iter().zip(&none).map(|(w, n)| w / n).collect();
     let ratio = median(&mut ratios);
     let (a, b, c) = (median(&mut none), median(&mut with), median(&mut count));
-    println!("{path}: {insns} instructions, {runs} runs each, alternating");
+    println!(
+        "{path}: {insns} instructions, {runs} runs each ({reps} guest runs per timed run), \
+         alternating"
+    );
     println!(
         "  no sink       median {a:.4} s ({:.0} MIPS)",
         insns as f64 / a / 1e6
@@ -161,19 +185,25 @@ fn main() {
         d.emitted(0),
         "the grammar expands to the stream"
     );
-    // The grammar's share: the same stream fed to a fresh grammar, timed alone (the
-    // fastest of RUNS feeds: the least disturbed by other work on the machine).
+    // The grammar's share: the same stream fed to fresh grammars, timed alone (the fastest
+    // of RUNS batches: the least disturbed by other work on the machine). A batch feeds the
+    // stream often enough to last about 50 ms, far above the granularity of the kernel's
+    // CPU-time accounting (a scheduler tick).
+    let feed = || {
+        let mut fresh = strata::Sequitur::new();
+        for &r in &expanded {
+            let _ = fresh.push(r);
+        }
+    };
+    let once = Instant::now();
+    feed();
+    let batch = (0.05 / once.elapsed().as_secs_f64().max(1e-6))
+        .ceil()
+        .clamp(1.0, 1e4) as usize;
     let alone = (0..runs)
-        .map(|_| {
-            let mut fresh = strata::Sequitur::new();
-            timed(|| {
-                for &r in &expanded {
-                    let _ = fresh.push(r);
-                }
-            })
-        })
+        .map(|_| timed(|| (0..batch).for_each(|_| feed())))
         .fold(f64::INFINITY, f64::min);
-    let grammar_ns = alone * 1e9 / expanded.len().max(1) as f64;
+    let grammar_ns = alone * 1e9 / (batch * expanded.len()).max(1) as f64;
     println!(
         "  grammar alone: {grammar_ns:.1} ns per repeated path (the stream re-fed to a fresh \
          grammar, fastest of {runs})"
