@@ -31,6 +31,11 @@ const TASKS: &[Task] = &[
         bench_paths::run,
     ),
     (
+        "bench-strata",
+        "strata cost vs isa-emu and grammar size vs raw/xz; --quick, --runs N",
+        bench_strata::task,
+    ),
+    (
         "difftest",
         "all differential tests against qemu-riscv64 and objdump (what CI runs)",
         difftest::run,

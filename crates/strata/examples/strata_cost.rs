@@ -16,6 +16,13 @@
 //! terminal index), 4 per rule (its length) and 12 per distinct terminal (its table). `xz
 //! -9` compresses the raw stream's bytes. The symbol counts (repeated paths in, symbols in
 //! the grammar's bodies out) are printed too, as a unit-free check.
+//!
+//! Also printed: the grammar's own cost (the stream re-fed to fresh grammars, fastest of
+//! RUNS batches of about 50 ms, in CPU ns per repeated path), the mean trip count of each level (cycles
+//! closed per repeated unit: how much of the run repeats one loop body unchanged), and
+//! the start rule's share of the grammar (the part of the stream that no rule repeats),
+//! and the size of a grammar of the path ids alone (trip counts dropped, so not lossless:
+//! how much of the grammar the trip counts cost).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -106,28 +113,52 @@ fn main() {
     let (mut none, mut with, mut count) = (Vec::new(), Vec::new(), Vec::new());
     let mut insns = 0;
     let mut last = None;
+    // The kernel accounts CPU time per scheduler tick (4 ms here), so a timed sample
+    // runs the guest `reps` times, enough for about 0.3 s, and is divided by `reps`.
+    let mut warm = machine(&elf, guest_args);
+    let once = Instant::now();
+    warm.run(&mut ());
+    let reps = (0.3 / once.elapsed().as_secs_f64().max(1e-6))
+        .ceil()
+        .clamp(1.0, 64.0) as usize;
+    let machines = || -> Vec<Machine> { (0..reps).map(|_| machine(&elf, guest_args)).collect() };
     for _ in 0..runs {
-        let mut m = machine(&elf, guest_args);
-        none.push(timed(|| insns = m.run(&mut ()).instret));
+        let mut ms = machines();
+        none.push(
+            timed(|| ms.iter_mut().for_each(|m| insns = m.run(&mut ()).instret)) / reps as f64,
+        );
 
-        let mut m = machine(&elf, guest_args);
-        count.push(timed(|| {
-            m.run(&mut CountBlocks(0));
-        }));
+        let mut ms = machines();
+        count.push(
+            timed(|| {
+                ms.iter_mut().for_each(|m| {
+                    m.run(&mut CountBlocks(0));
+                })
+            }) / reps as f64,
+        );
 
-        let mut m = machine(&elf, guest_args);
-        let mut sink = StrataSink::new(&config, PhaseConfig::default());
-        with.push(timed(|| {
-            m.run(&mut sink);
-            sink.finish();
-        }));
-        last = Some(sink);
+        let mut ms = machines();
+        let mut sinks: Vec<StrataSink> = (0..reps)
+            .map(|_| StrataSink::new(&config, PhaseConfig::default()))
+            .collect();
+        with.push(
+            timed(|| {
+                for (m, sink) in ms.iter_mut().zip(&mut sinks) {
+                    m.run(sink);
+                    sink.finish();
+                }
+            }) / reps as f64,
+        );
+        last = sinks.pop();
     }
     // Paired: each run's strata time over the no-sink time measured just before it.
     let mut ratios: Vec<f64> = with.iter().zip(&none).map(|(w, n)| w / n).collect();
     let ratio = median(&mut ratios);
     let (a, b, c) = (median(&mut none), median(&mut with), median(&mut count));
-    println!("{path}: {insns} instructions, {runs} runs each, alternating");
+    println!(
+        "{path}: {insns} instructions, {runs} runs each ({reps} guest runs per timed run), \
+         alternating"
+    );
     println!(
         "  no sink       median {a:.4} s ({:.0} MIPS)",
         insns as f64 / a / 1e6
@@ -155,6 +186,61 @@ fn main() {
         expanded.len() as u64,
         d.emitted(0),
         "the grammar expands to the stream"
+    );
+    // The grammar's share: the same stream fed to fresh grammars, timed alone (the fastest
+    // of RUNS batches: the least disturbed by other work on the machine). A batch feeds the
+    // stream often enough to last about 50 ms, far above the granularity of the kernel's
+    // CPU-time accounting (a scheduler tick).
+    let feed = || {
+        let mut fresh = strata::Sequitur::new();
+        for &r in &expanded {
+            let _ = fresh.push(r);
+        }
+    };
+    let once = Instant::now();
+    feed();
+    let batch = (0.05 / once.elapsed().as_secs_f64().max(1e-6))
+        .ceil()
+        .clamp(1.0, 1e4) as usize;
+    let alone = (0..runs)
+        .map(|_| timed(|| (0..batch).for_each(|_| feed())))
+        .fold(f64::INFINITY, f64::min);
+    let grammar_ns = alone * 1e9 / (batch * expanded.len()).max(1) as f64;
+    println!(
+        "  grammar alone: {grammar_ns:.1} ns per repeated path (the stream re-fed to a fresh \
+         grammar, fastest of {runs})"
+    );
+    // What the stream is made of: paths closed per repeated path (the mean trip count: how
+    // loop-bound the run is), and what the grammar's size is made of.
+    let mean_trips = |k: usize| d.closed(k) as f64 / d.emitted(k).max(1) as f64;
+    let trips_per_rep = mean_trips(0);
+    println!(
+        "  mean trips per repeated unit: paths {:.2}, strata {:.2}, layers {:.2}",
+        mean_trips(0),
+        mean_trips(1),
+        mean_trips(2)
+    );
+    let path_ids: std::collections::HashSet<u32> = expanded.iter().map(|r| r.id).collect();
+    let rule0 = g.body(0).map_or(0, |b| b.len());
+    println!(
+        "  {trips_per_rep:.2} paths per repeated path; {} terminals over {} distinct paths; \
+         start rule {rule0} of {} symbols",
+        st.terminals,
+        path_ids.len(),
+        st.symbols
+    );
+    // How much of the grammar the trip counts cost: a grammar of the path ids alone (not
+    // lossless: the trip counts are dropped).
+    let mut ids = strata::Sequitur::new();
+    for r in &expanded {
+        let _ = ids.push(r.id);
+    }
+    let ids = ids.stats();
+    println!(
+        "  path ids alone (trip counts dropped): {} symbols in {} rules, {:.2}x fewer symbols",
+        ids.symbols,
+        ids.rules,
+        st.symbols as f64 / ids.symbols.max(1) as f64
     );
     let mut raw = Vec::with_capacity(expanded.len() * 12);
     for r in &expanded {
@@ -193,12 +279,15 @@ fn main() {
     println!(
         "summary instructions={insns} runs={runs} none_s={a:.6} strata_s={b:.6} ratio={ratio:.4} \
          repeated_paths={} grammar_symbols={} grammar_rules={} terminals={} raw_bytes={} \
-         grammar_bytes={grammar_bytes} xz_bytes={}",
+         grammar_bytes={grammar_bytes} xz_bytes={} grammar_ns={grammar_ns:.1} \
+         trips_paths={trips_per_rep:.3} trips_strata={:.3} trips_layers={:.3} start_rule={rule0}",
         st.input_len,
         st.symbols,
         st.rules,
         st.terminals,
         raw.len(),
-        xz.map_or(-1, |x| x as i64)
+        xz.map_or(-1, |x| x as i64),
+        mean_trips(1),
+        mean_trips(2)
     );
 }
