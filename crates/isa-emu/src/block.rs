@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use prof_events::{BlockEnd, BlockId, BlockInfo, FlowClass, Interest, Sink};
+use prof_events::{BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Sink};
 
 use crate::decode::decode;
 use crate::exec::writes_xreg;
@@ -127,6 +127,31 @@ impl Block {
             insns: self.count,
             ends_with: self.ends_with,
         }
+    }
+
+    /// The edge event for leaving this block (as block `id`) for `to`.
+    #[inline(always)]
+    pub fn edge(&self, id: BlockId, to: u64) -> Edge {
+        Edge {
+            from: id,
+            pc: self.last,
+            to,
+            kind: edge_kind(self.ends_with, to == self.end),
+        }
+    }
+}
+
+/// The edge kind of a block's exit; `sequential` if control went to the block's end.
+fn edge_kind(end: BlockEnd, sequential: bool) -> EdgeKind {
+    match end {
+        BlockEnd::Branch { .. } if sequential => EdgeKind::NotTaken,
+        BlockEnd::Branch { .. } => EdgeKind::Taken,
+        BlockEnd::Jump => EdgeKind::Jump,
+        BlockEnd::Call => EdgeKind::Call,
+        BlockEnd::Return => EdgeKind::Return,
+        BlockEnd::IndirectJump => EdgeKind::IndirectJump,
+        BlockEnd::IndirectCall => EdgeKind::IndirectCall,
+        BlockEnd::Syscall | BlockEnd::FallThrough => EdgeKind::FallThrough,
     }
 }
 
