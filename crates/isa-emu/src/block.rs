@@ -319,15 +319,19 @@ impl BlockCache {
         self.flushes += 1;
     }
 
-    /// The translated instructions of `block` and their [`Meta`] (empty in single-step
-    /// mode).
+    /// The translated instructions of `block` (empty in single-step mode).
     #[inline(always)]
-    pub fn insns(&self, block: &Block) -> (&[Tinsn], &[Meta]) {
-        let range = block.first as usize..(block.first + block.len) as usize;
-        match (self.insns.get(range.clone()), self.meta.get(range)) {
-            (Some(i), Some(m)) => (i, m),
-            _ => (&[], &[]),
-        }
+    pub fn insns(&self, block: &Block) -> &[Tinsn] {
+        let first = block.first as usize;
+        self.insns
+            .get(first..first + block.len as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The [`Meta`] arena, parallel to the instruction arena (indexed from [`Block::first`]).
+    #[inline(always)]
+    pub fn meta(&self) -> &[Meta] {
+        &self.meta
     }
 
     /// Follows or records the chain from `from` to the block at `pc`.

@@ -504,11 +504,12 @@ impl Machine {
             if interest.contains(Interest::BLOCK) {
                 control = sink.block(id, block.start);
             }
-            let (insns, meta) = cache.insns(&block);
+            let insns = cache.insns(&block);
             let here = Here {
                 start: block.start,
                 base: retired,
-                meta,
+                meta: cache.meta(),
+                first: block.first as usize,
             };
             let mut hook = MemHook {
                 sink: &mut *sink,
@@ -637,6 +638,7 @@ impl Machine {
                     start: pc,
                     base: base + u64::from(i),
                     meta: &[],
+                    first: 0,
                 };
                 match exec::<MEM, S>(cpu, mem, &t, next, &here, 0, hook) {
                     Ok(n) => pc = n,
@@ -648,8 +650,13 @@ impl Machine {
             }
             return (limit, Ok(pc));
         }
-        let (insns, meta) = self.cache.insns(block);
-        let here = Here { start, base, meta };
+        let insns = self.cache.insns(block);
+        let here = Here {
+            start,
+            base,
+            meta: self.cache.meta(),
+            first: block.first as usize,
+        };
         match run_translated::<MEM, S>(cpu, mem, insns, &here, end, hook) {
             Ok(next) => (limit, Ok(next)),
             Err((done, at)) => {
@@ -751,34 +758,37 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     end: u64,
     hook: &mut MemHook<'_, S>,
 ) -> Result<u64, (u32, u64)> {
-    let mut next = end;
     // Evaluates to the next pc, which only a block's last instruction may change.
     macro_rules! step {
         ($i:expr, $insn:expr) => {
             match exec::<MEM, S>(cpu, mem, $insn, end, here, $i, hook) {
                 Ok(n) => n,
                 Err(Trapped) => {
-                    let m = here.meta.get($i).copied().unwrap_or_default();
+                    let m = here.meta($i);
                     return Err((m.idx, here.start.wrapping_add(u64::from(m.off))));
                 }
             }
         };
     }
-    // Unrolled by two: each copy has its own dispatch branch, so the host's branch
-    // predictor sees two sites with their own histories instead of one.
-    let mut pairs = insns.chunks_exact(2);
+    let Some((last, body)) = insns.split_last() else {
+        return Ok(end);
+    };
+    // The body unrolled by two, and the last instruction (usually the branch) on its own:
+    // each copy has its own dispatch branch, so the host's branch predictor sees three sites
+    // with their own histories instead of one.
+    let mut pairs = body.chunks_exact(2);
     let mut i = 0usize;
     for pair in &mut pairs {
         if let [a, b] = pair {
             step!(i, a);
-            next = step!(i + 1, b);
+            step!(i + 1, b);
         }
         i += 2;
     }
-    if let [last] = pairs.remainder() {
-        next = step!(i, last);
+    if let [one] = pairs.remainder() {
+        step!(i, one);
     }
-    Ok(next)
+    Ok(step!(body.len(), last))
 }
 
 impl CodeView for Machine {
