@@ -534,7 +534,14 @@ impl Machine {
                 }
             };
             retired += u64::from(block.count);
-            let exit = usize::from(next != block.end);
+            // A host branch, not a select: the host predicts it as it would the guest's
+            // branch, so the successor's loads need not wait for the branch condition
+            // (`black_box` keeps LLVM from turning it into a conditional move).
+            let exit = if next == block.end {
+                0
+            } else {
+                std::hint::black_box(1usize)
+            };
             if interest.contains(Interest::EDGE) {
                 control = control.or(sink.edge(&block.edge(id, next)));
             }
@@ -546,7 +553,7 @@ impl Machine {
                     control,
                 };
             }
-            slot = match cache.chained(slot, exit, next) {
+            slot = match block.link(exit) {
                 Some(s) => s,
                 None => match cache.lookup(next) {
                     Some(s) => {
