@@ -5,13 +5,13 @@
 //! Blocks are found through a [`PcIndex`]: a two-level table over the executable segments
 //! whose second-level pages are allocated only where code runs (no hashing on the hot path,
 //! memory proportional to the code executed); code outside them (rare: code copied to the
-//! heap) goes through a hash map. Each block remembers the last
-//! successor it jumped to on each of its two exits, so chained blocks skip even the table
-//! lookup.
+//! heap) goes through a hash map. Each block links to its successor on each exit whose
+//! target is fixed (the fall-through, a direct branch, jump or call), so chained blocks skip
+//! even the table lookup; indirect jumps look their target up each time.
 
 use std::collections::HashMap;
 
-use prof_events::{BlockEnd, BlockId, BlockInfo, FlowClass, Interest, Sink};
+use prof_events::{BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Sink};
 
 use crate::decode::decode;
 use crate::exec::writes_xreg;
@@ -113,8 +113,8 @@ pub(crate) struct Block {
     pub count: u32,
     pub interest: Interest,
     pub ends_with: BlockEnd,
-    /// Chain: the slot of the last successor seen on the fall-through (0) and other (1)
-    /// exits (`NONE` if none yet); valid if that block starts at the pc jumped to.
+    /// Chain: the slot of the successor on the fall-through (0) and other (1) exits
+    /// (`NONE` if none yet, and always on the other exit of an indirect jump).
     pub chain: [u32; 2],
 }
 
@@ -127,6 +127,44 @@ impl Block {
             insns: self.count,
             ends_with: self.ends_with,
         }
+    }
+
+    /// The block linked to exit `exit` (0 for the fall-through, else 1), if any. A link is
+    /// only set where the exit's target never changes (see [`BlockCache::set_chain`]), so
+    /// it needs no check against the pc jumped to.
+    #[inline(always)]
+    pub fn link(&self, exit: usize) -> Option<u32> {
+        let slot = if exit == 0 {
+            self.chain[0]
+        } else {
+            self.chain[1]
+        };
+        (slot != NONE).then_some(slot)
+    }
+
+    /// The edge event for leaving this block (as block `id`) for `to`.
+    #[inline(always)]
+    pub fn edge(&self, id: BlockId, to: u64) -> Edge {
+        Edge {
+            from: id,
+            pc: self.last,
+            to,
+            kind: edge_kind(self.ends_with, to == self.end),
+        }
+    }
+}
+
+/// The edge kind of a block's exit; `sequential` if control went to the block's end.
+fn edge_kind(end: BlockEnd, sequential: bool) -> EdgeKind {
+    match end {
+        BlockEnd::Branch { .. } if sequential => EdgeKind::NotTaken,
+        BlockEnd::Branch { .. } => EdgeKind::Taken,
+        BlockEnd::Jump => EdgeKind::Jump,
+        BlockEnd::Call => EdgeKind::Call,
+        BlockEnd::Return => EdgeKind::Return,
+        BlockEnd::IndirectJump => EdgeKind::IndirectJump,
+        BlockEnd::IndirectCall => EdgeKind::IndirectCall,
+        BlockEnd::Syscall | BlockEnd::FallThrough => EdgeKind::FallThrough,
     }
 }
 
@@ -294,15 +332,19 @@ impl BlockCache {
         self.flushes += 1;
     }
 
-    /// The translated instructions of `block` and their [`Meta`] (empty in single-step
-    /// mode).
+    /// The translated instructions of `block` (empty in single-step mode).
     #[inline(always)]
-    pub fn insns(&self, block: &Block) -> (&[Tinsn], &[Meta]) {
-        let range = block.first as usize..(block.first + block.len) as usize;
-        match (self.insns.get(range.clone()), self.meta.get(range)) {
-            (Some(i), Some(m)) => (i, m),
-            _ => (&[], &[]),
-        }
+    pub fn insns(&self, block: &Block) -> &[Tinsn] {
+        let first = block.first as usize;
+        self.insns
+            .get(first..first + block.len as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The [`Meta`] arena, parallel to the instruction arena (indexed from [`Block::first`]).
+    #[inline(always)]
+    pub fn meta(&self) -> &[Meta] {
+        &self.meta
     }
 
     /// Follows or records the chain from `from` to the block at `pc`.
@@ -313,13 +355,21 @@ impl BlockCache {
         (self.blocks.get(slot as usize)?.start == pc).then_some(slot)
     }
 
+    /// Records that exit `exit` of the block in `from` led to the block in `to`, if that
+    /// exit always leads to the same pc: the fall-through exit, and the other exit of a
+    /// direct branch, jump or call. (An indirect exit's target varies; it is looked up in
+    /// the index each time, which costs no more than checking a link and mispredicts less.)
     #[inline(always)]
     pub fn set_chain(&mut self, from: u32, exit: usize, to: u32) {
-        if let Some(c) = self
-            .blocks
-            .get_mut(from as usize)
-            .and_then(|b| b.chain.get_mut(exit))
-        {
+        let Some(block) = self.blocks.get_mut(from as usize) else {
+            return;
+        };
+        let fixed = exit == 0
+            || matches!(
+                block.ends_with,
+                BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::Call
+            );
+        if let (true, Some(c)) = (fixed, block.chain.get_mut(exit)) {
             *c = to;
         }
     }

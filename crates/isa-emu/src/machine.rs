@@ -3,8 +3,7 @@
 use std::fmt;
 
 use prof_events::{
-    BlockEnd, BlockId, CodeView, Control, Edge, EdgeKind, Exit, ExitReason, InsnInfo, Interest,
-    Sample, Sink, Syscall,
+    BlockId, CodeView, Control, Exit, ExitReason, InsnInfo, Interest, Sample, Sink, Syscall,
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
@@ -15,7 +14,7 @@ use crate::error::Error;
 use crate::exec::{exec, MemHook, Trap, Trapped};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
-use crate::xlat::{translate, Here};
+use crate::xlat::{translate, Here, Tinsn};
 
 /// Settings that apply to every environment.
 #[derive(Clone, Debug)]
@@ -170,6 +169,26 @@ impl fmt::Debug for Machine {
     }
 }
 
+/// Why [`Machine::run_chained`] handed control back to the run loop.
+enum Leave {
+    /// The block in this slot, at `cpu.pc`, runs next but on its own: the fuel limit or a
+    /// sample falls inside it or at its end.
+    Slow(u32),
+    /// Control reached `cpu.pc`, where no block is translated yet, by exit `exit` of the
+    /// block in `from`.
+    Untranslated { from: u32, exit: usize },
+    /// The block in `from` ended by exit `exit` (at `cpu.pc`), and code was written or a sink
+    /// asked to stop.
+    Boundary {
+        from: u32,
+        exit: usize,
+        control: Control,
+    },
+    /// An instruction of the block in `slot` trapped at `cpu.pc` (the trap in
+    /// `Machine::trap`), after the sinks answered `control`.
+    Trapped { slot: u32, control: Control },
+}
+
 /// Rounds down to a 4 KiB page.
 fn page_down(a: u64) -> u64 {
     a & !0xfff
@@ -308,6 +327,9 @@ impl Machine {
         let mut next_sample = interval.map_or(u64::MAX, |i| self.instret.saturating_add(i));
         // The one threshold checked per block for both fuel and sampling.
         let mut next_event = fuel.min(next_sample);
+        // Chained blocks run back to back in `run_chained` unless single-stepping or on bare
+        // metal (whose HTIF is polled after every block).
+        let chaining = !STEP && matches!(self.env, Env::Linux(_));
         let mut prev: Option<(u32, usize)> = None;
         loop {
             let pc = self.cpu.pc;
@@ -337,47 +359,35 @@ impl Machine {
                     s
                 }
             };
-            let block = &self.cache.blocks[slot as usize];
-            let (count, end, interest) = (block.count, block.end, block.interest);
-            let id = BlockId(self.cache.id_base + slot);
-            let mut control = Control::Continue;
-            if interest.contains(Interest::BLOCK) {
-                control = sink.block(id, pc);
-            }
-            let limit = (fuel - self.instret).min(u64::from(count)) as u32;
-            let (done, result, mem_control) = self.run_block::<STEP, S>(slot, id, limit, sink);
-            control = control.or(mem_control);
-            self.instret += u64::from(done);
             prev = None;
-            match result {
-                Ok(next) if done < count => {
-                    // Out of fuel inside the block.
-                    self.cpu.pc = next;
-                    return Outcome::FuelExhausted;
-                }
-                Ok(next) => {
-                    self.cpu.pc = next;
-                    let exit = usize::from(next != end);
-                    prev = Some((slot, exit));
-                    if interest.contains(Interest::EDGE) {
-                        let block = &self.cache.blocks[slot as usize];
-                        let kind = edge_kind(block.ends_with, next == end);
-                        let pc = block.last;
-                        control = control.or(sink.edge(&Edge {
-                            from: id,
-                            pc,
-                            to: next,
-                            kind,
-                        }));
+            let leave = if chaining {
+                self.run_chained(slot, next_event, sink)
+            } else {
+                Leave::Slow(slot)
+            };
+            let mut control = Control::Continue;
+            match leave {
+                Leave::Slow(slot) => {
+                    match self.run_slow::<STEP, S>(slot, fuel, sink, run_interest, &mut control) {
+                        Ok(p) => prev = p,
+                        Err(o) => return o,
                     }
                 }
-                Err(at) => {
-                    self.cpu.pc = at;
-                    let trap = self.trap;
-                    let block = self.cache.blocks[slot as usize];
-                    if let Some(o) =
-                        self.handle_trap(trap, at, &block, id, sink, run_interest, &mut control)
-                    {
+                Leave::Untranslated { from, exit } => {
+                    prev = Some((from, exit));
+                    continue;
+                }
+                Leave::Boundary {
+                    from,
+                    exit,
+                    control: c,
+                } => {
+                    prev = Some((from, exit));
+                    control = c;
+                }
+                Leave::Trapped { slot, control: c } => {
+                    control = c;
+                    if let Some(o) = self.trapped(slot, sink, run_interest, &mut control) {
                         return o;
                     }
                 }
@@ -415,6 +425,165 @@ impl Machine {
                 return Outcome::Stopped;
             }
         }
+    }
+
+    /// Runs the block in `slot` (at `cpu.pc`) on its own, at most up to the fuel, with its
+    /// events. Returns the exit it left by, to chain its successor to, or how the run ended.
+    #[inline(always)]
+    fn run_slow<const STEP: bool, S: Sink + ?Sized>(
+        &mut self,
+        slot: u32,
+        fuel: u64,
+        sink: &mut S,
+        run_interest: Interest,
+        control: &mut Control,
+    ) -> Result<Option<(u32, usize)>, Outcome> {
+        let pc = self.cpu.pc;
+        let block = &self.cache.blocks[slot as usize];
+        let (count, end, interest) = (block.count, block.end, block.interest);
+        let id = BlockId(self.cache.id_base + slot);
+        if interest.contains(Interest::BLOCK) {
+            *control = sink.block(id, pc);
+        }
+        let limit = (fuel - self.instret).min(u64::from(count)) as u32;
+        let (done, result, mem_control) = self.run_block::<STEP, S>(slot, id, limit, sink);
+        *control = control.or(mem_control);
+        self.instret += u64::from(done);
+        match result {
+            Ok(next) if done < count => {
+                // Out of fuel inside the block.
+                self.cpu.pc = next;
+                Err(Outcome::FuelExhausted)
+            }
+            Ok(next) => {
+                self.cpu.pc = next;
+                if interest.contains(Interest::EDGE) {
+                    let edge = self.cache.blocks[slot as usize].edge(id, next);
+                    *control = control.or(sink.edge(&edge));
+                }
+                Ok(Some((slot, usize::from(next != end))))
+            }
+            Err(at) => {
+                self.cpu.pc = at;
+                match self.trapped(slot, sink, run_interest, control) {
+                    Some(o) => Err(o),
+                    None => Ok(None),
+                }
+            }
+        }
+    }
+
+    /// Runs blocks back to back from the one in `slot` (at `cpu.pc`), following their chains
+    /// and the index, while nothing but their own events is due: each block runs whole
+    /// (`instret + count < bound`, the next fuel or sample threshold, so neither can fall
+    /// inside or at its end), and leaves on a translation, a trap, a store into code or a
+    /// sink's stop. Per block that is an add, a compare and the successor's chain link; the
+    /// state it touches lives in locals of this small function.
+    #[inline(never)]
+    fn run_chained<S: Sink + ?Sized>(&mut self, mut slot: u32, bound: u64, sink: &mut S) -> Leave {
+        let Machine {
+            cpu,
+            mem,
+            cache,
+            instret,
+            trap,
+            ..
+        } = self;
+        let mut retired = *instret;
+        let leave = loop {
+            let Some(&block) = cache.blocks.get(slot as usize) else {
+                break Leave::Slow(slot);
+            };
+            if retired + u64::from(block.count) >= bound {
+                cpu.pc = block.start;
+                break Leave::Slow(slot);
+            }
+            let id = BlockId(cache.id_base + slot);
+            let interest = block.interest;
+            let mut control = Control::Continue;
+            if interest.contains(Interest::BLOCK) {
+                control = sink.block(id, block.start);
+            }
+            let insns = cache.insns(&block);
+            let here = Here {
+                start: block.start,
+                base: retired,
+                meta: cache.meta(),
+                first: block.first as usize,
+            };
+            let mut hook = MemHook {
+                sink: &mut *sink,
+                block: id,
+                values: interest.contains(Interest::MEM_VALUES),
+                control: Control::Continue,
+                trap: Trap::Breakpoint,
+            };
+            let result = if interest.contains(Interest::MEM) {
+                run_translated::<true, S>(cpu, mem, insns, &here, block.end, &mut hook)
+            } else {
+                run_translated::<false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+            };
+            control = control.or(hook.control);
+            let next = match result {
+                Ok(next) => next,
+                Err((done, at)) => {
+                    retired += u64::from(done);
+                    *trap = hook.trap;
+                    cpu.pc = at;
+                    break Leave::Trapped { slot, control };
+                }
+            };
+            retired += u64::from(block.count);
+            // A host branch, not a select: the host predicts it as it would the guest's
+            // branch, so the successor's loads need not wait for the branch condition
+            // (`black_box` keeps LLVM from turning it into a conditional move).
+            let exit = if next == block.end {
+                0
+            } else {
+                std::hint::black_box(1usize)
+            };
+            if interest.contains(Interest::EDGE) {
+                control = control.or(sink.edge(&block.edge(id, next)));
+            }
+            if control == Control::Stop || mem.code_written() {
+                cpu.pc = next;
+                break Leave::Boundary {
+                    from: slot,
+                    exit,
+                    control,
+                };
+            }
+            slot = match block.link(exit) {
+                Some(s) => s,
+                None => match cache.lookup(next) {
+                    Some(s) => {
+                        cache.set_chain(slot, exit, s);
+                        s
+                    }
+                    None => {
+                        cpu.pc = next;
+                        break Leave::Untranslated { from: slot, exit };
+                    }
+                },
+            };
+        };
+        *instret = retired;
+        leave
+    }
+
+    /// Handles the trap (in `self.trap`) of the instruction at `cpu.pc` in the block in
+    /// `slot`. Returns the outcome if the run ends.
+    fn trapped<S: Sink + ?Sized>(
+        &mut self,
+        slot: u32,
+        sink: &mut S,
+        run_interest: Interest,
+        control: &mut Control,
+    ) -> Option<Outcome> {
+        let (trap, at) = (self.trap, self.cpu.pc);
+        let block = self.cache.blocks[slot as usize];
+        let id = BlockId(self.cache.id_base + slot);
+        self.handle_trap(trap, at, &block, id, sink, run_interest, control)
     }
 
     /// Runs up to `limit` instructions of the block in `slot`. Returns how many completed,
@@ -476,6 +645,7 @@ impl Machine {
                     start: pc,
                     base: base + u64::from(i),
                     meta: &[],
+                    first: 0,
                 };
                 match exec::<MEM, S>(cpu, mem, &t, next, &here, 0, hook) {
                     Ok(n) => pc = n,
@@ -487,37 +657,20 @@ impl Machine {
             }
             return (limit, Ok(pc));
         }
-        let (insns, meta) = self.cache.insns(block);
-        let here = Here { start, base, meta };
-        let mut next = end;
-        // Evaluates to the next pc, which only a block's last instruction may change.
-        macro_rules! step {
-            ($i:expr, $insn:expr) => {
-                match exec::<MEM, S>(cpu, mem, $insn, end, &here, $i, hook) {
-                    Ok(n) => n,
-                    Err(Trapped) => {
-                        self.trap = hook.trap;
-                        let m = meta.get($i).copied().unwrap_or_default();
-                        return (m.idx, Err(start.wrapping_add(u64::from(m.off))));
-                    }
-                }
-            };
-        }
-        // Unrolled by two: each copy has its own dispatch branch, so the host's branch
-        // predictor sees two sites with their own histories instead of one.
-        let mut pairs = insns.chunks_exact(2);
-        let mut i = 0usize;
-        for pair in &mut pairs {
-            if let [a, b] = pair {
-                step!(i, a);
-                next = step!(i + 1, b);
+        let insns = self.cache.insns(block);
+        let here = Here {
+            start,
+            base,
+            meta: self.cache.meta(),
+            first: block.first as usize,
+        };
+        match run_translated::<MEM, S>(cpu, mem, insns, &here, end, hook) {
+            Ok(next) => (limit, Ok(next)),
+            Err((done, at)) => {
+                self.trap = hook.trap;
+                (done, Err(at))
             }
-            i += 2;
         }
-        if let [last] = pairs.remainder() {
-            next = step!(i, last);
-        }
-        (limit, Ok(next))
     }
 
     /// Handles a trap of the instruction at `pc`, the last one of `block` when it is an
@@ -583,13 +736,7 @@ impl Machine {
         };
         self.cpu.pc = resumes_at;
         if block.interest.contains(Interest::EDGE) {
-            let kind = edge_kind(block.ends_with, resumes_at == block.end);
-            *control = control.or(sink.edge(&Edge {
-                from: id,
-                pc,
-                to: resumes_at,
-                kind,
-            }));
+            *control = control.or(sink.edge(&block.edge(id, resumes_at)));
         }
         None
     }
@@ -606,18 +753,49 @@ impl Machine {
     }
 }
 
-/// The edge kind of a block's exit; `sequential` if control went to the block's end.
-fn edge_kind(end: BlockEnd, sequential: bool) -> EdgeKind {
-    match end {
-        BlockEnd::Branch { .. } if sequential => EdgeKind::NotTaken,
-        BlockEnd::Branch { .. } => EdgeKind::Taken,
-        BlockEnd::Jump => EdgeKind::Jump,
-        BlockEnd::Call => EdgeKind::Call,
-        BlockEnd::Return => EdgeKind::Return,
-        BlockEnd::IndirectJump => EdgeKind::IndirectJump,
-        BlockEnd::IndirectCall => EdgeKind::IndirectCall,
-        BlockEnd::Syscall | BlockEnd::FallThrough => EdgeKind::FallThrough,
+/// Runs the translated code of a whole block at `here` whose end is `end`. Returns the next
+/// pc, or the number of instructions retired and the pc of the one that trapped (its trap in
+/// `hook.trap`).
+#[inline(always)]
+fn run_translated<const MEM: bool, S: Sink + ?Sized>(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    insns: &[Tinsn],
+    here: &Here<'_>,
+    end: u64,
+    hook: &mut MemHook<'_, S>,
+) -> Result<u64, (u32, u64)> {
+    // Evaluates to the next pc, which only a block's last instruction may change.
+    macro_rules! step {
+        ($i:expr, $insn:expr) => {
+            match exec::<MEM, S>(cpu, mem, $insn, end, here, $i, hook) {
+                Ok(n) => n,
+                Err(Trapped) => {
+                    let m = here.meta($i);
+                    return Err((m.idx, here.start.wrapping_add(u64::from(m.off))));
+                }
+            }
+        };
     }
+    let Some((last, body)) = insns.split_last() else {
+        return Ok(end);
+    };
+    // The body unrolled by two, and the last instruction (usually the branch) on its own:
+    // each copy has its own dispatch branch, so the host's branch predictor sees three sites
+    // with their own histories instead of one.
+    let mut pairs = body.chunks_exact(2);
+    let mut i = 0usize;
+    for pair in &mut pairs {
+        if let [a, b] = pair {
+            step!(i, a);
+            step!(i + 1, b);
+        }
+        i += 2;
+    }
+    if let [one] = pairs.remainder() {
+        step!(i, one);
+    }
+    Ok(step!(body.len(), last))
 }
 
 impl CodeView for Machine {

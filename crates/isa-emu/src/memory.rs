@@ -252,6 +252,12 @@ impl Memory {
         }
     }
 
+    /// True if code was written since the last [`take_code_written`](Self::take_code_written).
+    #[inline(always)]
+    pub fn code_written(&self) -> bool {
+        self.code_written
+    }
+
     /// True (once) if code was written since the last call.
     #[inline(always)]
     pub fn take_code_written(&mut self) -> bool {

@@ -43,26 +43,35 @@ pub(crate) struct Meta {
 }
 
 /// The position of running code: the block's start pc, the instructions retired before the
-/// block, and the [`Meta`] of its translated instructions.
+/// block, and where the [`Meta`] of its translated instructions start in `meta` (the whole
+/// arena, so that entering a block computes no slice of it).
 pub(crate) struct Here<'a> {
     pub start: u64,
     pub base: u64,
     pub meta: &'a [Meta],
+    pub first: usize,
 }
 
 impl Here<'_> {
+    /// The [`Meta`] of translated instruction `i` (zero in single-step mode).
+    #[inline(always)]
+    pub fn meta(&self, i: usize) -> Meta {
+        self.meta
+            .get(self.first.wrapping_add(i))
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// The pc of translated instruction `i`.
     #[inline(always)]
     pub fn pc(&self, i: usize) -> u64 {
-        let off = self.meta.get(i).map_or(0, |m| m.off);
-        self.start.wrapping_add(u64::from(off))
+        self.start.wrapping_add(u64::from(self.meta(i).off))
     }
 
     /// The instructions retired before translated instruction `i`.
     #[inline(always)]
     pub fn instret(&self, i: usize) -> u64 {
-        let idx = self.meta.get(i).map_or(0, |m| m.idx);
-        self.base.wrapping_add(u64::from(idx))
+        self.base.wrapping_add(u64::from(self.meta(i).idx))
     }
 }
 

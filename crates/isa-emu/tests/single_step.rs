@@ -12,19 +12,22 @@ use prof_events::{
     BlockId, BlockInfo, Control, Edge, Event, Exit, Interest, MemAccess, Sample, Sink, Syscall,
 };
 
-/// Folds every event into a hash and keeps the first few for a readable diff.
+/// Folds every event into a hash and keeps the first few for a readable diff. Blocks get
+/// the interest `pick` gives them.
 struct Fingerprint {
     hasher: DefaultHasher,
     count: u64,
     first: Vec<Event>,
+    pick: fn(&BlockInfo) -> Interest,
 }
 
 impl Fingerprint {
-    fn new() -> Self {
+    fn new(pick: fn(&BlockInfo) -> Interest) -> Self {
         Fingerprint {
             hasher: DefaultHasher::new(),
             count: 0,
             first: Vec::new(),
+            pick,
         }
     }
     fn add(&mut self, e: Event) {
@@ -42,7 +45,7 @@ impl Sink for Fingerprint {
     }
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         self.add(Event::Interest(*block));
-        Interest::ALL_BLOCK
+        (self.pick)(block)
     }
     fn block(&mut self, id: BlockId, pc: u64) -> Control {
         self.add(Event::Block(id, pc));
@@ -73,22 +76,24 @@ impl Sink for Fingerprint {
 /// loops; single-step mode is slow by design.
 const FUEL: u64 = 3_000_000;
 
-#[test]
-fn cached_and_single_step_event_streams_are_identical() {
+/// Runs every guest cached and single-stepped with blocks given interest by `pick`, and
+/// asserts both give the same summary and event stream.
+fn compare_modes(pick: fn(&BlockInfo) -> Interest, fuel: u64) {
     for g in common::guests() {
         let run = |single_step: bool| {
             let config = Config {
-                fuel: Some(FUEL),
+                fuel: Some(fuel),
                 single_step,
                 sample_interval: Some(10_007),
                 ..Config::default()
             };
             let mut m = common::machine(&g, config);
-            let mut f = Fingerprint::new();
+            let mut f = Fingerprint::new(pick);
             let summary = m.run(&mut f);
             (
                 summary.instret,
                 summary.outcome,
+                summary.pc,
                 f.count,
                 f.hasher.finish(),
                 f.first,
@@ -96,8 +101,35 @@ fn cached_and_single_step_event_streams_are_identical() {
         };
         let cached = run(false);
         let stepped = run(true);
-        assert_eq!(cached.4, stepped.4, "{}: first events differ", g.name);
+        assert_eq!(cached.5, stepped.5, "{}: first events differ", g.name);
         assert_eq!(cached, stepped, "{}: event streams differ", g.name);
-        assert!(cached.2 > 1000, "{}: the run produced events", g.name);
+        assert!(cached.3 > 100, "{}: the run produced events", g.name);
     }
+}
+
+#[test]
+fn cached_and_single_step_event_streams_are_identical() {
+    compare_modes(|_| Interest::ALL_BLOCK, FUEL);
+}
+
+/// Blocks without events run chained back to back; samples, system calls, the exit and the
+/// fuel limit must still fall exactly where single-stepping puts them.
+#[test]
+fn chained_blocks_without_events_keep_samples_and_fuel_exact() {
+    compare_modes(|_| Interest::NONE, FUEL + 12_345);
+}
+
+/// Chained runs that deliver block and edge events, and that alternate with blocks wanting
+/// memory events and with blocks wanting nothing.
+#[test]
+fn chained_blocks_with_some_events_match_single_step() {
+    compare_modes(|_| Interest::BLOCK | Interest::EDGE, FUEL / 2 + 1);
+    compare_modes(
+        |b| match b.id.0 % 3 {
+            0 => Interest::NONE,
+            1 => Interest::MEM_VALUES | Interest::EDGE,
+            _ => Interest::BLOCK,
+        },
+        FUEL / 2 + 7,
+    );
 }
