@@ -32,8 +32,9 @@ use crate::blockcache::{compose, key, Arena, Cold, Slot, Step, NONE};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
+use crate::pool::{Dense, Place, Pool, Pooled};
 use crate::recover::Program;
-use crate::runtime::{Activation, Counters};
+use crate::runtime::{Activation, Counters, Tally};
 use crate::structure::RegionTree;
 
 /// Which regions to profile.
@@ -67,7 +68,8 @@ pub struct Function {
     pub inst: Option<Instrumented>,
     /// Why instrumentation failed.
     pub error: Option<String>,
-    /// The counters.
+    /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables
+    /// in a pool shared by all functions and copies them here at the exit).
     pub counters: Option<Counters>,
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
     /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
@@ -77,6 +79,8 @@ pub struct Function {
     /// Activations that ended their paths at the virtual exit.
     pub ends: u64,
     cfg: Option<Cfg>,
+    /// Per counter table: where it lies in the sink's pool (`None`: sparse, in `counters`).
+    dense: Vec<Option<Dense>>,
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
@@ -114,6 +118,8 @@ pub struct PathSink {
     /// Per emulator block: its addresses and what misses, calls and returns need.
     cold: Vec<Cold>,
     arena: Arena,
+    /// The dense counter tables of every instrumented function.
+    pool: Pool,
     scratch_ops: Vec<Op>,
     scratch_edges: Vec<u32>,
     acts: Vec<Act>,
@@ -145,6 +151,7 @@ impl PathSink {
             slots: Vec::new(),
             cold: Vec::new(),
             arena: Arena::default(),
+            pool: Pool::default(),
             scratch_ops: Vec::new(),
             scratch_edges: Vec::new(),
             acts: Vec::new(),
@@ -174,7 +181,9 @@ impl PathSink {
             match built {
                 Ok(inst) => {
                     func.index(&inst.hier.cfg);
-                    func.counters = Some(Counters::with_dense_limit(&inst, dense_limit));
+                    let counters = Counters::with_dense_limit(&inst, dense_limit);
+                    func.dense = self.pool.place(&counters);
+                    func.counters = Some(counters);
                     func.inst = Some(inst);
                 }
                 Err(e) => {
@@ -199,13 +208,9 @@ impl PathSink {
         };
         if let Some(f) = f.filter(|&f| self.ensure(f)) {
             let func = &mut self.functions[f];
-            if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-                if let Some((e, w)) = func.start {
-                    act.state.run(&inst.start_ops, counters);
-                    act.state.run(inst.ops_for(e.index()), counters);
-                    if self.record_edges {
-                        func.edge_counts[e.index()] += 1;
-                    }
+            if let Some((e, w)) = func.start {
+                let lists = [Ops::Start, Ops::Edge(e.index())];
+                if func.execute(&mut self.pool, &mut act.state, &lists, self.record_edges) {
                     func.starts += 1;
                     act.func = Some(f);
                     act.node = w;
@@ -232,11 +237,12 @@ impl PathSink {
         let Some(func) = act.func.and_then(|f| self.functions.get_mut(f)) else {
             return;
         };
-        if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-            act.state.run(inst.ops_for(e), counters);
-            if self.record_edges {
-                func.edge_counts[e] += 1;
-            }
+        if func.execute(
+            &mut self.pool,
+            &mut act.state,
+            &[Ops::Edge(e)],
+            self.record_edges,
+        ) {
             act.node = w;
         }
     }
@@ -250,12 +256,10 @@ impl PathSink {
             return;
         };
         let leave = func.leave.get(act.node.index()).copied().flatten();
-        if let (Some(inst), Some(counters), Some(e)) = (&func.inst, &mut func.counters, leave) {
-            act.state.run(inst.ops_for(e), counters);
-            act.state.run(&inst.end_ops, counters);
-            if self.record_edges {
-                func.edge_counts[e] += 1;
-            }
+        let lists = leave.map(|e| [Ops::Edge(e), Ops::End]);
+        if lists
+            .is_some_and(|l| func.execute(&mut self.pool, &mut act.state, &l, self.record_edges))
+        {
             func.ends += 1;
             act.node = Cfg::exit();
         } else {
@@ -272,14 +276,47 @@ impl PathSink {
         };
         match step {
             Step::Add(v) => act.state.sum = act.state.sum.wrapping_add(v as i128 as u128),
+            Step::End(e) => self.end_path(f, e),
             Step::Action(a) => {
                 if let Some(func) = self.functions.get_mut(f) {
                     if let Some(counters) = &mut func.counters {
+                        let mut tally = Pooled {
+                            pool: &mut self.pool,
+                            dense: &func.dense,
+                            counters,
+                        };
                         self.arena
-                            .apply(a, &mut act.state, counters, &mut func.edge_counts);
+                            .apply(a, &mut act.state, &mut tally, &mut func.edge_counts);
                     }
                 }
             }
+        }
+    }
+
+    /// Runs path end `e` in the top activation, which runs function `f`.
+    #[inline(always)]
+    fn end_path(&mut self, f: usize, e: u32) {
+        let (Some(end), Some(act)) = (self.arena.end(e), self.acts.last_mut()) else {
+            return;
+        };
+        let sum = act.state.sum.wrapping_add(end.add);
+        act.state.sum = end.set;
+        match end.place {
+            Place::Pool(d) => {
+                if !self.pool.bump(d, sum) {
+                    self.count_in(f, u32::MAX, sum);
+                }
+            }
+            Place::Sparse(t) => self.count_in(f, t, sum),
+        }
+    }
+
+    /// Counts `sum` in table `t` of function `f`'s counters (a sparse table; an unknown
+    /// table counts as out of range).
+    #[inline(never)]
+    fn count_in(&mut self, f: usize, t: u32, sum: u128) {
+        if let Some(c) = self.functions.get_mut(f).and_then(|x| x.counters.as_mut()) {
+            c.count(t, sum);
         }
     }
 
@@ -305,7 +342,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         cold.last = func.walk_falls(node, cold.end, ops, edges) as u32;
-        cold.falls = self.arena.store(ops, edges);
+        cold.falls = self.arena.store(ops, edges, &func.dense);
         cold.victim = 0;
         self.slots[id] = Slot {
             key: key(f, node),
@@ -333,7 +370,7 @@ impl PathSink {
             edges.push(e as u32);
             w.index()
         };
-        Some((node as u32, self.arena.store(ops, edges)))
+        Some((node as u32, self.arena.store(ops, edges, &func.dense)))
     }
 
     /// Caches successor `to` of keyed slot `id`, replacing the older of two.
@@ -363,7 +400,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls(act.node.index(), end, ops, edges);
-        let step = self.arena.store(ops, edges);
+        let step = self.arena.store(ops, edges, &func.dense);
         self.step_top(f, step);
         if let Some(act) = self.acts.last_mut() {
             act.node = NodeIndex::new(last);
@@ -464,8 +501,7 @@ impl PathSink {
             act.state.sum = 0;
             act.state.stack.clear();
             let func = &mut self.functions[f];
-            if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-                act.state.run(&inst.start_ops, counters);
+            if func.execute(&mut self.pool, &mut act.state, &[Ops::Start], false) {
                 func.starts += 1;
             }
             self.take(e, w);
@@ -545,7 +581,51 @@ fn is_flow(kind: EmuEdge) -> bool {
     )
 }
 
+/// Which of a plan's operation lists to run.
+#[derive(Clone, Copy, Debug)]
+enum Ops {
+    /// When an activation starts.
+    Start,
+    /// On a CFG edge.
+    Edge(usize),
+    /// When an activation ends at the virtual exit.
+    End,
+}
+
 impl Function {
+    /// Runs `lists` of the plan on `state`, dense tables counting into `pool` (and edges
+    /// into `edge_counts` when `record`); `false` if the function is not instrumented.
+    fn execute(
+        &mut self,
+        pool: &mut Pool,
+        state: &mut Activation,
+        lists: &[Ops],
+        record: bool,
+    ) -> bool {
+        let (Some(inst), Some(counters)) = (&self.inst, &mut self.counters) else {
+            return false;
+        };
+        let mut tally = Pooled {
+            pool,
+            dense: &self.dense,
+            counters,
+        };
+        for &list in lists {
+            let ops = match list {
+                Ops::Start => &inst.start_ops[..],
+                Ops::Edge(e) => {
+                    if let (true, Some(c)) = (record, self.edge_counts.get_mut(e)) {
+                        *c += 1;
+                    }
+                    inst.ops_for(e)
+                }
+                Ops::End => &inst.end_ops[..],
+            };
+            state.run(ops, &mut tally);
+        }
+        true
+    }
+
     /// Follows fall-through edges from `node` to the node that holds the byte before `end`,
     /// appending their composed operations and their indices. Returns that node.
     fn walk_falls(&self, node: usize, end: u64, ops: &mut Vec<Op>, edges: &mut Vec<u32>) -> usize {
@@ -585,6 +665,7 @@ impl Function {
             starts: 0,
             ends: 0,
             cfg: Some(cfg),
+            dense: Vec::new(),
             node_at: HashMap::default(),
             fall: Vec::new(),
             leave: Vec::new(),
@@ -649,7 +730,7 @@ impl Sink for PathSink {
     /// activation's function and node, to a cached successor with an inline addition, is
     /// two compares, an add and a store (an arena step, such as a path's end, one call);
     /// everything else goes to `on_edge`.
-    #[inline]
+    #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
         if let (Some(slot), Some(act)) = (self.slots.get(edge.from.index()), self.acts.last_mut()) {
             if let Some(f) = act.func {
@@ -658,6 +739,11 @@ impl Sink for PathSink {
                         Some((next, Step::Add(v))) => {
                             act.state.sum = act.state.sum.wrapping_add(v as i128 as u128);
                             act.node = NodeIndex::new(next as usize);
+                            return Control::Continue;
+                        }
+                        Some((next, Step::End(e))) => {
+                            act.node = NodeIndex::new(next as usize);
+                            self.end_path(f, e);
                             return Control::Continue;
                         }
                         Some((next, step)) => {
@@ -679,6 +765,11 @@ impl Sink for PathSink {
         while !self.acts.is_empty() {
             self.finish_top();
             self.pop_act();
+        }
+        for func in &mut self.functions {
+            if let Some(c) = &mut func.counters {
+                self.pool.copy_out(&func.dense, c);
+            }
         }
     }
 }
