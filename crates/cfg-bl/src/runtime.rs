@@ -7,7 +7,9 @@
 //! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
 //! the front of their chains), behind a 64-entry direct-mapped cache of pending counts so
 //! that a hot path's count is one add. Both give the same counts ([`Counters::with_dense_limit`]
-//! chooses another threshold, e.g. 0 for all-sparse).
+//! chooses another threshold, e.g. 0 for all-sparse). Operations count through a [`Tally`]:
+//! [`Counters`] itself, or (in the [`PathSink`](crate::PathSink)) a pool holding the dense
+//! tables of every function, copied into their `Counters` at the end of the run.
 
 use bounded_hashtable::{BoundedHashTable, MAX_ENTRIES};
 

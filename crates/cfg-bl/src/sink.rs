@@ -16,8 +16,11 @@
 //! Cost: each emulator block (dense [`BlockId`]) has a cache entry keyed by the function
 //! and CFG node its activation stands at, holding for up to two successor addresses the
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
-//! a key compare, an address compare and an addition (or one call for a path end, region
-//! entry or exit); functions are instrumented and indexed on their first call.
+//! a key compare, an address compare and an addition; a path's end at a backedge is, in
+//! addition, one indexed add into the pool of dense counter tables of all functions (a
+//! sparse table: one call); region entries and exits run their composed operations.
+//! Functions are instrumented and indexed on their first call. The dense tables reach
+//! [`Function::counters`] at the run's exit event.
 
 use std::collections::HashMap as StdHashMap;
 
