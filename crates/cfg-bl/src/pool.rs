@@ -114,16 +114,23 @@ pub(crate) struct PathEnd {
     pub(crate) set: u128,
 }
 
+impl Place {
+    /// Where table `table` of a function whose pooled tables are `dense` counts.
+    pub(crate) fn of(table: u32, dense: &[Option<Dense>]) -> Place {
+        match dense.get(table as usize) {
+            Some(&Some(d)) => Place::Pool(d),
+            _ => Place::Sparse(table),
+        }
+    }
+}
+
 impl PathEnd {
     /// The path end that `ops` are, if they are one, in a function whose pooled tables are
     /// `dense`.
     pub(crate) fn of(ops: &[Op], dense: &[Option<Dense>]) -> Option<PathEnd> {
         match *ops {
             [Op::Count { table, add }, Op::Set(set)] => Some(PathEnd {
-                place: match dense.get(table as usize) {
-                    Some(&Some(d)) => Place::Pool(d),
-                    _ => Place::Sparse(table),
-                },
+                place: Place::of(table, dense),
                 add,
                 set,
             }),

@@ -87,6 +87,11 @@ pub struct Function {
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
+    /// The sum after the start and the entry edge, when they compose to `sum = v`.
+    entry_sum: Option<u128>,
+    /// Per node: where and at which addition the exit edge and the end count, when they
+    /// compose to a single count.
+    finish: Vec<Option<(Place, u128)>>,
     /// Per node: its end address.
     node_end: Vec<u64>,
     /// Per node: the fall-through flow edge into the block at its end address.
@@ -186,6 +191,7 @@ impl PathSink {
                     func.index(&inst.hier.cfg);
                     let counters = Counters::with_dense_limit(&inst, dense_limit);
                     func.dense = self.pool.place(&counters);
+                    func.shortcuts(&inst);
                     func.counters = Some(counters);
                     func.inst = Some(inst);
                 }
@@ -213,7 +219,14 @@ impl PathSink {
             let func = &mut self.functions[f];
             if let Some((e, w)) = func.start {
                 let lists = [Ops::Start, Ops::Edge(e.index())];
-                if func.execute(&mut self.pool, &mut act.state, &lists, self.record_edges) {
+                let entered = match func.entry_sum.filter(|_| !self.record_edges) {
+                    Some(v) => {
+                        act.state.sum = v;
+                        true
+                    }
+                    None => func.execute(&mut self.pool, &mut act.state, &lists, self.record_edges),
+                };
+                if entered {
                     func.starts += 1;
                     act.func = Some(f);
                     act.node = w;
@@ -260,7 +273,12 @@ impl PathSink {
         };
         let leave = func.leave.get(act.node.index()).copied().flatten();
         let lists = leave.map(|e| [Ops::Edge(e), Ops::End]);
-        if lists
+        let quick = func.finish.get(act.node.index()).copied().flatten();
+        if let (Some((place, add)), false) = (quick, self.record_edges) {
+            func.count_at(&mut self.pool, place, act.state.sum.wrapping_add(add));
+            func.ends += 1;
+            act.node = Cfg::exit();
+        } else if lists
             .is_some_and(|l| func.execute(&mut self.pool, &mut act.state, &l, self.record_edges))
         {
             func.ends += 1;
@@ -596,6 +614,50 @@ enum Ops {
 }
 
 impl Function {
+    /// Precomputes the shortcuts of activation starts and ends (`entry_sum`, `finish`).
+    fn shortcuts(&mut self, inst: &Instrumented) {
+        let mut ops = Vec::new();
+        compose(&mut ops, &inst.start_ops);
+        if let Some((e, _)) = self.start {
+            compose(&mut ops, inst.ops_for(e.index()));
+        }
+        self.entry_sum = match ops[..] {
+            [Op::Set(v)] => Some(v),
+            _ => None,
+        };
+        self.finish = self
+            .leave
+            .iter()
+            .map(|leave| {
+                let mut ops = Vec::new();
+                compose(&mut ops, inst.ops_for((*leave)?));
+                compose(&mut ops, &inst.end_ops);
+                match ops[..] {
+                    // The sum is dead once the activation ends.
+                    [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
+                        Some((Place::of(table, &self.dense), add))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+    }
+
+    /// Counts `sum` at `place` (a pooled table or a sparse one of the function's counters).
+    fn count_at(&mut self, pool: &mut Pool, place: Place, sum: u128) {
+        let Some(counters) = &mut self.counters else {
+            return;
+        };
+        match place {
+            Place::Pool(d) => {
+                if !pool.bump(d, sum) {
+                    counters.out_of_range += 1;
+                }
+            }
+            Place::Sparse(t) => counters.count(t, sum),
+        }
+    }
+
     /// Runs `lists` of the plan on `state`, dense tables counting into `pool` (and edges
     /// into `edge_counts` when `record`); `false` if the function is not instrumented.
     fn execute(
@@ -669,6 +731,8 @@ impl Function {
             ends: 0,
             cfg: Some(cfg),
             dense: Vec::new(),
+            entry_sum: None,
+            finish: Vec::new(),
             node_at: HashMap::default(),
             fall: Vec::new(),
             leave: Vec::new(),
