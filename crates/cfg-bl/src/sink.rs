@@ -323,21 +323,17 @@ impl PathSink {
         let sum = act.state.sum.wrapping_add(end.add);
         act.state.sum = end.set;
         match end.place {
-            Place::Pool(d) => {
-                if !self.pool.bump(d, sum) {
-                    self.count_in(f, u32::MAX, sum);
-                }
-            }
-            Place::Sparse(t) => self.count_in(f, t, sum),
+            Place::Pool(d) if self.pool.bump(d, sum) => {}
+            place => self.count_in(f, place, sum),
         }
     }
 
-    /// Counts `sum` in table `t` of function `f`'s counters (a sparse table; an unknown
-    /// table counts as out of range).
+    /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
+    /// count is out of range).
     #[inline(never)]
-    fn count_in(&mut self, f: usize, t: u32, sum: u128) {
-        if let Some(c) = self.functions.get_mut(f).and_then(|x| x.counters.as_mut()) {
-            c.count(t, sum);
+    fn count_in(&mut self, f: usize, place: Place, sum: u128) {
+        if let Some(func) = self.functions.get_mut(f) {
+            func.count_at(&mut self.pool, place, sum);
         }
     }
 
