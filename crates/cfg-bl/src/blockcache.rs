@@ -8,8 +8,10 @@
 //! the composed operations of the fall-through edges up to it, and for up to two successor
 //! addresses the composed operations of those falls plus the transfer's CFG edge and the
 //! node reached. Composition merges additions (`Add(a); Add(b)` is `Add(a + b)`, `Set(a);
-//! Add(b)` is `Set(a + b)`), so most actions are a single addition held inline; longer ones
-//! (path ends, region entries and exits) live in an arena. The cache changes nothing
+//! Add(b)` is `Set(a + b)`; an addition before a count or an assignment is folded into
+//! it), so most actions are a single addition held inline, and a path's end at a backedge
+//! on a dense table is a [`PathEnd`] (one indexed add into the [`Pool`]); longer ones
+//! (region entries and exits, sparse tables) live in an arena. The cache changes nothing
 //! observable: a miss computes exactly what the uncached walk would do, and the hit replays
 //! it.
 //!
@@ -18,10 +20,14 @@
 //! longer); the rest ([`Cold`]) is read only on misses, calls and returns.
 
 use crate::plan::Op;
-use crate::runtime::{Activation, Counters};
+use crate::pool::{Dense, PathEnd, Pooled};
+use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
 pub(crate) const NONE: u32 = u32::MAX;
+
+/// Marks a slot's action as a [`PathEnd`] (the other bits index [`Arena::end`]).
+const END_BIT: u32 = 1 << 31;
 
 /// The key of a slot that holds nothing.
 pub(crate) const NO_KEY: u64 = u64::MAX;
@@ -45,11 +51,14 @@ pub(crate) struct Action {
     edges_len: u32,
 }
 
-/// How a cached successor changes the sum: `sum += add` inline, or an arena action.
+/// How a cached successor changes the sum: `sum += add` inline, a path end, or an arena
+/// action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
     /// `sum += add` (sign-extended to 128 bits).
     Add(i64),
+    /// The [`PathEnd`] with this index.
+    End(u32),
     /// The arena action with this index.
     Action(u32),
 }
@@ -66,7 +75,7 @@ pub(crate) struct Slot {
     pub(crate) next: [u32; 2],
     /// Additions of inline steps.
     pub(crate) add: [i64; 2],
-    /// [`NONE`] for an inline addition, else the arena action.
+    /// [`NONE`] for an inline addition, else the arena action or ([`END_BIT`] set) path end.
     pub(crate) action: [u32; 2],
 }
 
@@ -95,6 +104,7 @@ impl Slot {
         };
         let step = match self.action[i] {
             NONE => Step::Add(self.add[i]),
+            a if a & END_BIT != 0 => Step::End(a & !END_BIT),
             a => Step::Action(a),
         };
         Some((self.next[i], step))
@@ -106,6 +116,7 @@ impl Slot {
         self.next[i] = next;
         (self.add[i], self.action[i]) = match step {
             Step::Add(v) => (v, NONE),
+            Step::End(a) => (0, a | END_BIT),
             Step::Action(a) => (0, a),
         };
     }
@@ -140,12 +151,14 @@ impl Cold {
     }
 }
 
-/// Composed operation lists and edge lists of the steps that are not an inline addition.
+/// Composed operation lists and edge lists of the steps that are not an inline addition,
+/// and the path ends.
 #[derive(Debug, Default)]
 pub(crate) struct Arena {
     actions: Vec<Action>,
     ops: Vec<Op>,
     edges: Vec<u32>,
+    ends: Vec<PathEnd>,
     /// Every step goes to the arena (so that edges are recorded).
     pub(crate) record: bool,
 }
@@ -153,22 +166,28 @@ pub(crate) struct Arena {
 impl Arena {
     /// Whether the arena outgrew its bound (the caller then clears every slot and the arena).
     pub(crate) fn full(&self) -> bool {
-        self.ops.len() + self.edges.len() + self.actions.len() > ARENA_LIMIT
+        self.ops.len() + self.edges.len() + self.actions.len() + self.ends.len() > ARENA_LIMIT
     }
 
     pub(crate) fn clear(&mut self) {
         self.actions.clear();
         self.ops.clear();
         self.edges.clear();
+        self.ends.clear();
     }
 
-    /// The step for the composed `ops` (see [`compose`]) of CFG `edges`.
-    pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32]) -> Step {
+    /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
+    /// whose pooled tables are `dense`.
+    pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], dense: &[Option<Dense>]) -> Step {
         if !self.record {
             match ops {
                 [] => return Step::Add(0),
                 [Op::Add(v)] if *v as i64 as u128 == *v => return Step::Add(*v as i64),
                 _ => {}
+            }
+            if let Some(end) = PathEnd::of(ops, dense) {
+                self.ends.push(end);
+                return Step::End(self.ends.len() as u32 - 1);
             }
         }
         let a = Action {
@@ -183,27 +202,26 @@ impl Arena {
         Step::Action(self.actions.len() as u32 - 1)
     }
 
+    /// Path end `i`.
+    #[inline]
+    pub(crate) fn end(&self, i: u32) -> Option<&PathEnd> {
+        self.ends.get(i as usize)
+    }
+
     /// Executes arena action `a` on `state`, counting its edges into `edge_counts` when
     /// recording.
     pub(crate) fn apply(
         &self,
         a: u32,
         state: &mut Activation,
-        counters: &mut Counters,
+        tally: &mut Pooled<'_>,
         edge_counts: &mut [u64],
     ) {
         let Some(a) = self.actions.get(a as usize) else {
             return;
         };
         let (s, l) = (a.ops_start as usize, a.ops_len as usize);
-        match self.ops.get(s..s + l).unwrap_or(&[]) {
-            // A path's end at a backedge (or in a loop region's sink), the common long step.
-            &[Op::Count { table, add }, Op::Set(v)] => {
-                counters.bump(table, state.sum.wrapping_add(add));
-                state.sum = v;
-            }
-            ops => state.run(ops, counters),
-        }
+        state.run(self.ops.get(s..s + l).unwrap_or(&[]), tally);
         if self.record {
             let (s, l) = (a.edges_start as usize, a.edges_len as usize);
             for &e in self.edges.get(s..s + l).unwrap_or(&[]) {
@@ -215,13 +233,24 @@ impl Arena {
     }
 }
 
-/// Appends `ops` to `out`, merging additions into a preceding addition or assignment and
-/// dropping additions of zero; the result has the same effect on sum, stack and counters.
+/// Appends `ops` to `out`, merging additions into a preceding addition or assignment,
+/// folding an addition into a following count (`Add(a); Count(t, b)` is `Count(t, a + b);
+/// Add(a)`) or assignment (`Add(a); Set(v)` is `Set(v)`), and dropping additions of zero;
+/// the result has the same effect on sum, stack and counters.
 pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
     for &op in ops {
         match (out.last_mut(), op) {
             (_, Op::Add(0)) => {}
             (Some(Op::Add(a) | Op::Set(a)), Op::Add(b)) => *a = a.wrapping_add(b),
+            (Some(last @ Op::Add(_)), Op::Set(v)) => *last = Op::Set(v),
+            (Some(&mut Op::Add(a)), Op::Count { table, add }) => {
+                out.pop();
+                out.push(Op::Count {
+                    table,
+                    add: add.wrapping_add(a),
+                });
+                out.push(Op::Add(a));
+            }
             _ => out.push(op),
         }
     }
@@ -230,9 +259,12 @@ pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pool::{Place, Pool};
+    use crate::runtime::Counters;
+    use proptest::prelude::*;
 
     #[test]
-    fn composition_merges_additions_only() {
+    fn composition_merges_and_folds_additions() {
         let mut v = Vec::new();
         compose(&mut v, &[Op::Add(2), Op::Add(0), Op::Add(u128::MAX)]);
         assert_eq!(v, [Op::Add(1)]);
@@ -240,19 +272,60 @@ mod tests {
             &mut v,
             &[Op::Count { table: 0, add: 3 }, Op::Set(5), Op::Add(2)],
         );
-        assert_eq!(v, [Op::Add(1), Op::Count { table: 0, add: 3 }, Op::Set(7)]);
+        assert_eq!(v, [Op::Count { table: 0, add: 4 }, Op::Set(7)]);
         compose(&mut v, &[Op::Push(1), Op::Add(4), Op::Pop]);
         assert_eq!(
             v,
             [
-                Op::Add(1),
-                Op::Count { table: 0, add: 3 },
+                Op::Count { table: 0, add: 4 },
                 Op::Set(7),
                 Op::Push(1),
                 Op::Add(4),
                 Op::Pop
             ]
         );
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0u128..4).prop_map(Op::Add),
+            Just(Op::Add(u128::MAX)),
+            (0u128..4).prop_map(Op::Set),
+            (0u128..4).prop_map(Op::Push),
+            Just(Op::Pop),
+            (0u32..2, 0u128..4).prop_map(|(table, add)| Op::Count { table, add }),
+        ]
+    }
+
+    /// What running ops did: non-zero counters, anomalies, final sum and stack.
+    type Effect = (Vec<(usize, u128, u64)>, u64, u128, Vec<u128>);
+
+    /// Runs `ops` from sum `sum` with one saved sum.
+    fn effect(ops: &[Op], sum: u128) -> Effect {
+        let mut c = Counters {
+            tables: vec![
+                crate::runtime::Table::Dense(vec![0; 64]),
+                crate::runtime::Table::Dense(vec![0; 64]),
+            ],
+            out_of_range: 0,
+            underflow: 0,
+        };
+        let mut a = Activation {
+            sum,
+            stack: vec![9],
+        };
+        a.run(ops, &mut c);
+        (c.nonzero(), c.out_of_range + c.underflow, a.sum, a.stack)
+    }
+
+    proptest! {
+        #[test]
+        fn composition_keeps_the_effect(ops in prop::collection::vec(op(), 0..12), sum in 0u128..8) {
+            let mut composed = Vec::new();
+            compose(&mut composed, &ops);
+            prop_assert!(composed.len() <= ops.len());
+            prop_assert_eq!(effect(&composed, sum), effect(&ops, sum));
+        }
     }
 
     #[test]
@@ -264,10 +337,27 @@ mod tests {
         assert_eq!(s.find(16), Some((3, Step::Add(-2))));
         assert_eq!(s.find(32), Some((4, Step::Action(7))));
         assert_eq!(s.find(48), None);
+        s.set(1, 32, 5, Step::End(7));
+        assert_eq!(s.find(32), Some((5, Step::End(7))));
         let mut arena = Arena::default();
-        assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1]), Step::Add(-1));
-        assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1]), Step::Action(0));
+        assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));
+        assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));
+        let end = [Op::Count { table: 0, add: 1 }, Op::Set(2)];
+        assert_eq!(arena.store(&end, &[1], &[None]), Step::End(0));
+        assert_eq!(arena.end(0).map(|e| e.place), Some(Place::Sparse(0)));
+        let mut pool = Pool::default();
+        let dense = pool.place(&Counters {
+            tables: vec![crate::runtime::Table::Dense(vec![0; 4])],
+            out_of_range: 0,
+            underflow: 0,
+        });
+        assert_eq!(arena.store(&end, &[1], &dense), Step::End(1));
+        assert!(matches!(
+            arena.end(1).map(|e| e.place),
+            Some(Place::Pool(_))
+        ));
         arena.record = true;
-        assert_eq!(arena.store(&[], &[1]), Step::Action(1));
+        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(1));
+        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(2));
     }
 }

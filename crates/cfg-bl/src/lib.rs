@@ -142,6 +142,7 @@ pub mod hammock;
 pub mod hier;
 pub mod numbering;
 pub mod plan;
+mod pool;
 pub mod recover;
 pub mod runtime;
 pub mod sink;
@@ -158,7 +159,7 @@ pub use hier::{EdgeClass, Hierarchy, Level};
 pub use numbering::{Dag, Numbering};
 pub use plan::{HierPath, Instrumented, Mode, Op, Weights};
 pub use recover::Program;
-pub use runtime::{Activation, Counters};
+pub use runtime::{Activation, Counters, Tally};
 pub use sink::{PathSink, RegionChoice, Stats};
 pub use structure::{Child, Region, RegionId, RegionKind, RegionTree};
 

@@ -7,7 +7,9 @@
 //! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
 //! the front of their chains), behind a 64-entry direct-mapped cache of pending counts so
 //! that a hot path's count is one add. Both give the same counts ([`Counters::with_dense_limit`]
-//! chooses another threshold, e.g. 0 for all-sparse).
+//! chooses another threshold, e.g. 0 for all-sparse). Operations count through a [`Tally`]:
+//! [`Counters`] itself, or (in the [`PathSink`](crate::PathSink)) a pool holding the dense
+//! tables of every function, copied into their `Counters` at the end of the run.
 
 use bounded_hashtable::{BoundedHashTable, MAX_ENTRIES};
 
@@ -150,7 +152,7 @@ impl Counters {
     }
 
     #[inline]
-    pub(crate) fn bump(&mut self, table: u32, sum: u128) {
+    fn bump(&mut self, table: u32, sum: u128) {
         match self.tables.get_mut(table as usize) {
             Some(Table::Dense(v)) => {
                 // `sum` is below the table size (at most DENSE_LIMIT) for a correct plan.
@@ -200,6 +202,26 @@ impl Counters {
     }
 }
 
+/// Where a plan's operations count path ends: [`Counters`], or the path sink's shared pool
+/// of dense tables in front of a function's counters.
+pub trait Tally {
+    /// `cnt[table][sum]++`.
+    fn count(&mut self, table: u32, sum: u128);
+    /// A pop found the stack of saved sums empty (a plan bug).
+    fn underflow(&mut self);
+}
+
+impl Tally for Counters {
+    #[inline]
+    fn count(&mut self, table: u32, sum: u128) {
+        self.bump(table, sum);
+    }
+
+    fn underflow(&mut self) {
+        self.underflow += 1;
+    }
+}
+
 /// The state of one function activation: the running sum and the saved outer sums.
 #[derive(Clone, Debug, Default)]
 pub struct Activation {
@@ -210,9 +232,9 @@ pub struct Activation {
 }
 
 impl Activation {
-    /// Executes `ops`.
+    /// Executes `ops`, counting into `tally` (e.g. a [`Counters`]).
     #[inline]
-    pub fn run(&mut self, ops: &[Op], counters: &mut Counters) {
+    pub fn run<T: Tally + ?Sized>(&mut self, ops: &[Op], tally: &mut T) {
         for op in ops {
             match *op {
                 Op::Add(v) => self.sum = self.sum.wrapping_add(v),
@@ -220,9 +242,9 @@ impl Activation {
                 Op::Push(v) => self.stack.push(self.sum.wrapping_add(v)),
                 Op::Pop => match self.stack.pop() {
                     Some(s) => self.sum = s,
-                    None => counters.underflow += 1,
+                    None => tally.underflow(),
                 },
-                Op::Count { table, add } => counters.bump(table, self.sum.wrapping_add(add)),
+                Op::Count { table, add } => tally.count(table, self.sum.wrapping_add(add)),
             }
         }
     }

@@ -16,8 +16,11 @@
 //! Cost: each emulator block (dense [`BlockId`]) has a cache entry keyed by the function
 //! and CFG node its activation stands at, holding for up to two successor addresses the
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
-//! a key compare, an address compare and an addition (or one call for a path end, region
-//! entry or exit); functions are instrumented and indexed on their first call.
+//! a key compare, an address compare and an addition; a path's end at a backedge is, in
+//! addition, one indexed add into the pool of dense counter tables of all functions (a
+//! sparse table: one call); region entries and exits run their composed operations.
+//! Functions are instrumented and indexed on their first call. The dense tables reach
+//! [`Function::counters`] at the run's exit event.
 
 use std::collections::HashMap as StdHashMap;
 
@@ -32,8 +35,9 @@ use crate::blockcache::{compose, key, Arena, Cold, Slot, Step, NONE};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
+use crate::pool::{Dense, Place, Pool, Pooled};
 use crate::recover::Program;
-use crate::runtime::{Activation, Counters};
+use crate::runtime::{Activation, Counters, Tally};
 use crate::structure::RegionTree;
 
 /// Which regions to profile.
@@ -67,7 +71,8 @@ pub struct Function {
     pub inst: Option<Instrumented>,
     /// Why instrumentation failed.
     pub error: Option<String>,
-    /// The counters.
+    /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables
+    /// in a pool shared by all functions and copies them here at the exit).
     pub counters: Option<Counters>,
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
     /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
@@ -77,9 +82,16 @@ pub struct Function {
     /// Activations that ended their paths at the virtual exit.
     pub ends: u64,
     cfg: Option<Cfg>,
+    /// Per counter table: where it lies in the sink's pool (`None`: sparse, in `counters`).
+    dense: Vec<Option<Dense>>,
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
+    /// The sum after the start and the entry edge, when they compose to `sum = v`.
+    entry_sum: Option<u128>,
+    /// Per node: where and at which addition the exit edge and the end count, when they
+    /// compose to a single count.
+    finish: Vec<Option<(Place, u128)>>,
     /// Per node: its end address.
     node_end: Vec<u64>,
     /// Per node: the fall-through flow edge into the block at its end address.
@@ -114,6 +126,8 @@ pub struct PathSink {
     /// Per emulator block: its addresses and what misses, calls and returns need.
     cold: Vec<Cold>,
     arena: Arena,
+    /// The dense counter tables of every instrumented function.
+    pool: Pool,
     scratch_ops: Vec<Op>,
     scratch_edges: Vec<u32>,
     acts: Vec<Act>,
@@ -145,6 +159,7 @@ impl PathSink {
             slots: Vec::new(),
             cold: Vec::new(),
             arena: Arena::default(),
+            pool: Pool::default(),
             scratch_ops: Vec::new(),
             scratch_edges: Vec::new(),
             acts: Vec::new(),
@@ -174,7 +189,10 @@ impl PathSink {
             match built {
                 Ok(inst) => {
                     func.index(&inst.hier.cfg);
-                    func.counters = Some(Counters::with_dense_limit(&inst, dense_limit));
+                    let counters = Counters::with_dense_limit(&inst, dense_limit);
+                    func.dense = self.pool.place(&counters);
+                    func.shortcuts(&inst);
+                    func.counters = Some(counters);
                     func.inst = Some(inst);
                 }
                 Err(e) => {
@@ -199,13 +217,16 @@ impl PathSink {
         };
         if let Some(f) = f.filter(|&f| self.ensure(f)) {
             let func = &mut self.functions[f];
-            if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-                if let Some((e, w)) = func.start {
-                    act.state.run(&inst.start_ops, counters);
-                    act.state.run(inst.ops_for(e.index()), counters);
-                    if self.record_edges {
-                        func.edge_counts[e.index()] += 1;
+            if let Some((e, w)) = func.start {
+                let lists = [Ops::Start, Ops::Edge(e.index())];
+                let entered = match func.entry_sum.filter(|_| !self.record_edges) {
+                    Some(v) => {
+                        act.state.sum = v;
+                        true
                     }
+                    None => func.execute(&mut self.pool, &mut act.state, &lists, self.record_edges),
+                };
+                if entered {
                     func.starts += 1;
                     act.func = Some(f);
                     act.node = w;
@@ -232,11 +253,12 @@ impl PathSink {
         let Some(func) = act.func.and_then(|f| self.functions.get_mut(f)) else {
             return;
         };
-        if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-            act.state.run(inst.ops_for(e), counters);
-            if self.record_edges {
-                func.edge_counts[e] += 1;
-            }
+        if func.execute(
+            &mut self.pool,
+            &mut act.state,
+            &[Ops::Edge(e)],
+            self.record_edges,
+        ) {
             act.node = w;
         }
     }
@@ -250,12 +272,15 @@ impl PathSink {
             return;
         };
         let leave = func.leave.get(act.node.index()).copied().flatten();
-        if let (Some(inst), Some(counters), Some(e)) = (&func.inst, &mut func.counters, leave) {
-            act.state.run(inst.ops_for(e), counters);
-            act.state.run(&inst.end_ops, counters);
-            if self.record_edges {
-                func.edge_counts[e] += 1;
-            }
+        let lists = leave.map(|e| [Ops::Edge(e), Ops::End]);
+        let quick = func.finish.get(act.node.index()).copied().flatten();
+        if let (Some((place, add)), false) = (quick, self.record_edges) {
+            func.count_at(&mut self.pool, place, act.state.sum.wrapping_add(add));
+            func.ends += 1;
+            act.node = Cfg::exit();
+        } else if lists
+            .is_some_and(|l| func.execute(&mut self.pool, &mut act.state, &l, self.record_edges))
+        {
             func.ends += 1;
             act.node = Cfg::exit();
         } else {
@@ -272,14 +297,43 @@ impl PathSink {
         };
         match step {
             Step::Add(v) => act.state.sum = act.state.sum.wrapping_add(v as i128 as u128),
+            Step::End(e) => self.end_path(f, e),
             Step::Action(a) => {
                 if let Some(func) = self.functions.get_mut(f) {
                     if let Some(counters) = &mut func.counters {
+                        let mut tally = Pooled {
+                            pool: &mut self.pool,
+                            dense: &func.dense,
+                            counters,
+                        };
                         self.arena
-                            .apply(a, &mut act.state, counters, &mut func.edge_counts);
+                            .apply(a, &mut act.state, &mut tally, &mut func.edge_counts);
                     }
                 }
             }
+        }
+    }
+
+    /// Runs path end `e` in the top activation, which runs function `f`.
+    #[inline(always)]
+    fn end_path(&mut self, f: usize, e: u32) {
+        let (Some(end), Some(act)) = (self.arena.end(e), self.acts.last_mut()) else {
+            return;
+        };
+        let sum = act.state.sum.wrapping_add(end.add);
+        act.state.sum = end.set;
+        match end.place {
+            Place::Pool(d) if self.pool.bump(d, sum) => {}
+            place => self.count_in(f, place, sum),
+        }
+    }
+
+    /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
+    /// count is out of range).
+    #[inline(never)]
+    fn count_in(&mut self, f: usize, place: Place, sum: u128) {
+        if let Some(func) = self.functions.get_mut(f) {
+            func.count_at(&mut self.pool, place, sum);
         }
     }
 
@@ -305,7 +359,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         cold.last = func.walk_falls(node, cold.end, ops, edges) as u32;
-        cold.falls = self.arena.store(ops, edges);
+        cold.falls = self.arena.store(ops, edges, &func.dense);
         cold.victim = 0;
         self.slots[id] = Slot {
             key: key(f, node),
@@ -333,7 +387,7 @@ impl PathSink {
             edges.push(e as u32);
             w.index()
         };
-        Some((node as u32, self.arena.store(ops, edges)))
+        Some((node as u32, self.arena.store(ops, edges, &func.dense)))
     }
 
     /// Caches successor `to` of keyed slot `id`, replacing the older of two.
@@ -363,7 +417,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls(act.node.index(), end, ops, edges);
-        let step = self.arena.store(ops, edges);
+        let step = self.arena.store(ops, edges, &func.dense);
         self.step_top(f, step);
         if let Some(act) = self.acts.last_mut() {
             act.node = NodeIndex::new(last);
@@ -464,8 +518,7 @@ impl PathSink {
             act.state.sum = 0;
             act.state.stack.clear();
             let func = &mut self.functions[f];
-            if let (Some(inst), Some(counters)) = (&func.inst, &mut func.counters) {
-                act.state.run(&inst.start_ops, counters);
+            if func.execute(&mut self.pool, &mut act.state, &[Ops::Start], false) {
                 func.starts += 1;
             }
             self.take(e, w);
@@ -545,7 +598,95 @@ fn is_flow(kind: EmuEdge) -> bool {
     )
 }
 
+/// Which of a plan's operation lists to run.
+#[derive(Clone, Copy, Debug)]
+enum Ops {
+    /// When an activation starts.
+    Start,
+    /// On a CFG edge.
+    Edge(usize),
+    /// When an activation ends at the virtual exit.
+    End,
+}
+
 impl Function {
+    /// Precomputes the shortcuts of activation starts and ends (`entry_sum`, `finish`).
+    fn shortcuts(&mut self, inst: &Instrumented) {
+        let mut ops = Vec::new();
+        compose(&mut ops, &inst.start_ops);
+        if let Some((e, _)) = self.start {
+            compose(&mut ops, inst.ops_for(e.index()));
+        }
+        self.entry_sum = match ops[..] {
+            [Op::Set(v)] => Some(v),
+            _ => None,
+        };
+        self.finish = self
+            .leave
+            .iter()
+            .map(|leave| {
+                let mut ops = Vec::new();
+                compose(&mut ops, inst.ops_for((*leave)?));
+                compose(&mut ops, &inst.end_ops);
+                match ops[..] {
+                    // The sum is dead once the activation ends.
+                    [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
+                        Some((Place::of(table, &self.dense), add))
+                    }
+                    _ => None,
+                }
+            })
+            .collect();
+    }
+
+    /// Counts `sum` at `place` (a pooled table or a sparse one of the function's counters).
+    fn count_at(&mut self, pool: &mut Pool, place: Place, sum: u128) {
+        let Some(counters) = &mut self.counters else {
+            return;
+        };
+        match place {
+            Place::Pool(d) => {
+                if !pool.bump(d, sum) {
+                    counters.out_of_range += 1;
+                }
+            }
+            Place::Sparse(t) => counters.count(t, sum),
+        }
+    }
+
+    /// Runs `lists` of the plan on `state`, dense tables counting into `pool` (and edges
+    /// into `edge_counts` when `record`); `false` if the function is not instrumented.
+    fn execute(
+        &mut self,
+        pool: &mut Pool,
+        state: &mut Activation,
+        lists: &[Ops],
+        record: bool,
+    ) -> bool {
+        let (Some(inst), Some(counters)) = (&self.inst, &mut self.counters) else {
+            return false;
+        };
+        let mut tally = Pooled {
+            pool,
+            dense: &self.dense,
+            counters,
+        };
+        for &list in lists {
+            let ops = match list {
+                Ops::Start => &inst.start_ops[..],
+                Ops::Edge(e) => {
+                    if let (true, Some(c)) = (record, self.edge_counts.get_mut(e)) {
+                        *c += 1;
+                    }
+                    inst.ops_for(e)
+                }
+                Ops::End => &inst.end_ops[..],
+            };
+            state.run(ops, &mut tally);
+        }
+        true
+    }
+
     /// Follows fall-through edges from `node` to the node that holds the byte before `end`,
     /// appending their composed operations and their indices. Returns that node.
     fn walk_falls(&self, node: usize, end: u64, ops: &mut Vec<Op>, edges: &mut Vec<u32>) -> usize {
@@ -585,6 +726,9 @@ impl Function {
             starts: 0,
             ends: 0,
             cfg: Some(cfg),
+            dense: Vec::new(),
+            entry_sum: None,
+            finish: Vec::new(),
             node_at: HashMap::default(),
             fall: Vec::new(),
             leave: Vec::new(),
@@ -649,7 +793,7 @@ impl Sink for PathSink {
     /// activation's function and node, to a cached successor with an inline addition, is
     /// two compares, an add and a store (an arena step, such as a path's end, one call);
     /// everything else goes to `on_edge`.
-    #[inline]
+    #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
         if let (Some(slot), Some(act)) = (self.slots.get(edge.from.index()), self.acts.last_mut()) {
             if let Some(f) = act.func {
@@ -658,6 +802,11 @@ impl Sink for PathSink {
                         Some((next, Step::Add(v))) => {
                             act.state.sum = act.state.sum.wrapping_add(v as i128 as u128);
                             act.node = NodeIndex::new(next as usize);
+                            return Control::Continue;
+                        }
+                        Some((next, Step::End(e))) => {
+                            act.node = NodeIndex::new(next as usize);
+                            self.end_path(f, e);
                             return Control::Continue;
                         }
                         Some((next, step)) => {
@@ -679,6 +828,11 @@ impl Sink for PathSink {
         while !self.acts.is_empty() {
             self.finish_top();
             self.pop_act();
+        }
+        for func in &mut self.functions {
+            if let Some(c) = &mut func.counters {
+                self.pool.copy_out(&func.dense, c);
+            }
         }
     }
 }

@@ -1,0 +1,140 @@
+//! The path sink's dense counters: every dense table of every instrumented function in one
+//! vector, so that a cached path end is one bounds check and one indexed add (no walk from
+//! the function to its counters and table). The tables are copied into each function's
+//! [`Counters`] at the end of the run.
+
+use crate::plan::Op;
+use crate::runtime::{Counters, Table, Tally};
+
+/// Where one dense table lies in the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dense {
+    /// Index of the counter of sum 0.
+    base: usize,
+    /// NumPaths of the table.
+    size: u128,
+}
+
+/// The pool of dense counters.
+#[derive(Debug, Default)]
+pub(crate) struct Pool {
+    counts: Vec<u64>,
+}
+
+impl Pool {
+    /// Places `counters`' dense tables in the pool: per table, where it lies (`None` for a
+    /// sparse table, which stays in `counters`).
+    pub(crate) fn place(&mut self, counters: &Counters) -> Vec<Option<Dense>> {
+        counters
+            .tables
+            .iter()
+            .map(|t| match t {
+                Table::Dense(v) => {
+                    let base = self.counts.len();
+                    self.counts.resize(base + v.len(), 0);
+                    Some(Dense {
+                        base,
+                        size: v.len() as u128,
+                    })
+                }
+                Table::Sparse(_) => None,
+            })
+            .collect()
+    }
+
+    /// `cnt[sum]++` in table `d`; `false` if `sum` lies outside it (a plan bug).
+    #[inline]
+    pub(crate) fn bump(&mut self, d: Dense, sum: u128) -> bool {
+        if sum >= d.size {
+            return false;
+        }
+        match self.counts.get_mut(d.base + sum as usize) {
+            Some(c) => {
+                *c += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Copies the pooled tables `dense` into `counters` (idempotent: the pool holds the
+    /// counts).
+    pub(crate) fn copy_out(&self, dense: &[Option<Dense>], counters: &mut Counters) {
+        for (d, t) in dense.iter().zip(&mut counters.tables) {
+            if let (Some(d), Table::Dense(v)) = (d, t) {
+                if let Some(src) = self.counts.get(d.base..d.base + v.len()) {
+                    v.copy_from_slice(src);
+                }
+            }
+        }
+    }
+}
+
+/// One function's tables as the sink counts them: dense ones in the pool, sparse ones (and
+/// anomalies) in its [`Counters`].
+pub(crate) struct Pooled<'a> {
+    pub(crate) pool: &'a mut Pool,
+    pub(crate) dense: &'a [Option<Dense>],
+    pub(crate) counters: &'a mut Counters,
+}
+
+impl Tally for Pooled<'_> {
+    #[inline]
+    fn count(&mut self, table: u32, sum: u128) {
+        match self.dense.get(table as usize) {
+            Some(&Some(d)) => {
+                if !self.pool.bump(d, sum) {
+                    self.counters.out_of_range += 1;
+                }
+            }
+            _ => self.counters.count(table, sum),
+        }
+    }
+
+    fn underflow(&mut self) {
+        self.counters.underflow += 1;
+    }
+}
+
+/// Where a path end counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A pooled dense table.
+    Pool(Dense),
+    /// Sparse table `t` of the function's [`Counters`].
+    Sparse(u32),
+}
+
+/// A path's end at a backedge, `cnt[sum + add]++; sum = set`: the common long step of a
+/// cached block, executed without interpreting [`Op`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PathEnd {
+    pub(crate) place: Place,
+    pub(crate) add: u128,
+    pub(crate) set: u128,
+}
+
+impl Place {
+    /// Where table `table` of a function whose pooled tables are `dense` counts.
+    pub(crate) fn of(table: u32, dense: &[Option<Dense>]) -> Place {
+        match dense.get(table as usize) {
+            Some(&Some(d)) => Place::Pool(d),
+            _ => Place::Sparse(table),
+        }
+    }
+}
+
+impl PathEnd {
+    /// The path end that `ops` are, if they are one, in a function whose pooled tables are
+    /// `dense`.
+    pub(crate) fn of(ops: &[Op], dense: &[Option<Dense>]) -> Option<PathEnd> {
+        match *ops {
+            [Op::Count { table, add }, Op::Set(set)] => Some(PathEnd {
+                place: Place::of(table, dense),
+                add,
+                set,
+            }),
+            _ => None,
+        }
+    }
+}
