@@ -314,6 +314,44 @@ mod tests {
     }
 
     #[test]
+    fn code_overlap_is_exact_for_every_size() {
+        let mut m = Memory::new(0, 0x100).unwrap();
+        m.set_code_range(0x40, 0x50);
+        for addr in 0x30..0x60u64 {
+            let check = |m: &mut Memory, n: u64| {
+                let hit = addr < 0x50 && addr + n > 0x40;
+                assert_eq!(m.take_code_written(), hit, "addr {addr:#x} size {n}");
+            };
+            m.store_u::<1>(addr, 0).unwrap();
+            check(&mut m, 1);
+            m.store_u::<2>(addr, 0).unwrap();
+            check(&mut m, 2);
+            m.store_u::<4>(addr, 0).unwrap();
+            check(&mut m, 4);
+            m.store_u::<8>(addr, 0).unwrap();
+            check(&mut m, 8);
+        }
+        // An empty or inverted range never matches.
+        m.set_code_range(u64::MAX, 0);
+        m.store_u::<8>(0xf8, 0).unwrap();
+        m.store_u::<1>(0, 0).unwrap();
+        assert!(!m.take_code_written());
+    }
+
+    #[test]
+    fn accesses_at_the_span_edges() {
+        let mut m = Memory::new(u64::MAX - 0x10, 0x10).unwrap();
+        assert!(m.load_u::<8>(u64::MAX - 0x8).is_ok());
+        assert!(m.load_u::<8>(u64::MAX - 0x7).is_err());
+        assert!(m.store_u::<2>(u64::MAX - 1, 0).is_err());
+        assert!(m.load_u::<1>(0).is_err());
+        let small = Memory::new(0x10, 4).unwrap();
+        assert!(small.load_u::<8>(0x10).is_err());
+        assert!(small.load_u::<4>(0x10).is_ok());
+        assert!(small.load_u::<4>(0x11).is_err());
+    }
+
+    #[test]
     fn cstr_is_bounded() {
         let mut m = Memory::new(0, 16).unwrap();
         m.write_bytes(0, b"hi\0").unwrap();
