@@ -17,7 +17,7 @@ use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::Insn;
 use crate::memory::{MemFault, Memory};
-use crate::xlat::{fuse, translate, Meta, Tinsn};
+use crate::xlat::{fuse, translate, Here, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
 const NONE: u32 = u32::MAX;
@@ -341,10 +341,17 @@ impl BlockCache {
             .unwrap_or(&[])
     }
 
-    /// The [`Meta`] arena, parallel to the instruction arena (indexed from [`Block::first`]).
+    /// Where `block`'s translated instructions run, after `base` instructions retired
+    /// before it: its start and its [`Meta`] (indexed in the whole arena from
+    /// [`Block::first`], so no slice is computed).
     #[inline(always)]
-    pub fn meta(&self) -> &[Meta] {
-        &self.meta
+    pub fn here(&self, block: &Block, base: u64) -> Here<'_> {
+        Here {
+            start: block.start,
+            base,
+            meta: &self.meta,
+            first: block.first as usize,
+        }
     }
 
     /// Follows or records the chain from `from` to the block at `pc`.

@@ -1,7 +1,7 @@
 //! The semantics of every instruction: one `match` over the translated form's [`Op`], shared
 //! by the block-cached and single-step engines so both compute exactly the same thing.
 
-use prof_events::{BlockId, Control, MemAccess, MemKind, Sink};
+use prof_events::{BlockId, Control, Interest, MemAccess, MemKind, Sink};
 
 use crate::cpu::{Cpu, Mode};
 use crate::fpu;
@@ -55,7 +55,20 @@ pub(crate) struct MemHook<'a, S: ?Sized> {
     pub trap: Trap,
 }
 
-impl<S: Sink + ?Sized> MemHook<'_, S> {
+impl<'a, S: Sink + ?Sized> MemHook<'a, S> {
+    /// A hook for the block `block`, whose sinks' `interest` says whether accesses carry
+    /// their values.
+    #[inline(always)]
+    pub fn new(sink: &'a mut S, block: BlockId, interest: Interest) -> Self {
+        MemHook {
+            sink,
+            block,
+            values: interest.contains(Interest::MEM_VALUES),
+            control: Control::Continue,
+            trap: Trap::Breakpoint,
+        }
+    }
+
     #[inline(always)]
     fn emit(&mut self, pc: u64, addr: u64, size: u8, kind: MemKind, value: u64) {
         let value = if self.values { value } else { 0 };

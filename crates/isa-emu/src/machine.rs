@@ -505,19 +505,8 @@ impl Machine {
                 control = sink.block(id, block.start);
             }
             let insns = cache.insns(&block);
-            let here = Here {
-                start: block.start,
-                base: retired,
-                meta: cache.meta(),
-                first: block.first as usize,
-            };
-            let mut hook = MemHook {
-                sink: &mut *sink,
-                block: id,
-                values: interest.contains(Interest::MEM_VALUES),
-                control: Control::Continue,
-                trap: Trap::Breakpoint,
-            };
+            let here = cache.here(&block, retired);
+            let mut hook = MemHook::new(&mut *sink, id, interest);
             let result = if interest.contains(Interest::MEM) {
                 run_translated::<true, S>(cpu, mem, insns, &here, block.end, &mut hook)
             } else {
@@ -599,13 +588,7 @@ impl Machine {
         sink: &mut S,
     ) -> (u32, Result<u64, u64>, Control) {
         let interest = self.cache.blocks[slot as usize].interest;
-        let mut hook = MemHook {
-            sink,
-            block: id,
-            values: interest.contains(Interest::MEM_VALUES),
-            control: Control::Continue,
-            trap: Trap::Breakpoint,
-        };
+        let mut hook = MemHook::new(sink, id, interest);
         let (done, r) = if interest.contains(Interest::MEM) {
             self.exec_insns::<true, STEP, S>(slot, limit, &mut hook)
         } else {
@@ -658,12 +641,7 @@ impl Machine {
             return (limit, Ok(pc));
         }
         let insns = self.cache.insns(block);
-        let here = Here {
-            start,
-            base,
-            meta: self.cache.meta(),
-            first: block.first as usize,
-        };
+        let here = self.cache.here(block, base);
         match run_translated::<MEM, S>(cpu, mem, insns, &here, end, hook) {
             Ok(next) => (limit, Ok(next)),
             Err((done, at)) => {
