@@ -13,15 +13,28 @@ use std::process::ExitCode;
 
 use isa_emu::linux::LinuxConfig;
 use isa_emu::{Config, Machine};
-use prof_events::{BlockId, BlockInfo, Control, Edge, Interest, MemAccess, Sink};
+use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind, Interest, MemAccess, Sink};
 
-/// Counts per block, and per (block, successor) edge: each block's first two successors
-/// have their own counters, any further ones go to a map.
+/// Counts per block, and per (block, successor) edge. Each block has two exit counters:
+/// for a block ending in a branch, jump or call, its sequential exit and its direct
+/// target, picked by the edge's kind; for one ending in a return or an indirect jump, its
+/// first two targets, found by address, with any further ones counted in a map.
+///
+/// The counters grow in `interest`, called once per translated block, so that `block`
+/// and `edge`, called on every execution, only index and add.
 #[derive(Default)]
 struct EdgeCounter {
     blocks: Vec<u64>,
-    edges: Vec<[(u64, u64); 2]>,
-    other: HashMap<(u32, u64), u64>,
+    /// Per block: two exits as (count, target address; `u64::MAX` while unused).
+    exits: Vec<[(u64, u64); 2]>,
+    /// Targets of indirect exits beyond a block's first two.
+    more: HashMap<(u32, u64), u64>,
+}
+
+impl EdgeCounter {
+    fn edges(&self) -> u64 {
+        self.exits.iter().flatten().map(|x| x.0).sum::<u64>() + self.more.values().sum::<u64>()
+    }
 }
 
 impl Sink for EdgeCounter {
@@ -29,33 +42,42 @@ impl Sink for EdgeCounter {
         Interest::BLOCK | Interest::EDGE
     }
 
-    fn interest(&mut self, _: &BlockInfo) -> Interest {
+    fn interest(&mut self, info: &BlockInfo) -> Interest {
+        let i = info.id.index();
+        if i >= self.blocks.len() {
+            self.blocks.resize(i + 1, 0);
+            self.exits.resize(i + 1, [(0, u64::MAX); 2]);
+        }
         Interest::BLOCK | Interest::EDGE
     }
 
+    #[inline(always)]
     fn block(&mut self, id: BlockId, _pc: u64) -> Control {
-        let i = id.0 as usize;
-        if i >= self.blocks.len() {
-            self.blocks.resize(i + 1, 0);
-            self.edges.resize(i + 1, [(u64::MAX, 0); 2]);
+        if let Some(n) = self.blocks.get_mut(id.index()) {
+            *n += 1;
         }
-        self.blocks[i] += 1;
         Control::Continue
     }
 
+    #[inline(always)]
     fn edge(&mut self, e: &Edge) -> Control {
-        let i = e.from.0 as usize;
-        if i >= self.edges.len() {
-            self.blocks.resize(i + 1, 0);
-            self.edges.resize(i + 1, [(u64::MAX, 0); 2]);
-        }
-        let slots = &mut self.edges[i];
-        if let Some(s) = slots.iter_mut().find(|s| s.0 == e.to || s.0 == u64::MAX) {
-            s.0 = e.to;
-            s.1 += 1;
-        } else {
-            *self.other.entry((e.from.0, e.to)).or_insert(0) += 1;
-        }
+        let Some(x) = self.exits.get_mut(e.from.index()) else {
+            return Control::Continue;
+        };
+        let exit = match e.kind {
+            EdgeKind::NotTaken | EdgeKind::FallThrough => &mut x[0],
+            EdgeKind::Taken | EdgeKind::Jump | EdgeKind::Call => &mut x[1],
+            EdgeKind::Return | EdgeKind::IndirectJump | EdgeKind::IndirectCall => {
+                match x.iter_mut().find(|s| s.1 == e.to || s.1 == u64::MAX) {
+                    Some(s) => s,
+                    None => {
+                        *self.more.entry((e.from.0, e.to)).or_insert(0) += 1;
+                        return Control::Continue;
+                    }
+                }
+            }
+        };
+        *exit = (exit.0 + 1, e.to);
         Control::Continue
     }
 }
@@ -115,9 +137,8 @@ fn main() -> ExitCode {
         "edges" => {
             let mut s = EdgeCounter::default();
             let r = m.run(&mut s);
-            let edges: u64 =
-                s.edges.iter().flatten().map(|e| e.1).sum::<u64>() + s.other.values().sum::<u64>();
-            eprintln!("blocks {} edges {edges}", s.blocks.iter().sum::<u64>());
+            let blocks: u64 = s.blocks.iter().sum();
+            eprintln!("blocks {blocks} edges {}", s.edges());
             r
         }
         "mem" => {
