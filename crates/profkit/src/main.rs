@@ -16,7 +16,7 @@ use profkit::emu::linux::{Input, LinuxConfig, Output};
 use profkit::emu::{BareConfig, Config, Machine, Outcome, RunSummary};
 use profkit::events::SinkExt;
 use profkit::paths::{PathMode, PathReport};
-use profkit::profile::{BlockProfile, Report};
+use profkit::profile::{render_callgrind, BlockProfile, CallGraph, Report};
 use profkit::progress::{self, Progress};
 
 mod strata;
@@ -113,6 +113,8 @@ struct RunArgs {
 enum Format {
     Text,
     Json,
+    /// Callgrind's format with the call graph, for KCachegrind and `callgrind_annotate`.
+    Callgrind,
 }
 
 fn main() -> ExitCode {
@@ -205,17 +207,30 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
     if args.no_profile {
         summary = machine.run(&mut ());
     } else {
-        let mut sinks = BlockProfile::new().and(Progress::new());
+        // The call graph's shadow stack costs a little on every block: only when asked.
+        let calls = (args.format == Format::Callgrind).then(CallGraph::new);
+        let mut sinks = BlockProfile::new().and(calls).and(Progress::new());
         summary = machine.run(&mut sinks);
-        let (profile, _) = sinks.into_inner();
+        let (profile, calls) = sinks.into_inner().0.into_inner();
         let report = Report::new(name, &machine, &summary, &profile, args.top);
-        let text = match args.format {
-            Format::Text => report.to_text(),
-            Format::Json => report.to_json(),
+        let text = match (args.format, &calls) {
+            (Format::Json, _) => report.to_json(),
+            (Format::Callgrind, Some(calls)) => {
+                render_callgrind(&command_line(name, args), &machine, &profile, calls)
+            }
+            _ => report.to_text(),
         };
         emit(args.out.as_deref(), "profile", &text)?;
     }
     Ok(guest_status(&summary))
+}
+
+/// The guest's command line, for reports.
+fn command_line(name: &str, args: &RunArgs) -> String {
+    std::iter::once(name)
+        .chain(args.args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Reads a guest ELF; returns its bytes and the name reports use.

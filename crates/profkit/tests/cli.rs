@@ -139,3 +139,97 @@ fn bare_metal_programs_run_with_bare() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(out.stdout, expected("crc"));
 }
+
+/// A callgrind file read back: self cost per function, and call arcs as
+/// (caller, callee, calls, inclusive cost).
+struct Callgrind {
+    summary: u64,
+    totals: u64,
+    selfs: std::collections::BTreeMap<String, u64>,
+    arcs: Vec<(String, String, u64, u64)>,
+}
+
+fn parse_callgrind(text: &str) -> Callgrind {
+    let mut names = std::collections::BTreeMap::new();
+    // Resolves callgrind's name compression: "(id) name" defines, "(id)" refers.
+    let mut name = |spec: &str| -> String {
+        match spec.strip_prefix('(').and_then(|s| s.split_once(')')) {
+            Some((id, rest)) if !rest.trim().is_empty() => {
+                names.insert(id.to_string(), rest.trim().to_string());
+                rest.trim().to_string()
+            }
+            Some((id, _)) => names[id].clone(),
+            None => spec.to_string(),
+        }
+    };
+    let num = |s: &str| s.trim().parse::<u64>().unwrap();
+    let mut cg = Callgrind {
+        summary: 0,
+        totals: 0,
+        selfs: Default::default(),
+        arcs: Vec::new(),
+    };
+    let (mut func, mut callee, mut calls) = (String::new(), String::new(), None);
+    for line in text.lines() {
+        if let Some(v) = line.strip_prefix("summary:") {
+            cg.summary = num(v);
+        } else if let Some(v) = line.strip_prefix("totals:") {
+            cg.totals = num(v);
+        } else if let Some(v) = line.strip_prefix("fn=") {
+            func = name(v);
+        } else if let Some(v) = line.strip_prefix("cfn=") {
+            callee = name(v);
+        } else if let Some(v) = line.strip_prefix("calls=") {
+            calls = Some(num(v.split(' ').next().unwrap()));
+        } else if line.starts_with("0x") {
+            let cost = num(line.split(' ').nth(1).unwrap());
+            match calls.take() {
+                Some(n) => cg.arcs.push((func.clone(), callee.clone(), n, cost)),
+                None => *cg.selfs.entry(func.clone()).or_insert(0) += cost,
+            }
+        }
+    }
+    cg
+}
+
+#[test]
+fn callgrind_profile_accounts_for_every_instruction_and_call() {
+    let dir = std::env::temp_dir().join(format!("profkit-cg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |file: &str, format: &str| -> Vec<u8> {
+        let path = dir.join(file);
+        let args = ["run", "--format", format, "--out", path.to_str().unwrap()];
+        let out = profkit(&[&args[..], &["bin/recursion.elf", "4"]].concat(), None);
+        assert_eq!(out.status.code(), Some(0));
+        std::fs::read(path).unwrap()
+    };
+    let text = run("a.cg", "callgrind");
+    assert_eq!(text, run("b.cg", "callgrind"), "deterministic");
+    let json: serde_json::Value = serde_json::from_slice(&run("p.json", "json")).unwrap();
+    let cg = parse_callgrind(&String::from_utf8(text).unwrap());
+
+    // Every retired instruction is in exactly one function's self cost.
+    let instret = json["instructions"].as_u64().unwrap();
+    assert_eq!(cg.selfs.values().sum::<u64>(), instret);
+    assert_eq!((cg.summary, cg.totals), (instret, instret));
+
+    // main is called once and is not recursive: its call's inclusive cost is its own
+    // instructions plus the inclusive cost of every call it makes. (Self costs come from
+    // block counts, inclusive costs from the shadow call stack: two separate accounts.)
+    let into_main: Vec<_> = cg.arcs.iter().filter(|a| a.1 == "main").collect();
+    assert_eq!(into_main.len(), 1, "{into_main:?}");
+    assert_eq!(into_main[0].2, 1);
+    let from_main: u64 = cg.arcs.iter().filter(|a| a.0 == "main").map(|a| a.3).sum();
+    assert_eq!(into_main[0].3, cg.selfs["main"] + from_main);
+    assert!(into_main[0].3 < instret);
+
+    // The source's six printf calls, each made once.
+    let printfs: u64 = cg
+        .arcs
+        .iter()
+        .filter(|a| a.0 == "main" && a.1 == "printf")
+        .map(|a| a.2)
+        .sum();
+    assert_eq!(printfs, 6);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,9 +1,14 @@
 //! The whole-program profile that `profkit run` prints: run summary, hottest blocks with
-//! symbols and disassembly, system calls.
+//! symbols and disassembly, system calls; and, for profiling tools, the same run in
+//! callgrind's format with its call graph.
 
 mod blocks;
+mod callgrind;
+mod calls;
 
 pub use blocks::{render_hot_blocks, symbolize, thousands, BlockProfile, HotBlock};
+pub use callgrind::render_callgrind;
+pub use calls::{Arc, ArcCost, CallGraph, MAX_DEPTH};
 
 use std::fmt::Write as _;
 
