@@ -100,7 +100,7 @@ fn sext32(v: u64) -> u64 {
     v as i32 as i64 as u64
 }
 
-/// Executes translated instruction `i` of the code at `here`. Returns the address of the
+/// Executes translated instruction `insn` of the code at `here`. Returns the address of the
 /// next instruction, which is `end` unless `insn` transfers control (only the last
 /// instruction of a block does, so `end` is the block's end), or `Trapped` with the trap
 /// stored in `hook.trap`.
@@ -115,9 +115,10 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     insn: &Tinsn,
     end: u64,
     here: &Here<'_>,
-    i: usize,
     hook: &mut MemHook<'_, S>,
 ) -> Result<u64, Trapped> {
+    // Only for the pc or instret of this instruction, off the common path.
+    let i = here.index(insn);
     // Integer register numbers index `x` unmasked (it has a slot for every `u8`); the
     // floating-point ones are masked where used.
     let rd = usize::from(insn.rd);

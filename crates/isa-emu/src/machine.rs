@@ -644,8 +644,9 @@ impl Machine {
                     base: base + u64::from(i),
                     meta: &[],
                     first: 0,
+                    code: &t as *const Tinsn as usize,
                 };
-                match exec::<MEM, S>(cpu, mem, &t, next, &here, 0, hook) {
+                match exec::<MEM, S>(cpu, mem, &t, next, &here, hook) {
                     Ok(n) => pc = n,
                     Err(Trapped) => {
                         self.trap = hook.trap;
@@ -801,11 +802,11 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
 ) -> Result<u64, (u32, u64)> {
     // Evaluates to the next pc, which only a block's last instruction may change.
     macro_rules! step {
-        ($i:expr, $insn:expr) => {
-            match exec::<MEM, S>(cpu, mem, $insn, end, here, $i, hook) {
+        ($insn:expr) => {
+            match exec::<MEM, S>(cpu, mem, $insn, end, here, hook) {
                 Ok(n) => n,
                 Err(Trapped) => {
-                    let m = here.meta($i);
+                    let m = here.meta(here.index($insn));
                     return Err((m.idx, here.start.wrapping_add(u64::from(m.off))));
                 }
             }
@@ -818,18 +819,16 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     // each copy has its own dispatch branch, so the host's branch predictor sees three sites
     // with their own histories instead of one.
     let mut pairs = body.chunks_exact(2);
-    let mut i = 0usize;
     for pair in &mut pairs {
         if let [a, b] = pair {
-            step!(i, a);
-            step!(i + 1, b);
+            step!(a);
+            step!(b);
         }
-        i += 2;
     }
     if let [one] = pairs.remainder() {
-        step!(i, one);
+        step!(one);
     }
-    Ok(step!(body.len(), last))
+    Ok(step!(last))
 }
 
 impl CodeView for Machine {
