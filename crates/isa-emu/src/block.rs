@@ -351,6 +351,7 @@ impl BlockCache {
             base,
             meta: &self.meta,
             first: block.first as usize,
+            code: self.insns(block).as_ptr() as usize,
         }
     }
 

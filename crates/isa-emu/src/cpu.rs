@@ -86,8 +86,8 @@ pub struct MachineCsrs {
 pub struct Cpu {
     /// Integer registers. Index 0 reads as zero; writes to x0 are redirected at translation
     /// time to the scratch slot 32, so no instruction needs a special case for x0. Slots 33..
-    /// exist so that `x[i & 63]` needs no bounds check.
-    pub x: [u64; 64],
+    /// exist so that `x[i]` for any `u8` register number needs no bounds check or mask.
+    pub x: [u64; 256],
     /// Floating-point registers as raw 64-bit patterns (singles are NaN-boxed).
     pub f: [u64; 32],
     /// Program counter.
@@ -109,7 +109,7 @@ impl Cpu {
     /// A hart with all registers zero, starting at `pc`.
     pub fn new(mode: Mode, pc: u64) -> Cpu {
         Cpu {
-            x: [0; 64],
+            x: [0; 256],
             f: [0; 32],
             pc,
             fflags: 0,

@@ -100,7 +100,7 @@ fn sext32(v: u64) -> u64 {
     v as i32 as i64 as u64
 }
 
-/// Executes translated instruction `i` of the code at `here`. Returns the address of the
+/// Executes translated instruction `insn` of the code at `here`. Returns the address of the
 /// next instruction, which is `end` unless `insn` transfers control (only the last
 /// instruction of a block does, so `end` is the block's end), or `Trapped` with the trap
 /// stored in `hook.trap`.
@@ -115,12 +115,15 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     insn: &Tinsn,
     end: u64,
     here: &Here<'_>,
-    i: usize,
     hook: &mut MemHook<'_, S>,
 ) -> Result<u64, Trapped> {
-    let rd = usize::from(insn.rd & 63);
-    let rs1 = usize::from(insn.rs1 & 31);
-    let rs2 = usize::from(insn.rs2 & 31);
+    // Only for the pc or instret of this instruction, off the common path.
+    let i = here.index(insn);
+    // Integer register numbers index `x` unmasked (it has a slot for every `u8`); the
+    // floating-point ones are masked where used.
+    let rd = usize::from(insn.rd);
+    let rs1 = usize::from(insn.rs1);
+    let rs2 = usize::from(insn.rs2);
     let imm = insn.imm;
     let next = end;
     let x = &mut cpu.x;
@@ -420,14 +423,72 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         }
         Op::Fsw => {
             fp_enabled!();
-            store!(4, cpu.f[rs2])
+            store!(4, cpu.f[rs2 & 31])
         }
         Op::Fsd => {
             fp_enabled!();
-            store!(8, cpu.f[rs2])
+            store!(8, cpu.f[rs2 & 31])
         }
-        // F and D computation
-        op => {
+        // F and D computation (listed, so that the dispatch table covers every op and needs
+        // no range check)
+        op @ (Op::FmaddS
+        | Op::FmsubS
+        | Op::FnmsubS
+        | Op::FnmaddS
+        | Op::FaddS
+        | Op::FsubS
+        | Op::FmulS
+        | Op::FdivS
+        | Op::FsqrtS
+        | Op::FsgnjS
+        | Op::FsgnjnS
+        | Op::FsgnjxS
+        | Op::FminS
+        | Op::FmaxS
+        | Op::FcvtWS
+        | Op::FcvtWuS
+        | Op::FcvtLS
+        | Op::FcvtLuS
+        | Op::FmvXW
+        | Op::FeqS
+        | Op::FltS
+        | Op::FleS
+        | Op::FclassS
+        | Op::FcvtSW
+        | Op::FcvtSWu
+        | Op::FcvtSL
+        | Op::FcvtSLu
+        | Op::FmvWX
+        | Op::FmaddD
+        | Op::FmsubD
+        | Op::FnmsubD
+        | Op::FnmaddD
+        | Op::FaddD
+        | Op::FsubD
+        | Op::FmulD
+        | Op::FdivD
+        | Op::FsqrtD
+        | Op::FsgnjD
+        | Op::FsgnjnD
+        | Op::FsgnjxD
+        | Op::FminD
+        | Op::FmaxD
+        | Op::FcvtSD
+        | Op::FcvtDS
+        | Op::FcvtWD
+        | Op::FcvtWuD
+        | Op::FcvtLD
+        | Op::FcvtLuD
+        | Op::FmvXD
+        | Op::FeqD
+        | Op::FltD
+        | Op::FleD
+        | Op::FclassD
+        | Op::FcvtDW
+        | Op::FcvtDWu
+        | Op::FcvtDL
+        | Op::FcvtDLu
+        | Op::FmvDX) => {
             fp_enabled!();
             let rm = if fpu::uses_rm(op) {
                 let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
@@ -441,9 +502,9 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let a = if fpu::reads_xreg(op) {
                 x[rs1]
             } else {
-                cpu.f[rs1]
+                cpu.f[rs1 & 31]
             };
-            let b = cpu.f[rs2];
+            let b = cpu.f[rs2 & 31];
             let c = cpu.f[usize::from(insn.rs3 & 31)];
             let v = fpu::execute(op, a, b, c, rm, &mut cpu.fflags);
             if fpu::writes_xreg(op) {

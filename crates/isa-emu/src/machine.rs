@@ -360,8 +360,10 @@ impl Machine {
                 }
             };
             prev = None;
-            let leave = if chaining {
-                self.run_chained(slot, next_event, sink)
+            let leave = if chaining && run_interest.is_empty() {
+                self.run_chained::<false, S>(slot, next_event, sink)
+            } else if chaining {
+                self.run_chained::<true, S>(slot, next_event, sink)
             } else {
                 Leave::Slow(slot)
             };
@@ -480,7 +482,12 @@ impl Machine {
     /// sink's stop. Per block that is an add, a compare and the successor's chain link; the
     /// state it touches lives in locals of this small function.
     #[inline(never)]
-    fn run_chained<S: Sink + ?Sized>(&mut self, mut slot: u32, bound: u64, sink: &mut S) -> Leave {
+    fn run_chained<const EVENTS: bool, S: Sink + ?Sized>(
+        &mut self,
+        mut slot: u32,
+        bound: u64,
+        sink: &mut S,
+    ) -> Leave {
         let Machine {
             cpu,
             mem,
@@ -491,38 +498,49 @@ impl Machine {
         } = self;
         let mut retired = *instret;
         let leave = loop {
-            let Some(&block) = cache.blocks.get(slot as usize) else {
+            let Some(block) = cache.blocks.get(slot as usize) else {
                 break Leave::Slow(slot);
             };
-            if retired + u64::from(block.count) >= bound {
+            let count = u64::from(block.count);
+            if retired + count >= bound {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             }
-            let id = BlockId(cache.id_base + slot);
-            let interest = block.interest;
-            let mut control = Control::Continue;
-            if interest.contains(Interest::BLOCK) {
-                control = sink.block(id, block.start);
-            }
-            let insns = cache.insns(&block);
-            let here = cache.here(&block, retired);
-            let mut hook = MemHook::new(&mut *sink, id, interest);
-            let result = if interest.contains(Interest::MEM) {
-                run_translated::<true, S>(cpu, mem, insns, &here, block.end, &mut hook)
+            // Blocks no sink watches take the lean path: no events, no control to merge;
+            // the others run in their own function, which keeps this loop small.
+            let (result, control) = if block.interest.is_empty() {
+                let mut hook = MemHook::new(&mut *sink, BlockId(0), Interest::NONE);
+                let here = cache.here(block, retired);
+                let r = run_translated::<false, S>(
+                    cpu,
+                    mem,
+                    cache.insns(block),
+                    &here,
+                    block.end,
+                    &mut hook,
+                );
+                if r.is_err() {
+                    *trap = hook.trap;
+                }
+                (r, Control::Continue)
+            } else if EVENTS {
+                let id = BlockId(cache.id_base + slot);
+                run_with_events(cpu, mem, cache, block, id, retired, sink, trap)
             } else {
-                run_translated::<false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+                // A block with events in a run whose sinks want none overall: the run loop
+                // runs it on its own.
+                cpu.pc = block.start;
+                break Leave::Slow(slot);
             };
-            control = control.or(hook.control);
             let next = match result {
                 Ok(next) => next,
                 Err((done, at)) => {
                     retired += u64::from(done);
-                    *trap = hook.trap;
                     cpu.pc = at;
                     break Leave::Trapped { slot, control };
                 }
             };
-            retired += u64::from(block.count);
+            retired += count;
             // A host branch, not a select: the host predicts it as it would the guest's
             // branch, so the successor's loads need not wait for the branch condition
             // (`black_box` keeps LLVM from turning it into a conditional move).
@@ -531,9 +549,6 @@ impl Machine {
             } else {
                 std::hint::black_box(1usize)
             };
-            if interest.contains(Interest::EDGE) {
-                control = control.or(sink.edge(&block.edge(id, next)));
-            }
             if control == Control::Stop || mem.code_written() {
                 cpu.pc = next;
                 break Leave::Boundary {
@@ -629,8 +644,9 @@ impl Machine {
                     base: base + u64::from(i),
                     meta: &[],
                     first: 0,
+                    code: &t as *const Tinsn as usize,
                 };
-                match exec::<MEM, S>(cpu, mem, &t, next, &here, 0, hook) {
+                match exec::<MEM, S>(cpu, mem, &t, next, &here, hook) {
                     Ok(n) => pc = n,
                     Err(Trapped) => {
                         self.trap = hook.trap;
@@ -731,6 +747,47 @@ impl Machine {
     }
 }
 
+/// Runs `block` (as block `id`, after `retired` instructions) whole for [`Machine::run_chained`]
+/// with the events its sinks asked for: block entry, memory accesses, and the edge it leaves
+/// by. Returns the next pc, or the instructions retired and the pc of the one that trapped
+/// (its trap in `trap`), and the sinks' control.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn run_with_events<S: Sink + ?Sized>(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    cache: &BlockCache,
+    block: &Block,
+    id: BlockId,
+    retired: u64,
+    sink: &mut S,
+    trap: &mut Trap,
+) -> (Result<u64, (u32, u64)>, Control) {
+    let interest = block.interest;
+    let mut control = Control::Continue;
+    if interest.contains(Interest::BLOCK) {
+        control = sink.block(id, block.start);
+    }
+    let insns = cache.insns(block);
+    let here = cache.here(block, retired);
+    let mut hook = MemHook::new(&mut *sink, id, interest);
+    let result = if interest.contains(Interest::MEM) {
+        run_translated::<true, S>(cpu, mem, insns, &here, block.end, &mut hook)
+    } else {
+        run_translated::<false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+    };
+    control = control.or(hook.control);
+    match result {
+        Ok(next) => {
+            if interest.contains(Interest::EDGE) {
+                control = control.or(sink.edge(&block.edge(id, next)));
+            }
+        }
+        Err(_) => *trap = hook.trap,
+    }
+    (result, control)
+}
+
 /// Runs the translated code of a whole block at `here` whose end is `end`. Returns the next
 /// pc, or the number of instructions retired and the pc of the one that trapped (its trap in
 /// `hook.trap`).
@@ -745,11 +802,11 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
 ) -> Result<u64, (u32, u64)> {
     // Evaluates to the next pc, which only a block's last instruction may change.
     macro_rules! step {
-        ($i:expr, $insn:expr) => {
-            match exec::<MEM, S>(cpu, mem, $insn, end, here, $i, hook) {
+        ($insn:expr) => {
+            match exec::<MEM, S>(cpu, mem, $insn, end, here, hook) {
                 Ok(n) => n,
                 Err(Trapped) => {
-                    let m = here.meta($i);
+                    let m = here.meta(here.index($insn));
                     return Err((m.idx, here.start.wrapping_add(u64::from(m.off))));
                 }
             }
@@ -762,18 +819,16 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     // each copy has its own dispatch branch, so the host's branch predictor sees three sites
     // with their own histories instead of one.
     let mut pairs = body.chunks_exact(2);
-    let mut i = 0usize;
     for pair in &mut pairs {
         if let [a, b] = pair {
-            step!(i, a);
-            step!(i + 1, b);
+            step!(a);
+            step!(b);
         }
-        i += 2;
     }
     if let [one] = pairs.remainder() {
-        step!(i, one);
+        step!(one);
     }
-    Ok(step!(body.len(), last))
+    Ok(step!(last))
 }
 
 impl CodeView for Machine {

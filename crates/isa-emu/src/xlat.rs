@@ -43,16 +43,25 @@ pub(crate) struct Meta {
 }
 
 /// The position of running code: the block's start pc, the instructions retired before the
-/// block, and where the [`Meta`] of its translated instructions start in `meta` (the whole
-/// arena, so that entering a block computes no slice of it).
+/// block, where the [`Meta`] of its translated instructions start in `meta` (the whole
+/// arena, so that entering a block computes no slice of it), and the address of its first
+/// translated instruction (`code`), from which an instruction's index is found by its
+/// address when needed, so the loop over a block keeps no counter.
 pub(crate) struct Here<'a> {
     pub start: u64,
     pub base: u64,
     pub meta: &'a [Meta],
     pub first: usize,
+    pub code: usize,
 }
 
 impl Here<'_> {
+    /// The index in its block of `insn`, one of the block's translated instructions.
+    #[inline(always)]
+    pub fn index(&self, insn: &Tinsn) -> usize {
+        (insn as *const Tinsn as usize).wrapping_sub(self.code) / size_of::<Tinsn>()
+    }
+
     /// The [`Meta`] of translated instruction `i` (zero in single-step mode).
     #[inline(always)]
     pub fn meta(&self, i: usize) -> Meta {
