@@ -412,8 +412,24 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
     /// Links `left -> right`, first dropping the digram that started at `left` and
     /// restoring the index of runs like `a a a` that the unlink would lose.
     fn join(&mut self, left: u32, right: u32) {
+        self.join_indexed(left, right, true);
+    }
+
+    /// [`join`](Self::join), told whether `left`'s digram may be in the index: it is not
+    /// when `left` was linked to its successor just before, by a join that put no digram
+    /// of `left` in the index (the caller knows), and looking it up would only cost a hash
+    /// probe that cannot find it.
+    fn join_indexed(&mut self, left: u32, right: u32, indexed: bool) {
         if self.next(left) != NIL {
-            self.delete_digram(left);
+            if indexed {
+                self.delete_digram(left);
+            } else {
+                debug_assert!(
+                    self.key(left)
+                        .is_none_or(|k| self.digrams.get(&k) != Some(&left)),
+                    "node {left}'s digram is indexed"
+                );
+            }
             let (rp, rn) = (self.prev(right), self.next(right));
             if rp != NIL
                 && rn != NIL
@@ -440,15 +456,22 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
     }
 
     fn insert_after(&mut self, at: u32, n: u32) {
-        let after = self.next(at);
-        self.join(n, after);
-        self.join(at, n);
+        self.insert_after_indexed(at, n, true);
     }
 
-    /// Unlinks and frees node `n`, dropping its digram and its rule reference.
-    fn remove(&mut self, n: u32) {
+    /// [`insert_after`](Self::insert_after); `indexed` as for
+    /// [`join_indexed`](Self::join_indexed), of `at`'s digram.
+    fn insert_after_indexed(&mut self, at: u32, n: u32, indexed: bool) {
+        let after = self.next(at);
+        self.join(n, after);
+        self.join_indexed(at, n, indexed);
+    }
+
+    /// Unlinks and frees node `n`, dropping its digram and its rule reference; `indexed`
+    /// as for [`join_indexed`](Self::join_indexed), of its predecessor's digram.
+    fn remove(&mut self, n: u32, indexed: bool) {
         let (p, nx) = (self.prev(n), self.next(n));
-        self.join(p, nx);
+        self.join_indexed(p, nx, indexed);
         if !self.is_guard(n) {
             self.delete_digram(n);
             if let Sym::Rule(r) = self.sym(n) {
@@ -517,10 +540,12 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
     /// Replaces the digram starting at `n` by a reference to rule `r`.
     fn substitute(&mut self, n: u32, r: u32) {
         let q = self.prev(n);
-        self.remove(self.next(q));
-        self.remove(self.next(q));
+        // Only the first unlink can find a digram of `q` in the index: each join below
+        // gives `q` a successor it had no digram with.
+        self.remove(self.next(q), true);
+        self.remove(self.next(q), false);
         let s = self.new_node(Sym::Rule(r));
-        self.insert_after(q, s);
+        self.insert_after_indexed(q, s, false);
         if !self.check(q) {
             let s = self.next(q);
             self.check(s);
