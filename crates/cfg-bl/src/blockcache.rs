@@ -17,7 +17,12 @@
 //!
 //! The hot part of an entry ([`Slot`]) is one cache line: the key, the two successor
 //! addresses, the nodes reached and their additions (an index into the arena for anything
-//! longer); the rest ([`Cold`]) is read only on misses, calls and returns.
+//! longer); the rest ([`Cold`]) is read only on misses and uncached calls and returns. A
+//! block that ends in a call or return has no flow successors: its entries hold its falls
+//! when they are an addition, and a call's callee when it starts with an assignment
+//! ([`CachedCall`]), so that most calls and returns skip the general path too.
+
+use prof_events::EdgeKind as EmuEdge;
 
 use crate::plan::Op;
 use crate::pool::{Dense, PathEnd, Pooled};
@@ -92,22 +97,66 @@ impl Default for Slot {
 }
 
 impl Slot {
-    /// The cached successor at `to`: the node reached and the step.
-    #[inline]
-    pub(crate) fn find(&self, to: u64) -> Option<(u32, Step)> {
-        let i = if self.to[0] == to && self.next[0] != NONE {
-            0
-        } else if self.to[1] == to && self.next[1] != NONE {
-            1
-        } else {
-            return None;
+    /// The cached successor of a transfer of `kind` to `to`: the node reached and the step.
+    /// A fixed-target exit has its own entry ([`entry_of`]), so only an indirect jump
+    /// chooses between the two by address; the chosen entry's address is checked anyway
+    /// (a predictable compare).
+    #[inline(always)]
+    pub(crate) fn find(&self, kind: EmuEdge, to: u64) -> Option<(u32, Step)> {
+        let i = match entry_of(kind)? {
+            Some(i) => i,
+            None => usize::from(self.to[0] != to),
         };
-        let step = match self.action[i] {
+        if self.to[i] != to || self.next[i] == NONE {
+            return None;
+        }
+        Some((self.next[i], self.step(i)))
+    }
+
+    /// The cached falls of a call or return block (its entries hold no flow successors):
+    /// the node of its last instruction and their step.
+    #[inline(always)]
+    pub(crate) fn falls(&self) -> Option<(u32, Step)> {
+        (self.next[0] != NONE).then(|| (self.next[0], self.step(0)))
+    }
+
+    /// The step of entry `i`.
+    #[inline(always)]
+    fn step(&self, i: usize) -> Step {
+        match self.action[i] {
             NONE => Step::Add(self.add[i]),
             a if a & END_BIT != 0 => Step::End(a & !END_BIT),
             a => Step::Action(a),
-        };
-        Some((self.next[i], step))
+        }
+    }
+
+    /// The cached call of a call block to `to`: the falls, then [`CachedCall`].
+    #[inline(always)]
+    pub(crate) fn call(&self, to: u64) -> Option<((u32, Step), CachedCall)> {
+        let falls = self.falls()?;
+        (self.to[0] == to && self.next[1] != NONE).then_some((
+            falls,
+            CachedCall {
+                callee: self.action[1],
+                entry: self.next[1],
+                sum: self.add[1],
+                ret: self.to[1],
+            },
+        ))
+    }
+
+    /// Caches the falls of a call or return block (in entry 0).
+    pub(crate) fn set_falls(&mut self, last: u32, falls: Step) {
+        self.set(0, 0, last, falls);
+    }
+
+    /// Caches the call of a call block to `to` (after [`set_falls`](Self::set_falls)).
+    pub(crate) fn set_call(&mut self, to: u64, call: CachedCall) {
+        self.to[0] = to;
+        self.to[1] = call.ret;
+        self.next[1] = call.entry;
+        self.add[1] = call.sum;
+        self.action[1] = call.callee;
     }
 
     /// Stores a successor in entry `i`.
@@ -119,6 +168,29 @@ impl Slot {
             Step::End(a) => (0, a | END_BIT),
             Step::Action(a) => (0, a),
         };
+    }
+}
+
+/// A call whose callee starts with an assignment of its sum: pushes an activation of
+/// function `callee` at node `entry` with sum `sum` that returns to `ret`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CachedCall {
+    pub(crate) callee: u32,
+    pub(crate) entry: u32,
+    pub(crate) sum: i64,
+    pub(crate) ret: u64,
+}
+
+/// The successor entry of a slot that a flow transfer of `kind` uses: `Some(Some(i))` for a
+/// fixed-target exit (0: the block's end, 1: the branch or jump target), `Some(None)` for an
+/// indirect jump (either entry), `None` for calls and returns (never cached).
+#[inline(always)]
+pub(crate) fn entry_of(kind: EmuEdge) -> Option<Option<usize>> {
+    match kind {
+        EmuEdge::NotTaken | EmuEdge::FallThrough => Some(Some(0)),
+        EmuEdge::Taken | EmuEdge::Jump => Some(Some(1)),
+        EmuEdge::IndirectJump => Some(None),
+        EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return => None,
     }
 }
 
@@ -331,14 +403,26 @@ mod tests {
     #[test]
     fn a_slot_finds_its_successors_and_the_arena_keeps_long_steps() {
         let mut s = Slot::default();
-        assert_eq!(s.find(0), None);
+        assert_eq!(s.find(EmuEdge::NotTaken, 0), None);
         s.set(0, 16, 3, Step::Add(-2));
         s.set(1, 32, 4, Step::Action(7));
-        assert_eq!(s.find(16), Some((3, Step::Add(-2))));
-        assert_eq!(s.find(32), Some((4, Step::Action(7))));
-        assert_eq!(s.find(48), None);
+        assert_eq!(s.find(EmuEdge::NotTaken, 16), Some((3, Step::Add(-2))));
+        assert_eq!(s.find(EmuEdge::FallThrough, 16), Some((3, Step::Add(-2))));
+        assert_eq!(s.find(EmuEdge::Taken, 32), Some((4, Step::Action(7))));
+        assert_eq!(s.find(EmuEdge::Jump, 32), Some((4, Step::Action(7))));
+        // A fixed exit looks at its own entry only; an indirect jump at either.
+        assert_eq!(s.find(EmuEdge::Taken, 16), None);
+        assert_eq!(s.find(EmuEdge::NotTaken, 32), None);
+        assert_eq!(s.find(EmuEdge::IndirectJump, 16), Some((3, Step::Add(-2))));
+        assert_eq!(
+            s.find(EmuEdge::IndirectJump, 32),
+            Some((4, Step::Action(7)))
+        );
+        assert_eq!(s.find(EmuEdge::IndirectJump, 48), None);
+        assert_eq!(s.find(EmuEdge::Call, 16), None);
+        assert_eq!(s.find(EmuEdge::Return, 32), None);
         s.set(1, 32, 5, Step::End(7));
-        assert_eq!(s.find(32), Some((5, Step::End(7))));
+        assert_eq!(s.find(EmuEdge::Taken, 32), Some((5, Step::End(7))));
         let mut arena = Arena::default();
         assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));
         assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));

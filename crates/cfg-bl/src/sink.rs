@@ -18,7 +18,11 @@
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
 //! a key compare, an address compare and an addition; a path's end at a backedge is, in
 //! addition, one indexed add into the pool of dense counter tables of all functions (a
-//! sparse table: one call); region entries and exits run their composed operations.
+//! sparse table: one call); region entries and exits run their composed operations. The
+//! top activation's function, node and sum are held in the sink while edges hit the cache.
+//! A call or return block's slot caches its falls and (for a call) its callee's start, so
+//! that a call whose callee starts with an assignment, and a return whose end is a single
+//! count and whose caller resumes with an addition, skip the general path.
 //! Functions are instrumented and indexed on their first call. The dense tables reach
 //! [`Function::counters`] at the run's exit event.
 
@@ -31,7 +35,7 @@ use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Sink};
 
-use crate::blockcache::{compose, key, Arena, Cold, Slot, Step, NONE};
+use crate::blockcache::{compose, entry_of, key, Arena, CachedCall, Cold, Slot, Step, NONE};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
@@ -92,6 +96,9 @@ pub struct Function {
     /// Per node: where and at which addition the exit edge and the end count, when they
     /// compose to a single count.
     finish: Vec<Option<(Place, u128)>>,
+    /// Per node: the flow edge to the block at its end (where a call in it returns to) as
+    /// the node reached and its addition, when it is one.
+    resume: Vec<Option<(NodeIndex, i64)>>,
     /// Per node: its end address.
     node_end: Vec<u64>,
     /// Per node: the fall-through flow edge into the block at its end address.
@@ -131,6 +138,11 @@ pub struct PathSink {
     scratch_ops: Vec<Op>,
     scratch_edges: Vec<u32>,
     acts: Vec<Act>,
+    /// The top activation's [`key`] ([`NO_FUNC`] if it runs no instrumented function) and
+    /// running sum while edges hit the cache: the activation's own node and sum are stale
+    /// until [`spill`](Self::spill), and everything else works on the activation.
+    cur: u64,
+    sum: u128,
     /// Stacks of finished activations, reused.
     spare: Vec<Vec<u128>>,
     /// What could not be followed.
@@ -163,6 +175,8 @@ impl PathSink {
             scratch_ops: Vec::new(),
             scratch_edges: Vec::new(),
             acts: Vec::new(),
+            cur: NO_FUNC,
+            sum: 0,
             spare: Vec::new(),
             stats: Stats::default(),
             record_edges: false,
@@ -297,7 +311,13 @@ impl PathSink {
         };
         match step {
             Step::Add(v) => act.state.sum = act.state.sum.wrapping_add(v as i128 as u128),
-            Step::End(e) => self.end_path(f, e),
+            Step::End(e) => {
+                let sum = act.state.sum;
+                let sum = self.end_path(f, e, sum);
+                if let Some(act) = self.acts.last_mut() {
+                    act.state.sum = sum;
+                }
+            }
             Step::Action(a) => {
                 if let Some(func) = self.functions.get_mut(f) {
                     if let Some(counters) = &mut func.counters {
@@ -314,18 +334,18 @@ impl PathSink {
         }
     }
 
-    /// Runs path end `e` in the top activation, which runs function `f`.
+    /// Runs path end `e` of function `f` on running sum `sum`; returns the new sum.
     #[inline(always)]
-    fn end_path(&mut self, f: usize, e: u32) {
-        let (Some(end), Some(act)) = (self.arena.end(e), self.acts.last_mut()) else {
-            return;
+    fn end_path(&mut self, f: usize, e: u32, sum: u128) -> u128 {
+        let Some(&end) = self.arena.end(e) else {
+            return sum;
         };
-        let sum = act.state.sum.wrapping_add(end.add);
-        act.state.sum = end.set;
+        let sum = sum.wrapping_add(end.add);
         match end.place {
             Place::Pool(d) if self.pool.bump(d, sum) => {}
             place => self.count_in(f, place, sum),
         }
+        end.set
     }
 
     /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
@@ -335,6 +355,29 @@ impl PathSink {
         if let Some(func) = self.functions.get_mut(f) {
             func.count_at(&mut self.pool, place, sum);
         }
+    }
+
+    /// Writes the hoisted key and sum back into the top activation.
+    #[inline]
+    fn spill(&mut self) {
+        if let Some(act) = self.acts.last_mut() {
+            act.state.sum = self.sum;
+            if self.cur != NO_FUNC {
+                act.node = NodeIndex::new((self.cur & 0xffff_ffff) as usize);
+            }
+        }
+    }
+
+    /// Hoists the top activation's key and sum (after [`spill`](Self::spill) and changes).
+    #[inline]
+    fn fill(&mut self) {
+        (self.cur, self.sum) = match self.acts.last() {
+            Some(act) => (
+                act.func.map_or(NO_FUNC, |f| key(f, act.node.index())),
+                act.state.sum,
+            ),
+            None => (NO_FUNC, 0),
+        };
     }
 
     /// Empties the cache (when the arena is full or edge recording was switched).
@@ -390,19 +433,149 @@ impl PathSink {
         Some((node as u32, self.arena.store(ops, edges, &func.dense)))
     }
 
-    /// Caches successor `to` of keyed slot `id`, replacing the older of two.
-    fn remember(&mut self, id: usize, to: u64, (next, step): (u32, Step)) {
+    /// Caches successor `to` of keyed slot `id` in `entry` (see [`entry_of`]; an indirect
+    /// jump's replaces the older of two).
+    fn remember(&mut self, id: usize, to: u64, entry: Option<usize>, (next, step): (u32, Step)) {
         let (Some(slot), Some(cold)) = (self.slots.get_mut(id), self.cold.get_mut(id)) else {
             return;
         };
-        let i = match slot.next.iter().position(|&n| n == NONE) {
-            Some(i) => i,
-            None => {
+        let i = match (entry, slot.next.iter().position(|&n| n == NONE)) {
+            (Some(i), _) | (None, Some(i)) => i,
+            (None, None) => {
                 cold.victim ^= 1;
                 usize::from(cold.victim)
             }
         };
         slot.set(i, to, next, step);
+    }
+
+    /// Caches in keyed slot `id` the call to `to` (function `g`, returning to `ret`) that
+    /// just started the top activation, if its start was an assignment of its sum.
+    fn remember_call(&mut self, id: usize, to: u64, g: usize, ret: u64) {
+        let (Some(act), Some(fun)) = (self.acts.last(), self.functions.get(g)) else {
+            return;
+        };
+        // The sum as a sign-extended addition (the start may be a negative value).
+        let sum = fun
+            .entry_sum
+            .map(|v| v as i64)
+            .filter(|&v| v as i128 as u128 == fun.entry_sum.unwrap_or(0));
+        if let (Some(sum), Some(true), false) = (sum, act.func.map(|a| a == g), self.record_edges) {
+            let call = CachedCall {
+                callee: g as u32,
+                entry: act.node.index() as u32,
+                sum,
+                ret,
+            };
+            if let Some(slot) = self.slots.get_mut(id).filter(|s| s.falls().is_some()) {
+                slot.set_call(to, call);
+            }
+        }
+    }
+
+    /// Runs the cached falls `falls` of a call or return block on the hoisted sum of
+    /// function `f`: the sum after them, `None` (nothing done) for an arena action.
+    #[inline(always)]
+    fn cached_falls(&mut self, falls: Step) -> Option<u128> {
+        match falls {
+            Step::Add(v) => Some(self.sum.wrapping_add(v as i128 as u128)),
+            Step::End(e) => Some(self.end_path((self.cur >> 32) as usize, e, self.sum)),
+            Step::Action(_) => None,
+        }
+    }
+
+    /// A cached call from keyed slot `id` to `to` (see [`Slot::call`]) on the hoisted
+    /// state; `false` if it is not cached.
+    #[inline(never)]
+    fn fast_call(&mut self, id: usize, to: u64) -> bool {
+        let Some(((last, falls), call)) = self.slots.get(id).and_then(|s| s.call(to)) else {
+            return false;
+        };
+        let known = self.functions.get(call.callee as usize).is_some();
+        if self.acts.is_empty() || !known || matches!(falls, Step::Action(_)) {
+            return false;
+        }
+        let Some(sum) = self.cached_falls(falls) else {
+            return false;
+        };
+        let (Some(act), Some(fun)) = (
+            self.acts.last_mut(),
+            self.functions.get_mut(call.callee as usize),
+        ) else {
+            return false;
+        };
+        act.node = NodeIndex::new(last as usize);
+        act.state.sum = sum;
+        fun.starts += 1;
+        let stack = self.spare.pop().unwrap_or_default();
+        self.acts.push(Act {
+            func: Some(call.callee as usize),
+            node: NodeIndex::new(call.entry as usize),
+            ret: Some(call.ret),
+            state: Activation {
+                sum: call.sum as i128 as u128,
+                stack,
+            },
+        });
+        self.cur = key(call.callee as usize, call.entry as usize);
+        self.sum = call.sum as i128 as u128;
+        true
+    }
+
+    /// A return from keyed slot `id` to `to` on the hoisted state, when its falls are
+    /// cached, the top activation returns to `to`, its end is a single count, and its
+    /// caller resumes with an addition; `false` otherwise (nothing done).
+    #[inline(never)]
+    fn fast_return(&mut self, id: usize, to: u64) -> bool {
+        let Some((last, falls)) = self.slots.get(id).and_then(Slot::falls) else {
+            return false;
+        };
+        if matches!(falls, Step::Action(_)) {
+            return false;
+        }
+        let n = self.acts.len();
+        let (Some(top), Some(caller)) = (self.acts.get(n.wrapping_sub(1)), n.checked_sub(2)) else {
+            return false;
+        };
+        let Some(caller) = self.acts.get(caller) else {
+            return false;
+        };
+        let f = (self.cur >> 32) as usize;
+        let (Some(g), true, false) = (caller.func, top.ret == Some(to), self.record_edges) else {
+            return false;
+        };
+        let at = caller.node.index();
+        let resume = self.functions.get(g).and_then(|fun| {
+            (fun.node_end.get(at) == Some(&to))
+                .then(|| fun.resume.get(at).copied().flatten())
+                .flatten()
+        });
+        let finish = self
+            .functions
+            .get(f)
+            .and_then(|fun| fun.finish.get(last as usize));
+        let (Some((w, radd)), Some(&Some((place, fadd)))) = (resume, finish) else {
+            return false;
+        };
+        let sum = self
+            .cached_falls(falls)
+            .unwrap_or(self.sum)
+            .wrapping_add(fadd);
+        if let Some(fun) = self.functions.get_mut(f) {
+            fun.count_at(&mut self.pool, place, sum);
+            fun.ends += 1;
+        }
+        self.pop_act();
+        let Some(caller) = self.acts.last_mut() else {
+            return true;
+        };
+        caller.node = w;
+        // From a register, not reloaded from the halves just stored.
+        let sum = caller.state.sum.wrapping_add(radd as i128 as u128);
+        caller.state.sum = sum;
+        self.cur = key(g, w.index());
+        self.sum = sum;
+        true
     }
 
     /// Follows the fall-through edges of the top activation up to the node that holds the
@@ -444,13 +617,13 @@ impl PathSink {
             if self.slots[id].key != key(f, node) {
                 self.rekey(id, f, node);
             }
-            if is_flow(kind) {
-                let hit = match self.slots[id].find(to) {
+            if let Some(entry) = entry_of(kind) {
+                let hit = match self.slots[id].find(kind, to) {
                     Some(h) => Some(h),
                     None => {
                         let h = self.resolve(id, to);
                         if let Some(h) = h {
-                            self.remember(id, to, h);
+                            self.remember(id, to, entry, h);
                         }
                         h
                     }
@@ -464,6 +637,10 @@ impl PathSink {
             let Cold { last, falls, .. } = self.cold[id];
             self.step_top(f, falls);
             self.acts[top].node = NodeIndex::new(last as usize);
+            if let (false, None) = (self.record_edges, entry_of(kind)) {
+                // A call or return block: its entries are free for its falls.
+                self.slots[id].set_falls(last, falls);
+            }
         } else {
             self.stats.unknown_events += 1;
         }
@@ -478,6 +655,9 @@ impl PathSink {
                     }
                 };
                 self.start(callee, Some(end));
+                if let (Some(_), Some(g)) = (func, callee) {
+                    self.remember_call(id, to, g, end);
+                }
             }
             EmuEdge::Return => self.on_return(to),
             _ => self.transfer_out(func, to, kind),
@@ -589,14 +769,9 @@ impl PathSink {
     }
 }
 
-/// Whether an edge of this kind is a flow edge inside a function (not a call or return).
-#[inline]
-fn is_flow(kind: EmuEdge) -> bool {
-    !matches!(
-        kind,
-        EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return
-    )
-}
+/// The hoisted key of an activation outside every instrumented function (no slot's key:
+/// function indices stay far below `u32::MAX`).
+const NO_FUNC: u64 = u64::MAX - 1;
 
 /// Which of a plan's operation lists to run.
 #[derive(Clone, Copy, Debug)]
@@ -633,6 +808,18 @@ impl Function {
                     [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
                         Some((Place::of(table, &self.dense), add))
                     }
+                    _ => None,
+                }
+            })
+            .collect();
+        self.resume = (0..self.node_end.len())
+            .map(|v| {
+                let (e, w) = self.flow_to(v, *self.node_end.get(v)?)?;
+                let mut ops = Vec::new();
+                compose(&mut ops, inst.ops_for(e));
+                match ops[..] {
+                    [] => Some((w, 0)),
+                    [Op::Add(a)] if a as i64 as u128 == a => Some((w, a as i64)),
                     _ => None,
                 }
             })
@@ -729,6 +916,7 @@ impl Function {
             dense: Vec::new(),
             entry_sum: None,
             finish: Vec::new(),
+            resume: Vec::new(),
             node_at: HashMap::default(),
             fall: Vec::new(),
             leave: Vec::new(),
@@ -790,40 +978,47 @@ impl Sink for PathSink {
     }
 
     /// The hot path: a flow transfer from a block whose slot is keyed to the top
-    /// activation's function and node, to a cached successor with an inline addition, is
-    /// two compares, an add and a store (an arena step, such as a path's end, one call);
-    /// everything else goes to `on_edge`.
+    /// activation's function and node (hoisted in `cur`), to a cached successor with an
+    /// inline addition, is a key compare, an address compare, an add and a store (a path's
+    /// end, an indexed add in the pool; a longer arena step, one call); everything else
+    /// goes to `on_edge`.
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
-        if let (Some(slot), Some(act)) = (self.slots.get(edge.from.index()), self.acts.last_mut()) {
-            if let Some(f) = act.func {
-                if slot.key == key(f, act.node.index()) && is_flow(edge.kind) {
-                    match slot.find(edge.to) {
-                        Some((next, Step::Add(v))) => {
-                            act.state.sum = act.state.sum.wrapping_add(v as i128 as u128);
-                            act.node = NodeIndex::new(next as usize);
-                            return Control::Continue;
-                        }
-                        Some((next, Step::End(e))) => {
-                            act.node = NodeIndex::new(next as usize);
-                            self.end_path(f, e);
-                            return Control::Continue;
-                        }
-                        Some((next, step)) => {
-                            act.node = NodeIndex::new(next as usize);
+        if let Some(slot) = self.slots.get(edge.from.index()) {
+            if slot.key == self.cur {
+                if let Some((next, step)) = slot.find(edge.kind, edge.to) {
+                    let f = (self.cur >> 32) as usize;
+                    self.cur = key(f, next as usize);
+                    match step {
+                        Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
+                        Step::End(e) => self.sum = self.end_path(f, e, self.sum),
+                        Step::Action(_) => {
+                            self.spill();
                             self.step_top(f, step);
-                            return Control::Continue;
+                            self.fill();
                         }
-                        None => {}
                     }
+                    return Control::Continue;
+                }
+                let id = edge.from.index();
+                let done = match edge.kind {
+                    EmuEdge::Call | EmuEdge::IndirectCall => self.fast_call(id, edge.to),
+                    EmuEdge::Return => self.fast_return(id, edge.to),
+                    _ => false,
+                };
+                if done {
+                    return Control::Continue;
                 }
             }
         }
+        self.spill();
         self.on_edge(edge.from, edge.to, edge.kind);
+        self.fill();
         Control::Continue
     }
 
     fn exit(&mut self, exit: &Exit) {
+        self.spill();
         self.advance(exit.pc);
         while !self.acts.is_empty() {
             self.finish_top();
@@ -834,5 +1029,6 @@ impl Sink for PathSink {
                 self.pool.copy_out(&func.dense, c);
             }
         }
+        self.fill();
     }
 }
