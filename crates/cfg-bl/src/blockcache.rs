@@ -25,7 +25,7 @@
 use prof_events::EdgeKind as EmuEdge;
 
 use crate::plan::Op;
-use crate::pool::{Dense, PathEnd, Pooled};
+use crate::pool::{Dense, PathEnd, PlacedOp, Pooled};
 use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
@@ -229,6 +229,8 @@ impl Cold {
 pub(crate) struct Arena {
     actions: Vec<Action>,
     ops: Vec<Op>,
+    /// `ops` with their tables resolved (same indices).
+    placed: Vec<PlacedOp>,
     edges: Vec<u32>,
     ends: Vec<PathEnd>,
     /// Every step goes to the arena (so that edges are recorded).
@@ -244,6 +246,7 @@ impl Arena {
     pub(crate) fn clear(&mut self) {
         self.actions.clear();
         self.ops.clear();
+        self.placed.clear();
         self.edges.clear();
         self.ends.clear();
     }
@@ -269,6 +272,8 @@ impl Arena {
             edges_len: edges.len() as u32,
         };
         self.ops.extend_from_slice(ops);
+        self.placed
+            .extend(ops.iter().map(|&op| PlacedOp::of(op, dense)));
         self.edges.extend_from_slice(edges);
         self.actions.push(a);
         Step::Action(self.actions.len() as u32 - 1)
@@ -278,6 +283,15 @@ impl Arena {
     #[inline]
     pub(crate) fn end(&self, i: u32) -> Option<&PathEnd> {
         self.ends.get(i as usize)
+    }
+
+    /// The resolved operations of arena action `a`; `None` when recording edges (the action
+    /// must count its edges: [`apply`](Self::apply) it).
+    #[inline]
+    pub(crate) fn placed(&self, a: u32) -> Option<&[PlacedOp]> {
+        let a = self.actions.get(a as usize).filter(|_| !self.record)?;
+        let s = a.ops_start as usize;
+        self.placed.get(s..s + a.ops_len as usize)
     }
 
     /// Executes arena action `a` on `state`, counting its edges into `edge_counts` when
@@ -307,8 +321,9 @@ impl Arena {
 
 /// Appends `ops` to `out`, merging additions into a preceding addition or assignment,
 /// folding an addition into a following count (`Add(a); Count(t, b)` is `Count(t, a + b);
-/// Add(a)`) or assignment (`Add(a); Set(v)` is `Set(v)`), and dropping additions of zero;
-/// the result has the same effect on sum, stack and counters.
+/// Add(a)`), push (`Add(a); Push(b)` is `Push(a + b); Add(a)`) or assignment (`Add(a);
+/// Set(v)` is `Set(v)`), and dropping additions of zero; the result has the same effect on
+/// sum, stack and counters.
 pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
     for &op in ops {
         match (out.last_mut(), op) {
@@ -321,6 +336,11 @@ pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
                     table,
                     add: add.wrapping_add(a),
                 });
+                out.push(Op::Add(a));
+            }
+            (Some(&mut Op::Add(a)), Op::Push(v)) => {
+                out.pop();
+                out.push(Op::Push(v.wrapping_add(a)));
                 out.push(Op::Add(a));
             }
             _ => out.push(op),

@@ -124,6 +124,35 @@ impl Place {
     }
 }
 
+/// An [`Op`] whose table is resolved to its [`Place`]: a cached arena step (region entries
+/// and exits) runs on the sink's hoisted sum without walking to the function's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PlacedOp {
+    /// `sum += v`.
+    Add(u128),
+    /// `sum = v`.
+    Set(u128),
+    /// `push(sum + v)`.
+    Push(u128),
+    /// `sum = pop()`.
+    Pop,
+    /// `cnt[place][sum + add]++`.
+    Count(Place, u128),
+}
+
+impl PlacedOp {
+    /// `op` in a function whose pooled tables are `dense`.
+    pub(crate) fn of(op: Op, dense: &[Option<Dense>]) -> PlacedOp {
+        match op {
+            Op::Add(v) => PlacedOp::Add(v),
+            Op::Set(v) => PlacedOp::Set(v),
+            Op::Push(v) => PlacedOp::Push(v),
+            Op::Pop => PlacedOp::Pop,
+            Op::Count { table, add } => PlacedOp::Count(Place::of(table, dense), add),
+        }
+    }
+}
+
 impl PathEnd {
     /// The path end that `ops` are, if they are one, in a function whose pooled tables are
     /// `dense`.
