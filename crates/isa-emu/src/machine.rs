@@ -490,12 +490,17 @@ impl Machine {
     ) -> Leave {
         let Machine {
             cpu,
-            mem,
+            mem: machine_mem,
             cache,
             instret,
             trap,
             ..
         } = self;
+        // The memory moves into a local for the loop: its span's base, length and address
+        // then stay in registers or one stack slot, where through `self` every access first
+        // reloads a pointer to them.
+        let mut local_mem = machine_mem.take();
+        let mem = &mut local_mem;
         let mut retired = *instret;
         let leave = loop {
             let Some(block) = cache.blocks.get(slot as usize) else {
@@ -571,6 +576,7 @@ impl Machine {
                 },
             };
         };
+        *machine_mem = local_mem;
         *instret = retired;
         leave
     }

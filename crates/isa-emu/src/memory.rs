@@ -81,6 +81,20 @@ impl Memory {
         })
     }
 
+    /// Moves the span out, leaving an empty one in its place.
+    pub(crate) fn take(&mut self) -> Memory {
+        std::mem::replace(
+            self,
+            Memory {
+                base: 0,
+                bytes: Vec::new(),
+                code_lo: 0,
+                code_hi: 0,
+                code_written: false,
+            },
+        )
+    }
+
     /// First guest address of the span.
     pub fn base(&self) -> u64 {
         self.base
