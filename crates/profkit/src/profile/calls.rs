@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn a_call_costs_what_runs_until_its_return() {
-        // main: 0x100..0x110 calls f (0x200, 5 insns) twice, then 0x110 runs 2 more.
+        // main calls f (0x200, 5 instructions) from 0x10c, then again from 0x114.
         let mut r = Run::new(&[
             (0x100, 0x110, 4, BlockEnd::Call),
             (0x200, 0x214, 5, BlockEnd::Return),
