@@ -213,12 +213,14 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
         summary = machine.run(&mut sinks);
         let (profile, calls) = sinks.into_inner().0.into_inner();
         let report = Report::new(name, &machine, &summary, &profile, args.top);
-        let text = match (args.format, &calls) {
-            (Format::Json, _) => report.to_json(),
-            (Format::Callgrind, Some(calls)) => {
-                render_callgrind(&command_line(name, args), &machine, &profile, calls)
+        let text = match args.format {
+            Format::Text => report.to_text(),
+            Format::Json => report.to_json(),
+            // `calls` is `Some` in this format.
+            Format::Callgrind => {
+                let calls = calls.unwrap_or_default();
+                render_callgrind(&command_line(name, args), &machine, &profile, &calls)
             }
-            _ => report.to_text(),
         };
         emit(args.out.as_deref(), "profile", &text)?;
     }

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use prof_events::CodeView;
 
-use super::{Arc, ArcCost, BlockProfile, CallGraph};
+use super::{ArcCost, BlockProfile, CallArc, CallGraph};
 
 /// Instructions executed at each address: every execution of a block executes each of
 /// its instructions once.
@@ -48,7 +48,7 @@ fn function_of(code: &dyn CodeView, addr: u64) -> (u64, String) {
 struct Function {
     name: String,
     lines: Vec<(u64, u64)>,
-    arcs: Vec<(Arc, ArcCost, String)>,
+    arcs: Vec<(CallArc, ArcCost, String)>,
 }
 
 impl Function {

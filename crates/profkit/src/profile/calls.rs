@@ -25,7 +25,7 @@ pub const MAX_DEPTH: usize = 1 << 16;
 
 /// One call arc: a call instruction and the function it reached.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Arc {
+pub struct CallArc {
     /// Address of the call instruction.
     pub site: u64,
     /// Address it called.
@@ -62,8 +62,8 @@ pub struct CallGraph {
     /// Instructions entered so far.
     entered: u64,
     stack: VecDeque<Frame>,
-    index: HashMap<Arc, usize>,
-    arcs: Vec<(Arc, ArcCost)>,
+    index: HashMap<CallArc, usize>,
+    arcs: Vec<(CallArc, ArcCost)>,
 }
 
 impl CallGraph {
@@ -73,7 +73,7 @@ impl CallGraph {
     }
 
     /// Every call arc with its cost, by call site then callee.
-    pub fn arcs(&self) -> Vec<(Arc, ArcCost)> {
+    pub fn arcs(&self) -> Vec<(CallArc, ArcCost)> {
         let mut arcs = self.arcs.clone();
         arcs.sort_by_key(|&(arc, _)| arc);
         arcs
@@ -85,7 +85,7 @@ impl CallGraph {
     }
 
     fn call(&mut self, edge: &Edge) {
-        let arc = Arc {
+        let arc = CallArc {
             site: edge.pc,
             callee: edge.to,
         };
@@ -110,8 +110,8 @@ impl CallGraph {
         });
     }
 
-    /// The address a call's return goes to: the end of the calling block (a call ends its
-    /// block), which is where the call's not-taken successor would start.
+    /// The address a call's return goes to: the end of the calling block, since a call is
+    /// its block's last instruction.
     fn ret_addr(&self, edge: &Edge) -> u64 {
         self.ends
             .get(edge.from.index())
@@ -225,7 +225,7 @@ mod tests {
             self
         }
 
-        fn exit(&mut self) -> Vec<(Arc, ArcCost)> {
+        fn exit(&mut self) -> Vec<(CallArc, ArcCost)> {
             self.g.exit(&Exit {
                 reason: ExitReason::Exited(0),
                 pc: 0,
@@ -235,8 +235,8 @@ mod tests {
         }
     }
 
-    fn arc(site: u64, callee: u64, calls: u64, inclusive: u64) -> (Arc, ArcCost) {
-        (Arc { site, callee }, ArcCost { calls, inclusive })
+    fn arc(site: u64, callee: u64, calls: u64, inclusive: u64) -> (CallArc, ArcCost) {
+        (CallArc { site, callee }, ArcCost { calls, inclusive })
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod calls;
 
 pub use blocks::{render_hot_blocks, symbolize, thousands, BlockProfile, HotBlock};
 pub use callgrind::render_callgrind;
-pub use calls::{Arc, ArcCost, CallGraph, MAX_DEPTH};
+pub use calls::{ArcCost, CallArc, CallGraph, MAX_DEPTH};
 
 use std::fmt::Write as _;
 
