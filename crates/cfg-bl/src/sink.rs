@@ -334,61 +334,36 @@ impl PathSink {
         }
     }
 
-    /// Runs arena action `a` of function `f` on the hoisted sum and the top activation's
-    /// stack (the effect of [`step_top`](Self::step_top) without the spill and fill), or
-    /// through `step_top` when it must record edges.
+    /// Runs arena action `a` of function `f`: a region's entry (push; set) and a path's end
+    /// at a region exit (count into the pool; pop) straight-line on the hoisted sum and the
+    /// top activation's stack; any other action, or one that must record edges, through
+    /// [`step_top`](Self::step_top), the activation's own interpreter.
     #[inline(never)]
     fn placed_action(&mut self, f: usize, a: u32) {
-        let (Some(ops), Some(act)) = (self.arena.placed(a), self.acts.last_mut()) else {
-            self.spill();
-            self.step_top(f, Step::Action(a));
-            self.fill();
-            return;
-        };
-        // A region's entry and a path's end at its exit, without the loop's dispatch.
-        match *ops {
-            [PlacedOp::Push(v), PlacedOp::Set(w)] => {
-                act.state.stack.push(self.sum.wrapping_add(v));
-                self.sum = w;
-                return;
-            }
-            [PlacedOp::Count(Place::Pool(d), add), PlacedOp::Pop] => {
-                if let Some(s) = act.state.stack.pop() {
-                    if self.pool.bump(d, self.sum.wrapping_add(add)) {
-                        self.sum = s;
-                        return;
-                    }
-                    act.state.stack.push(s);
+        if let (Some(ops), Some(act)) = (self.arena.placed(a), self.acts.last_mut()) {
+            // A region's entry and a path's end at its exit, straight-line.
+            match *ops {
+                [PlacedOp::Push(v), PlacedOp::Set(w)] => {
+                    act.state.stack.push(self.sum.wrapping_add(v));
+                    self.sum = w;
+                    return;
                 }
-            }
-            _ => {}
-        }
-        let mut sum = self.sum;
-        for &op in ops {
-            match op {
-                PlacedOp::Add(v) => sum = sum.wrapping_add(v),
-                PlacedOp::Set(v) => sum = v,
-                PlacedOp::Push(v) => act.state.stack.push(sum.wrapping_add(v)),
-                PlacedOp::Pop => match act.state.stack.pop() {
-                    Some(s) => sum = s,
-                    None => {
-                        let counters = self.functions.get_mut(f).and_then(|g| g.counters.as_mut());
-                        if let Some(c) = counters {
-                            c.underflow += 1;
+                [PlacedOp::Count(Place::Pool(d), add), PlacedOp::Pop] => {
+                    if let Some(s) = act.state.stack.pop() {
+                        if self.pool.bump(d, self.sum.wrapping_add(add)) {
+                            self.sum = s;
+                            return;
                         }
+                        act.state.stack.push(s);
                     }
-                },
-                PlacedOp::Count(place, add) => match (place, sum.wrapping_add(add)) {
-                    (Place::Pool(d), s) if self.pool.bump(d, s) => {}
-                    (place, s) => {
-                        if let Some(g) = self.functions.get_mut(f) {
-                            g.count_at(&mut self.pool, place, s);
-                        }
-                    }
-                },
+                }
+                _ => {}
             }
         }
-        self.sum = sum;
+        // Any other action runs in the activation's own interpreter.
+        self.spill();
+        self.step_top(f, Step::Action(a));
+        self.fill();
     }
 
     /// Runs path end `e` of function `f` on running sum `sum`; returns the new sum.
