@@ -163,23 +163,23 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     pub(crate) policy: SortPolicy,
     /// Current period number (see [`Node::period_count`]).
     pub(crate) epoch: u32,
-    /// Counted accesses left until the period of [`Period::Accesses`] ends (`u64::MAX`
-    /// under other periods), counted down so a lookup tests one field.
+    /// The access clock's countdown, which a lookup tests against a constant: hits take the
+    /// inlined path while it exceeds 1 (the period's last access runs a pass out of line).
+    /// Under [`CountBasis::Period`] it holds all the counted accesses left until the
+    /// period of [`Period::Accesses`] ends (`u64::MAX` under other periods); under
+    /// [`CountBasis::Total`], whose hits all go out of line, at most 1 of them.
     pub(crate) until_pass: u64,
+    /// The rest of the accesses left (0 under [`CountBasis::Period`]); see `left`.
+    held: u64,
     /// `until_pass` when the statistics last took in the lookups it counted (`fold_clock`):
-    /// the lookups since then are `clock_top - until_pass - slow_clock`, so a hit stores no
-    /// hit counter of its own.
+    /// the inlined hits since then are `clock_top - until_pass` (every other path resets
+    /// the clock), so a hit stores no hit counter of its own.
     clock_top: u64,
-    /// Clock units taken since then by every path except the inlined hit.
-    slow_clock: u64,
     /// The stamp of this period with a count of 0 (`epoch` in the high half).
     pub(crate) now_stamp: u64,
     /// The stamp an entry reaches on the access that makes it begin to qualify, under
     /// [`CountBasis::Period`] (unreachable otherwise); see `count_one`.
     pub(crate) hot_mark: u64,
-    /// Hits take the inlined path while `until_pass` exceeds this: 1 (the period's last
-    /// access runs a pass), or `u64::MAX` under [`CountBasis::Total`] (never).
-    fast_above: u64,
     /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
     pub(crate) passes: u64,
@@ -233,7 +233,6 @@ fn empty_slots<K, V>(buckets: usize) -> Vec<Option<Node<K, V>>> {
 impl<K, V, S> BoundedHashTable<K, V, S> {
     fn build(buckets: usize, hasher: S, fixed: bool) -> Self {
         let buckets = buckets.clamp(1, MAX_ENTRIES);
-        let until_pass = pass_every(&SortPolicy::default());
         let mut table = Self {
             slots: empty_slots(buckets),
             buckets,
@@ -244,12 +243,11 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             fixed,
             policy: SortPolicy::default(),
             epoch: 0,
-            until_pass,
-            clock_top: until_pass,
-            slow_clock: 0,
+            until_pass: 0,
+            held: 0,
+            clock_top: 0,
             now_stamp: 0,
             hot_mark: 0,
-            fast_above: 1,
             since_sort: 0,
             passes: 0,
             stats: Stats::default(),
@@ -260,6 +258,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             full_pass: true,
             follow: usize::MAX,
         };
+        table.set_clock(pass_every(&table.policy));
         table.refresh_marks();
         table
     }
@@ -299,10 +298,6 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             // sees only this period's stamps).
             _ => u64::MAX,
         };
-        self.fast_above = match self.policy.basis {
-            CountBasis::Period => 1,
-            CountBasis::Total => u64::MAX,
-        };
     }
 
     /// Takes the lookups counted since the last call into the statistics (before the clock
@@ -310,19 +305,28 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     fn fold_clock(&mut self) {
         self.stats.hits += self.fast_hits();
         self.clock_top = self.until_pass;
-        self.slow_clock = 0;
     }
 
     /// Inlined hits since the last `fold_clock`.
     fn fast_hits(&self) -> u64 {
-        self.clock_top - self.until_pass - self.slow_clock
+        self.clock_top - self.until_pass
     }
 
-    /// Sets the access clock (after folding what it counted).
-    pub(crate) fn set_clock(&mut self, until_pass: u64) {
+    /// Counted accesses left until the period ends.
+    pub(crate) fn left(&self) -> u64 {
+        self.until_pass + self.held
+    }
+
+    /// Sets the access clock to `left` accesses until the period ends (after folding what
+    /// it counted), split between `until_pass` and `held` by the policy's count basis.
+    pub(crate) fn set_clock(&mut self, left: u64) {
         self.fold_clock();
-        self.until_pass = until_pass;
-        self.clock_top = until_pass;
+        self.until_pass = match self.policy.basis {
+            CountBasis::Period => left,
+            CountBasis::Total => left.min(1),
+        };
+        self.held = left - self.until_pass;
+        self.clock_top = self.until_pass;
     }
 
     /// The sort policy.
@@ -333,7 +337,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     /// Replaces the sort policy; the progress toward the next pass is kept (accesses counted
     /// under an access period, clock units under a tick period).
     pub fn set_policy(&mut self, policy: SortPolicy) {
-        let done = pass_every(&self.policy) - self.until_pass;
+        let done = pass_every(&self.policy) - self.left();
         self.policy = policy;
         self.set_clock(pass_every(&policy).saturating_sub(done).max(1));
         self.refresh_marks();
@@ -680,10 +684,9 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// [`Period::Accesses`]) has elapsed; returns where the entry of slot `idx` is after it.
     #[inline]
     pub(crate) fn count_new_access(&mut self, n: u64, idx: usize) -> usize {
-        let step = n.min(self.until_pass);
-        self.until_pass -= step;
-        self.slow_clock += step;
-        if self.until_pass == 0 {
+        let left = self.left();
+        self.set_clock(left - n.min(left));
+        if self.left() == 0 {
             self.follow = idx;
             self.end_period();
             return std::mem::replace(&mut self.follow, usize::MAX);
@@ -724,7 +727,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        if self.until_pass <= self.fast_above {
+        if self.until_pass <= 1 {
             return self.hit_slow(b, key);
         }
         // A head hit is counted on its own path: its bounds check is shared with the
@@ -1032,11 +1035,10 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             policy: self.policy,
             epoch: self.epoch,
             until_pass: self.until_pass,
+            held: self.held,
             clock_top: self.clock_top,
-            slow_clock: self.slow_clock,
             now_stamp: self.now_stamp,
             hot_mark: self.hot_mark,
-            fast_above: self.fast_above,
             since_sort: self.since_sort,
             passes: self.passes,
             stats: self.stats,

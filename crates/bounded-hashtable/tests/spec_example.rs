@@ -163,6 +163,79 @@ fn periodic_and_tick_sorting() {
     assert_eq!(t.tick(1).map(|r| r.pass), Some(1));
 }
 
+/// A pass runs on exactly every K-th counted access, whichever path counts it (inlined
+/// hits, `record`, inserts, `entry`) and under both count bases, also across a policy change
+/// of basis (which keeps the progress); lookups that miss and `get` count nothing.
+#[test]
+fn passes_fall_on_every_kth_counted_access() {
+    const K: u64 = 7;
+    for first in [CountBasis::Period, CountBasis::Total] {
+        let policy = |basis| SortPolicy {
+            basis,
+            ..SortPolicy::every(K)
+        };
+        let mut t = BoundedHashTable::with_fixed_buckets(3).with_policy(policy(first));
+        let (mut left, mut passes, mut hits) = (K, 0u64, 0u64);
+        let mut count = |n: u64, left: &mut u64| {
+            if n >= *left {
+                passes += 1;
+                *left = K;
+            } else {
+                *left -= n;
+            }
+            passes
+        };
+        for i in 0..400u64 {
+            let key = i % 11;
+            let n = match i % 9 {
+                0 => {
+                    let fresh = t.insert(key, i).is_none();
+                    hits += u64::from(!fresh);
+                    1
+                }
+                1 => u64::from(t.get_mut(&(key + 100)).is_some()),
+                2 => {
+                    assert_eq!(t.get(&key).is_some(), t.contains_key(&key));
+                    0
+                }
+                3 => {
+                    let n = i % 4;
+                    hits += u64::from(t.record(&key, n).is_some());
+                    if t.contains_key(&key) {
+                        n
+                    } else {
+                        0
+                    }
+                }
+                4 => {
+                    let present = t.contains_key(&key);
+                    *t.entry(key).or_insert(0) += 1;
+                    hits += u64::from(present);
+                    1
+                }
+                5 if i % 45 == 5 => {
+                    // Switch the basis mid-period: the progress is kept.
+                    let basis = match t.policy().basis {
+                        CountBasis::Period => CountBasis::Total,
+                        CountBasis::Total => CountBasis::Period,
+                    };
+                    t.set_policy(policy(basis));
+                    0
+                }
+                _ => {
+                    let found = t.get_mut(&key).is_some();
+                    hits += u64::from(found);
+                    u64::from(found)
+                }
+            };
+            let expect = count(n, &mut left);
+            assert_eq!(t.stats().sorts, expect, "after access {i} ({first:?})");
+            assert_eq!(t.stats().hits, hits, "after access {i} ({first:?})");
+        }
+        assert!(passes > 40, "{passes} passes");
+    }
+}
+
 #[test]
 fn growth_keeps_sorted_order_and_contents() {
     let mut t = BoundedHashTable::with_capacity(4).with_policy(manual(10));
