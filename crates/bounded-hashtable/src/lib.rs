@@ -17,9 +17,9 @@
 //!
 //! - [`BoundedHashTable<K, V, S>`]: any `K: Hash + Eq`, any [`BuildHasher`](std::hash::BuildHasher)
 //!   (default [`DefaultHashBuilder`], foldhash with a fixed seed). The bucket array holds
-//!   each chain's first entry inline (key, value, counts and the `u32` link together; 32
-//!   bytes aligned to 32 for `u64` keys and values), so a hit on a chain head reads one
-//!   cache line; the entries behind the heads follow in the same
+//!   each chain's first entry inline (key, value, counts and the `u32` link together;
+//!   nodes are aligned to 32 bytes and their size rounds up to a multiple of 32: 32 bytes
+//!   for `u64` keys and values), so a hit on a chain head reads one cache line; the entries behind the heads follow in the same
 //!   `Vec` (indices, not boxes) and no lookup allocates. A sort moves the hottest entry of
 //!   a sorted bucket into its inline slot; removing a head promotes its successor.
 //!   Growable (one entry per bucket at most, doubling; growth keeps the sorted order) or,
