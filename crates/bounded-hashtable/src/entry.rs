@@ -116,7 +116,7 @@ impl<'a, K: Hash + Eq, V, S: BuildHasher> OccupiedEntry<'a, K, V, S> {
 
     /// The access counts (including this lookup).
     pub fn counts(&self) -> Counts {
-        self.table.node(self.idx).counts(self.table.epoch)
+        self.table.counts_at(self.idx)
     }
 
     /// Replaces the value, returning the old one.

@@ -17,8 +17,9 @@
 //!
 //! - [`BoundedHashTable<K, V, S>`]: any `K: Hash + Eq`, any [`BuildHasher`](std::hash::BuildHasher)
 //!   (default [`DefaultHashBuilder`], foldhash with a fixed seed). The bucket array holds
-//!   each chain's first entry inline (key, value, counts and the `u32` link together), so
-//!   a hit on a chain head reads one place; the entries behind the heads follow in the same
+//!   each chain's first entry inline (key, value, counts and the `u32` link together;
+//!   nodes are aligned to 32 bytes and their size rounds up to a multiple of 32: 32 bytes
+//!   for `u64` keys and values), so a hit on a chain head reads one cache line; the entries behind the heads follow in the same
 //!   `Vec` (indices, not boxes) and no lookup allocates. A sort moves the hottest entry of
 //!   a sorted bucket into its inline slot; removing a head promotes its successor.
 //!   Growable (one entry per bucket at most, doubling; growth keeps the sorted order) or,
@@ -113,24 +114,46 @@
 //! record. Each entry has one *stamp* (the period number in the high half, the period's
 //! count in the low half), so a hit bumps the stamp and compares it with a precomputed
 //! threshold mark; the total is the entry's base plus the stamp's count, and the first
-//! access of a new period folds the old count into the base. The pass clock is a countdown
-//! tested once per lookup that doubles as the hit counter; [`Stats`] store only the probes
-//! beyond the head. Only the access that ends a period, and every hit under
+//! access of a new period folds the old count into the base. The base's high half lives
+//! outside the node with the sort state (a carry out of the low half, once per 2^32
+//! accesses of an entry, is the only hit that touches it), which makes a node of `u64` key
+//! and value 32 bytes instead of 40. The pass clock is a countdown compared with a
+//! constant once per lookup that doubles as the hit counter; [`Stats`] store only the
+//! probes beyond the head. Only the access that ends a period, and every hit under
 //! [`CountBasis::Total`], take the out-of-line path. A pass costs O(buckets queued this
 //! period x their depth) plus sorting their hot entries; starting a new period is O(1).
+//!
+//! Where the time goes (cachegrind's branch simulation on a driver running the benches'
+//! `run` over the summary's streams, load 1, before the 32-byte node): at 10^3 keys (Zipf
+//! 1.1) a counted lookup took 47 instructions and 0.11 branch mispredictions, nearly all
+//! at the head-key comparison (a hit past the head),
+//! against hashbrown's 34 and 0.001; at 10^6 keys (Zipf 0.8) 55 instructions and 0.87
+//! mispredictions: the head comparison (0.35), the first access of an entry in a period
+//! (0.39) and the chain walk (0.13), each waiting on a cache miss. Tried and measured no
+//! faster, so not kept: choosing the head or its successor without a branch (a conditional
+//! move: +2% on Zipf 0.8 at 10^3 keys, 16-30% slower elsewhere, as the dependent second
+//! load delays every head hit); splitting the countdown into 8 lanes by bucket so that
+//! consecutive hits do not chain through one memory counter (0-6% slower at 10^3 keys);
+//! a single range test for entries that already qualify (3-12% slower at 10^3 keys).
 //!
 //! The benches (`cargo bench -p bounded-hashtable`; the `summary` bench prints the
 //! comparison table) measure it against hashbrown, an unsorted (this table with
 //! [`Period::Manual`]) and a move-to-front chained table, and print the *probe floor*: the
 //! mean probe depth with every chain ordered by the keys' true probabilities. On a shared
-//! 2-core machine (10^3 and 10^6 keys, Zipf 0.8-1.5, loads 1-16, two runs), counted
-//! lookups ran at 0.41-0.75x hashbrown's rate at load 1 (0.01-0.49x at loads 4 and 16)
-//! and 1.03-2.23x the unsorted table's at load 4 (0.87-4.25x at load 16; the gain grows
-//! with skew and load). With the default policy the probe depth reaches the floor at 10^3
-//! keys (1.097 at load 1, 1.432 at load 4 on Zipf 1.1), so there the sorted/unsorted ratio
-//! is bounded by the probe ratio (2.95/1.90 on Zipf 0.8, 2.93/1.43 on 1.1 at load 4); at
-//! 10^6 keys only entries reaching the frequency threshold (64 per 2^20 accesses) are
-//! sorted (1.152 against a floor of 1.034 at load 1, 1.605 against 1.138 at load 4).
+//! 2-core machine (10^3 and 10^6 keys, Zipf 0.8-1.5, loads 1-16, two runs alternating with
+//! the 40-byte-node build), counted lookups ran at 0.39-0.90x hashbrown's rate at load 1
+//! (0.02-0.56x at loads 4 and 16) and 0.84-2.29x the unsorted table's at load 4
+//! (1.00-3.81x at load 16; the gain grows with skew and load). At load 1 and 10^3 keys
+//! the 32-byte node and the constant clock test raised the rate by 8% on Zipf 1.1 (230 ->
+//! 248 Mlookups/s) and 11% on Zipf 1.5 (293 -> 324); on Zipf 0.8 the runs overlapped
+//! (156-175 -> 169-187). At 10^6 keys the rates moved with the machine's load (hashbrown's
+//! too); the ratios to hashbrown went 0.42-0.47 -> 0.46-0.47 on Zipf 0.8, 0.57-0.60 ->
+//! 0.56-0.64 on 1.1 and 0.77-0.79 -> 0.86-0.90 on 1.5. With the default policy the probe
+//! depth reaches the floor at 10^3 keys (1.097 at load 1, 1.432 at load 4 on Zipf 1.1),
+//! so there the sorted/unsorted ratio is bounded by the probe ratio (2.95/1.90 on Zipf
+//! 0.8, 2.93/1.43 on 1.1 at load 4); at 10^6 keys only entries reaching the frequency
+//! threshold (64 per 2^20 accesses) are sorted (1.152 against a floor of 1.034 at load 1,
+//! 1.605 against 1.138 at load 4).
 //! A `frequency_threshold` of 2 (`BHT_FREQ=2`, one run) brought those to 1.063 and 1.250
 //! with no false phase alarms (the `reversal_threshold` stays 64), but its passes sort tens
 //! of thousands of buckets, each a chain of cache misses, and on Zipf 0.8 at 10^6 keys

@@ -5,7 +5,7 @@ use std::hash::{BuildHasher, Hash};
 
 use crate::policy::{CountBasis, Period, SortOrder};
 use crate::stats::SortReport;
-use crate::table::{link, BoundedHashTable, Meta, NIL};
+use crate::table::{link, BoundedHashTable, NIL};
 
 /// Buffers reused by every pass so sorting allocates only while they grow.
 #[derive(Default)]
@@ -83,8 +83,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         }
         if self.epoch == u32::MAX {
             // Wrapping would make stale counts look current: clear them all once.
-            for node in self.slots.iter_mut().flatten() {
-                node.fold_period();
+            for (node, meta) in self.slots.iter_mut().zip(&mut self.meta) {
+                if let Some(node) = node {
+                    node.fold_period(meta);
+                }
             }
             self.epoch = 0;
         }
@@ -96,7 +98,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         let node = self.node(idx as usize);
         match self.policy.basis {
             CountBasis::Period => u64::from(node.period_count(self.epoch)),
-            CountBasis::Total => node.total(),
+            CountBasis::Total => node.total(&self.meta[idx as usize]),
         }
     }
 
@@ -163,10 +165,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             0
         };
         for (p, &idx) in s.chain.iter().enumerate() {
-            self.meta[idx as usize] = Meta {
-                hot: s.keys[p] >= threshold,
-                prev_key: s.keys[p],
-            };
+            let meta = &mut self.meta[idx as usize];
+            *meta = meta.sorted(s.keys[p] >= threshold, s.keys[p]);
         }
         if moved > 0 {
             report.entries_moved += moved;

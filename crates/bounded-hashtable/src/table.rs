@@ -53,16 +53,21 @@ pub type PhaseCallback = Box<dyn FnMut(&SortReport) + Send>;
 /// One entry: key, value, counts and the chain link together, so a probe touches one
 /// place. A counted lookup only increments `stamp`: the period count is valid while the
 /// stamp's period number equals the table's epoch (a pass starts a new period without
-/// visiting any entry), and the total is `base` plus the stamp's count (the first access
-/// of a new period folds the old count into `base`).
+/// visiting any entry), and the total is the *base* plus the stamp's count (the first
+/// access of a new period folds the old count into the base).
+///
+/// The base's low half lives here and its high half in the entry's [`Meta`] (touched only
+/// when the low half carries, once per 2^32 accesses of an entry), so with `u64` keys and
+/// values a node is 32 bytes; aligned to 32, a node never straddles two cache lines.
 #[derive(Clone)]
+#[repr(align(32))]
 pub(crate) struct Node<K, V> {
     pub(crate) key: K,
     pub(crate) value: V,
-    /// Accesses before the stamp's period.
-    base: u64,
     /// Period number (high 32 bits) and accesses in that period (low 32 bits).
     stamp: u64,
+    /// Accesses before the stamp's period, low 32 bits (the high ones: [`Meta::base_hi`]).
+    base: u32,
     pub(crate) next: Link,
 }
 
@@ -73,13 +78,53 @@ fn stamp_of(epoch: u32) -> u64 {
 }
 
 impl<K, V> Node<K, V> {
-    fn new(key: K, value: V, epoch: u32, counts: Counts) -> Self {
-        Self {
+    /// A new entry with `counts` in period `epoch`, and its sort state (holding the base's
+    /// high half).
+    fn new(key: K, value: V, epoch: u32, counts: Counts) -> (Self, Meta) {
+        let mut node = Self {
             key,
             value,
-            base: counts.total.saturating_sub(u64::from(counts.period)),
             stamp: stamp_of(epoch) | u64::from(counts.period),
+            base: 0,
             next: NIL,
+        };
+        let mut meta = Meta::default();
+        node.set_base(
+            &mut meta,
+            counts.total.saturating_sub(u64::from(counts.period)),
+        );
+        (node, meta)
+    }
+
+    /// Accesses before the stamp's period (`meta` is the entry's).
+    #[inline]
+    fn base(&self, meta: &Meta) -> u64 {
+        u64::from(meta.base_hi) << 32 | u64::from(self.base)
+    }
+
+    fn set_base(&mut self, meta: &mut Meta, base: u64) {
+        self.base = base as u32;
+        meta.base_hi = (base >> 32) as u32;
+    }
+
+    /// Adds `n` accesses to the base (saturating) of the entry whose sort state is
+    /// `metas[at]`, which only a carry out of the low half touches.
+    #[inline(always)]
+    fn add_base(&mut self, n: u32, metas: &mut [Meta], at: usize) {
+        let (low, carried) = self.base.overflowing_add(n);
+        self.base = low;
+        if carried {
+            self.carry(metas.get_mut(at));
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn carry(&mut self, meta: Option<&mut Meta>) {
+        match meta {
+            Some(m) if m.base_hi < u32::MAX => m.base_hi += 1,
+            // At u64::MAX (or, never, without its state): saturate.
+            _ => self.base = u32::MAX,
         }
     }
 
@@ -93,51 +138,69 @@ impl<K, V> Node<K, V> {
     }
 
     #[inline]
-    pub(crate) fn total(&self) -> u64 {
-        self.base.saturating_add(u64::from(self.stamp as u32))
+    pub(crate) fn total(&self, meta: &Meta) -> u64 {
+        self.base(meta).saturating_add(u64::from(self.stamp as u32))
     }
 
     /// Adds `n` accesses in period `epoch` (saturating: a period count beyond `u32::MAX`
     /// still reaches the total).
-    fn bump(&mut self, epoch: u32, n: u64) {
+    fn bump(&mut self, meta: &mut Meta, epoch: u32, n: u64) {
         if self.stamp >> 32 != u64::from(epoch) {
-            self.base = self.total();
+            let total = self.total(meta);
+            self.set_base(meta, total);
             self.stamp = stamp_of(epoch);
         }
         let room = u64::from(u32::MAX - self.stamp as u32);
         self.stamp += n.min(room);
-        self.base = self.base.saturating_add(n.saturating_sub(room));
+        let base = self.base(meta).saturating_add(n.saturating_sub(room));
+        self.set_base(meta, base);
     }
 
     /// Adds `counts` (total and current-period accesses) in period `epoch`.
-    fn add_counts(&mut self, epoch: u32, counts: Counts) {
-        self.bump(epoch, u64::from(counts.period));
+    fn add_counts(&mut self, meta: &mut Meta, epoch: u32, counts: Counts) {
+        self.bump(meta, epoch, u64::from(counts.period));
         let rest = counts.total.saturating_sub(u64::from(counts.period));
-        self.base = self.base.saturating_add(rest);
+        let base = self.base(meta).saturating_add(rest);
+        self.set_base(meta, base);
     }
 
     /// Forgets the period numbers (before the table's epoch wraps around).
-    pub(crate) fn fold_period(&mut self) {
-        self.base = self.total();
+    pub(crate) fn fold_period(&mut self, meta: &mut Meta) {
+        let total = self.total(meta);
+        self.set_base(meta, total);
         self.stamp = 0;
     }
 
-    pub(crate) fn counts(&self, epoch: u32) -> Counts {
+    pub(crate) fn counts(&self, meta: &Meta, epoch: u32) -> Counts {
         Counts {
-            total: self.total(),
+            total: self.total(meta),
             period: self.period_count(epoch),
         }
     }
 }
 
-/// What the previous sort of an entry's bucket decided about it; read only by sort passes,
-/// so it lives outside the node to keep probes compact.
+/// What the previous sort of an entry's bucket decided about it, and the high half of its
+/// count base; rarely touched by lookups, so it lives outside the node to keep probes
+/// compact. It moves with its entry.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Meta {
     /// The entry was in the first group of its bucket's last sort.
     pub(crate) hot: bool,
+    /// High 32 bits of the entry's base (see [`Node`]).
+    base_hi: u32,
     /// Its count (in the policy's basis) at that sort.
     pub(crate) prev_key: u64,
+}
+
+impl Meta {
+    /// This state with the sort's decision replaced (the base is kept).
+    pub(crate) fn sorted(self, hot: bool, prev_key: u64) -> Self {
+        Self {
+            hot,
+            prev_key,
+            ..self
+        }
+    }
 }
 
 /// A chained hash table with per-entry access counts that periodically sorts the hot entries
@@ -163,23 +226,23 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     pub(crate) policy: SortPolicy,
     /// Current period number (see [`Node::period_count`]).
     pub(crate) epoch: u32,
-    /// Counted accesses left until the period of [`Period::Accesses`] ends (`u64::MAX`
-    /// under other periods), counted down so a lookup tests one field.
+    /// The access clock's countdown, which a lookup tests against a constant: hits take the
+    /// inlined path while it exceeds 1 (the period's last access runs a pass out of line).
+    /// Under [`CountBasis::Period`] it holds all the counted accesses left until the
+    /// period of [`Period::Accesses`] ends (`u64::MAX` under other periods); under
+    /// [`CountBasis::Total`], whose hits all go out of line, at most 1 of them.
     pub(crate) until_pass: u64,
+    /// The rest of the accesses left (0 under [`CountBasis::Period`]); see `left`.
+    held: u64,
     /// `until_pass` when the statistics last took in the lookups it counted (`fold_clock`):
-    /// the lookups since then are `clock_top - until_pass - slow_clock`, so a hit stores no
-    /// hit counter of its own.
+    /// the inlined hits since then are `clock_top - until_pass` (every other path resets
+    /// the clock), so a hit stores no hit counter of its own.
     clock_top: u64,
-    /// Clock units taken since then by every path except the inlined hit.
-    slow_clock: u64,
     /// The stamp of this period with a count of 0 (`epoch` in the high half).
     pub(crate) now_stamp: u64,
     /// The stamp an entry reaches on the access that makes it begin to qualify, under
     /// [`CountBasis::Period`] (unreachable otherwise); see `count_one`.
     pub(crate) hot_mark: u64,
-    /// Hits take the inlined path while `until_pass` exceeds this: 1 (the period's last
-    /// access runs a pass), or `u64::MAX` under [`CountBasis::Total`] (never).
-    fast_above: u64,
     /// External clock units since the last pass (for [`Period::Ticks`]).
     pub(crate) since_sort: u64,
     pub(crate) passes: u64,
@@ -233,7 +296,6 @@ fn empty_slots<K, V>(buckets: usize) -> Vec<Option<Node<K, V>>> {
 impl<K, V, S> BoundedHashTable<K, V, S> {
     fn build(buckets: usize, hasher: S, fixed: bool) -> Self {
         let buckets = buckets.clamp(1, MAX_ENTRIES);
-        let until_pass = pass_every(&SortPolicy::default());
         let mut table = Self {
             slots: empty_slots(buckets),
             buckets,
@@ -244,12 +306,11 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             fixed,
             policy: SortPolicy::default(),
             epoch: 0,
-            until_pass,
-            clock_top: until_pass,
-            slow_clock: 0,
+            until_pass: 0,
+            held: 0,
+            clock_top: 0,
             now_stamp: 0,
             hot_mark: 0,
-            fast_above: 1,
             since_sort: 0,
             passes: 0,
             stats: Stats::default(),
@@ -260,6 +321,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             full_pass: true,
             follow: usize::MAX,
         };
+        table.set_clock(pass_every(&table.policy));
         table.refresh_marks();
         table
     }
@@ -299,10 +361,6 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             // sees only this period's stamps).
             _ => u64::MAX,
         };
-        self.fast_above = match self.policy.basis {
-            CountBasis::Period => 1,
-            CountBasis::Total => u64::MAX,
-        };
     }
 
     /// Takes the lookups counted since the last call into the statistics (before the clock
@@ -310,19 +368,28 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     fn fold_clock(&mut self) {
         self.stats.hits += self.fast_hits();
         self.clock_top = self.until_pass;
-        self.slow_clock = 0;
     }
 
     /// Inlined hits since the last `fold_clock`.
     fn fast_hits(&self) -> u64 {
-        self.clock_top - self.until_pass - self.slow_clock
+        self.clock_top - self.until_pass
     }
 
-    /// Sets the access clock (after folding what it counted).
-    pub(crate) fn set_clock(&mut self, until_pass: u64) {
+    /// Counted accesses left until the period ends.
+    pub(crate) fn left(&self) -> u64 {
+        self.until_pass + self.held
+    }
+
+    /// Sets the access clock to `left` accesses until the period ends (after folding what
+    /// it counted), split between `until_pass` and `held` by the policy's count basis.
+    pub(crate) fn set_clock(&mut self, left: u64) {
         self.fold_clock();
-        self.until_pass = until_pass;
-        self.clock_top = until_pass;
+        self.until_pass = match self.policy.basis {
+            CountBasis::Period => left,
+            CountBasis::Total => left.min(1),
+        };
+        self.held = left - self.until_pass;
+        self.clock_top = self.until_pass;
     }
 
     /// The sort policy.
@@ -333,7 +400,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     /// Replaces the sort policy; the progress toward the next pass is kept (accesses counted
     /// under an access period, clock units under a tick period).
     pub fn set_policy(&mut self, policy: SortPolicy) {
-        let done = pass_every(&self.policy) - self.until_pass;
+        let done = pass_every(&self.policy) - self.left();
         self.policy = policy;
         self.set_clock(pass_every(&policy).saturating_sub(done).max(1));
         self.refresh_marks();
@@ -433,8 +500,10 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     /// Iterates over `(key, value, counts)`.
     pub fn iter_counts(&self) -> impl Iterator<Item = (&K, &V, Counts)> + '_ {
         let epoch = self.epoch;
-        self.entries()
-            .map(move |n| (&n.key, &n.value, n.counts(epoch)))
+        self.slots
+            .iter()
+            .zip(&self.meta)
+            .filter_map(move |(n, m)| n.as_ref().map(|n| (&n.key, &n.value, n.counts(m, epoch))))
     }
 
     /// Every entry, in slot order.
@@ -512,6 +581,11 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             Some(Some(node)) => node,
             _ => unreachable!("slot {i} holds an entry"),
         }
+    }
+
+    /// The counts of the entry in slot `i` (occupied).
+    pub(crate) fn counts_at(&self, i: usize) -> Counts {
+        self.node(i).counts(&self.meta[i], self.epoch)
     }
 
     /// [`node`](Self::node), mutably.
@@ -620,7 +694,13 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// threshold; see `refresh_marks`). A branch-free selection of the two cases cost 8.5
     /// more instructions per lookup and measured no faster at 10^6 keys.
     #[inline(always)]
-    fn count_one(node: &mut Node<K, V>, now: u64, hot_mark: u64) -> bool {
+    fn count_one(
+        node: &mut Node<K, V>,
+        metas: &mut [Meta],
+        idx: usize,
+        now: u64,
+        hot_mark: u64,
+    ) -> bool {
         // The count of this period if the stamp is of this period, else above u32::MAX.
         let seen = node.stamp.wrapping_sub(now);
         if seen < u64::from(u32::MAX) {
@@ -628,10 +708,10 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             node.stamp += 1;
         } else if seen == u64::from(u32::MAX) {
             // A saturated period count (which qualified long ago): only the total grows.
-            node.base = node.base.saturating_add(1);
+            node.add_base(1, metas, idx);
             return false;
         } else {
-            node.base = node.base.saturating_add(u64::from(node.stamp as u32));
+            node.add_base(node.stamp as u32, metas, idx);
             node.stamp = now + 1;
         }
         node.stamp == hot_mark
@@ -664,10 +744,13 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// (a pass may move it within its chain).
     pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) -> usize {
         let epoch = self.epoch;
-        let node = self.node_mut(idx);
-        let before = node.counts(epoch);
-        node.bump(epoch, n);
-        let now = node.counts(epoch);
+        let (Some(Some(node)), Some(meta)) = (self.slots.get_mut(idx), self.meta.get_mut(idx))
+        else {
+            unreachable!("slot {idx} holds an entry");
+        };
+        let before = node.counts(meta, epoch);
+        node.bump(meta, epoch, n);
+        let now = node.counts(meta, epoch);
         if n > 0 && Self::begins_to_qualify(&self.policy, before, now) {
             self.pending.push(b as u32);
         }
@@ -680,10 +763,9 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// [`Period::Accesses`]) has elapsed; returns where the entry of slot `idx` is after it.
     #[inline]
     pub(crate) fn count_new_access(&mut self, n: u64, idx: usize) -> usize {
-        let step = n.min(self.until_pass);
-        self.until_pass -= step;
-        self.slow_clock += step;
-        if self.until_pass == 0 {
+        let left = self.left();
+        self.set_clock(left - n.min(left));
+        if self.left() == 0 {
             self.follow = idx;
             self.end_period();
             return std::mem::replace(&mut self.follow, usize::MAX);
@@ -724,7 +806,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
-        if self.until_pass <= self.fast_above {
+        if self.until_pass <= 1 {
             return self.hit_slow(b, key);
         }
         // A head hit is counted on its own path: its bounds check is shared with the
@@ -744,7 +826,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         let Some(Some(node)) = self.slots.get_mut(idx) else {
             return None;
         };
-        if Self::count_one(node, self.now_stamp, self.hot_mark) {
+        if Self::count_one(node, &mut self.meta, idx, self.now_stamp, self.hot_mark) {
             self.pending.push(b as u32);
         }
         Self::note_probe(&mut self.stats, depth);
@@ -803,7 +885,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         Q: Hash + Eq + ?Sized,
     {
         let (idx, _) = self.walk(self.bucket_of(key), key)?;
-        Some(self.node(idx).counts(self.epoch))
+        Some(self.counts_at(idx))
     }
 
     /// A mutable reference to the value of `key`; counts one access when present (the
@@ -870,19 +952,11 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             self.rehash(grown);
         }
         let b = self.bucket_for(hash);
-        let idx = self.place(
-            b,
-            None,
-            Node::new(key, value, self.epoch, counts),
-            Meta::default(),
-        );
+        let (node, meta) = Node::new(key, value, self.epoch, counts);
+        let idx = self.place(b, None, node, meta);
         self.len += 1;
         if counts.total > 0
-            && Self::begins_to_qualify(
-                &self.policy,
-                Counts::default(),
-                self.node(idx).counts(self.epoch),
-            )
+            && Self::begins_to_qualify(&self.policy, Counts::default(), self.counts_at(idx))
         {
             self.pending.push(b as u32);
         }
@@ -1000,15 +1074,20 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     ) {
         self.full_pass = true;
         let other_epoch = other.epoch;
-        for node in other.slots.into_iter().flatten() {
-            let counts = node.counts(other_epoch);
+        let entries = other.slots.into_iter().zip(other.meta);
+        for (node, meta) in entries.filter_map(|(n, m)| Some((n?, m))) {
+            let counts = node.counts(&meta, other_epoch);
             let hash = self.hash_of(&node.key);
             match self.walk(self.bucket_for(hash), &node.key) {
                 Some((idx, _)) => {
                     let epoch = self.epoch;
-                    let mine = self.node_mut(idx);
+                    let (Some(Some(mine)), Some(my_meta)) =
+                        (self.slots.get_mut(idx), self.meta.get_mut(idx))
+                    else {
+                        unreachable!("slot {idx} holds an entry");
+                    };
                     combine(&mine.key, &mut mine.value, node.value);
-                    mine.add_counts(epoch, counts);
+                    mine.add_counts(my_meta, epoch, counts);
                 }
                 None => {
                     self.insert_new(hash, node.key, node.value, counts);
@@ -1032,11 +1111,10 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             policy: self.policy,
             epoch: self.epoch,
             until_pass: self.until_pass,
+            held: self.held,
             clock_top: self.clock_top,
-            slow_clock: self.slow_clock,
             now_stamp: self.now_stamp,
             hot_mark: self.hot_mark,
-            fast_above: self.fast_above,
             since_sort: self.since_sort,
             passes: self.passes,
             stats: self.stats,
@@ -1160,8 +1238,21 @@ pub struct Chain<'a, K, V, S> {
 impl<'a, K, V, S> Iterator for Chain<'a, K, V, S> {
     type Item = (&'a K, &'a V, Counts);
     fn next(&mut self) -> Option<Self::Item> {
-        let node = self.table.slots.get(self.next)?.as_ref()?;
+        let i = self.next;
+        let node = self.table.slots.get(i)?.as_ref()?;
         self.next = node.next.get() as usize;
-        Some((&node.key, &node.value, node.counts(self.table.epoch)))
+        Some((&node.key, &node.value, self.table.counts_at(i)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With `u64` keys and values a node fills half a cache line (and is aligned to it).
+    #[test]
+    fn a_u64_node_is_half_a_cache_line() {
+        assert_eq!(size_of::<Option<Node<u64, u64>>>(), 32);
+        assert_eq!(align_of::<Option<Node<u64, u64>>>(), 32);
     }
 }

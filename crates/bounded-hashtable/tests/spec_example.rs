@@ -163,6 +163,150 @@ fn periodic_and_tick_sorting() {
     assert_eq!(t.tick(1).map(|r| r.pass), Some(1));
 }
 
+/// A pass runs on exactly every K-th counted access, whichever path counts it (inlined
+/// hits, `record`, inserts, `entry`) and under both count bases, also across a policy change
+/// of basis (which keeps the progress); lookups that miss and `get` count nothing.
+#[test]
+fn passes_fall_on_every_kth_counted_access() {
+    const K: u64 = 7;
+    for first in [CountBasis::Period, CountBasis::Total] {
+        let policy = |basis| SortPolicy {
+            basis,
+            ..SortPolicy::every(K)
+        };
+        let mut t = BoundedHashTable::with_fixed_buckets(3).with_policy(policy(first));
+        let (mut left, mut passes, mut hits) = (K, 0u64, 0u64);
+        let mut count = |n: u64, left: &mut u64| {
+            if n >= *left {
+                passes += 1;
+                *left = K;
+            } else {
+                *left -= n;
+            }
+            passes
+        };
+        for i in 0..400u64 {
+            let key = i % 11;
+            let n = match i % 9 {
+                0 => {
+                    let fresh = t.insert(key, i).is_none();
+                    hits += u64::from(!fresh);
+                    1
+                }
+                1 => u64::from(t.get_mut(&(key + 100)).is_some()),
+                2 => {
+                    assert_eq!(t.get(&key).is_some(), t.contains_key(&key));
+                    0
+                }
+                3 => {
+                    let n = i % 4;
+                    hits += u64::from(t.record(&key, n).is_some());
+                    if t.contains_key(&key) {
+                        n
+                    } else {
+                        0
+                    }
+                }
+                4 => {
+                    let present = t.contains_key(&key);
+                    *t.entry(key).or_insert(0) += 1;
+                    hits += u64::from(present);
+                    1
+                }
+                5 if i % 45 == 5 => {
+                    // Switch the basis mid-period: the progress is kept.
+                    let basis = match t.policy().basis {
+                        CountBasis::Period => CountBasis::Total,
+                        CountBasis::Total => CountBasis::Period,
+                    };
+                    t.set_policy(policy(basis));
+                    0
+                }
+                _ => {
+                    let found = t.get_mut(&key).is_some();
+                    hits += u64::from(found);
+                    u64::from(found)
+                }
+            };
+            let expect = count(n, &mut left);
+            assert_eq!(t.stats().sorts, expect, "after access {i} ({first:?})");
+            assert_eq!(t.stats().hits, hits, "after access {i} ({first:?})");
+        }
+        assert!(passes > 40, "{passes} passes");
+    }
+}
+
+/// Totals beyond 2^32 stay exact (the base's low half carries into its high half on the
+/// inlined path too, both when a new period folds the old count in and when a saturated
+/// period count adds to the base), and saturate at `u64::MAX`.
+#[test]
+fn totals_carry_past_32_bits_and_saturate() {
+    const M: u64 = u32::MAX as u64;
+    let mut t = BoundedHashTable::with_fixed_buckets(1).with_policy(manual(1));
+    t.insert(7u32, 0u8);
+    t.record(&7, (1 << 32) - 31);
+    let mut total = (1 << 32) - 30;
+    assert_eq!(t.counts(&7).map(|c| c.total), Some(total));
+    t.sort();
+    // Inlined first access of the period: folds 2^32 - 30 into an empty base.
+    t.get_mut(&7);
+    total += 1;
+    // The period count saturates: the base becomes 2^32 - 29.
+    t.record(&7, M);
+    total += M;
+    assert_eq!(
+        t.counts(&7).map(|c| (c.total, c.period)),
+        Some((total, u32::MAX))
+    );
+    // Further hits add to the base, whose low half carries after 29 of them.
+    for _ in 0..40 {
+        t.get_mut(&7);
+        total += 1;
+    }
+    assert_eq!(
+        t.counts(&7).map(|c| (c.total, c.period)),
+        Some((total, u32::MAX))
+    );
+    t.sort();
+    // The next period's first hit folds u32::MAX into a low half of 11: carries again.
+    t.get_mut(&7);
+    total += 1;
+    assert_eq!(t.counts(&7).map(|c| (c.total, c.period)), Some((total, 1)));
+    assert_eq!(total, (2 << 32) + 11);
+    // The high half moves with the entry through growth, removal and merging.
+    let mut g = BoundedHashTable::with_capacity(1).with_policy(manual(1));
+    g.insert(7u32, 0u8);
+    g.record(&7, (1 << 40) + 3);
+    g.sort();
+    g.get_mut(&7);
+    for k in 0..100u32 {
+        g.insert(k + 10, 0);
+    }
+    g.remove(&10);
+    assert_eq!(g.counts(&7).map(|c| c.total), Some((1 << 40) + 5));
+    let mut merged = BoundedHashTable::with_fixed_buckets(2).with_policy(manual(1));
+    merged.merge(g, |_, _, _| {});
+    merged.merge(t, |_, _, _| {});
+    assert_eq!(
+        merged.counts(&7).map(|c| c.total),
+        Some((1 << 40) + 5 + total)
+    );
+    // Saturation.
+    let mut s = BoundedHashTable::with_fixed_buckets(1).with_policy(manual(1));
+    s.insert(1u32, ());
+    s.record(&1, u64::MAX);
+    s.sort();
+    for _ in 0..3 {
+        s.get_mut(&1);
+    }
+    s.record(&1, M);
+    s.get_mut(&1);
+    assert_eq!(
+        s.counts(&1).map(|c| (c.total, c.period)),
+        Some((u64::MAX, u32::MAX))
+    );
+}
+
 #[test]
 fn growth_keeps_sorted_order_and_contents() {
     let mut t = BoundedHashTable::with_capacity(4).with_policy(manual(10));
