@@ -165,10 +165,6 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             if k == 0 {
                 // A path's unit counts its trips as paths.
                 u.paths = u.rep.trips;
-                if let Some(g) = &mut self.grammar {
-                    // A full grammar (2^30 rules) stops growing; its input_len says so.
-                    let _ = g.push(u.rep);
-                }
             }
             if let Some(n) = self.emitted.get_mut(k) {
                 *n += 1;
@@ -189,6 +185,10 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             }
             let (Some(level), Some(last)) = (self.upper.get_mut(k), self.last_rep.get_mut(k))
             else {
+                if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
+                    // A full grammar (2^30 rules) stops growing; its input_len says so.
+                    let _ = g.push(u.rep);
+                }
                 self.top.push(u.rep);
                 return;
             };
@@ -204,6 +204,11 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                     sym
                 }
             };
+            if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
+                // Level 1 interns the repeated paths in the grammar's order: its symbol
+                // index is (checked) the grammar's terminal index.
+                let _ = g.push_hinted(sym, u.rep);
+            }
             match level.push_index(sym, u.insns, u.weight, u.paths) {
                 Some(v) => {
                     k += 1;

@@ -99,14 +99,13 @@ impl PhaseDetector {
     /// in a conditional branch. A block belongs to the interval it starts in.
     #[inline]
     pub fn observe(&mut self, block: u32, insns: u64, cond_branch: bool) {
-        let i = block as usize;
-        if i >= self.in_cur.len() {
-            self.in_cur.resize(i + 1, false);
-            self.in_prev.resize(i + 1, false);
-        }
-        if !self.in_cur[i] {
-            self.in_cur[i] = true;
-            self.cur.push(block);
+        match self.in_cur.get_mut(block as usize) {
+            Some(true) => {}
+            Some(seen) => {
+                *seen = true;
+                self.cur.push(block);
+            }
+            None => self.first_sight(block),
         }
         self.branches += u64::from(cond_branch);
         self.pos += insns;
@@ -115,6 +114,18 @@ impl PhaseDetector {
         }
     }
 
+    /// Block `block` is beyond the membership vectors: grows them and adds it to the
+    /// interval's set (out of line: once per block index).
+    #[cold]
+    fn first_sight(&mut self, block: u32) {
+        let i = block as usize;
+        self.in_cur.resize(i + 1, false);
+        self.in_prev.resize(i + 1, false);
+        self.in_cur[i] = true;
+        self.cur.push(block);
+    }
+
+    #[cold]
     fn end_interval(&mut self) {
         let at = self.pos;
         if let Some(prev) = self.prev_branches {
