@@ -99,13 +99,14 @@ impl PhaseDetector {
     /// in a conditional branch. A block belongs to the interval it starts in.
     #[inline]
     pub fn observe(&mut self, block: u32, insns: u64, cond_branch: bool) {
-        match self.in_cur.get_mut(block as usize) {
-            Some(true) => {}
-            Some(seen) => {
-                *seen = true;
-                self.cur.push(block);
-            }
-            None => self.first_sight(block),
+        let i = block as usize;
+        if i >= self.in_cur.len() {
+            self.in_cur.resize(i + 1, false);
+            self.in_prev.resize(i + 1, false);
+        }
+        if !self.in_cur[i] {
+            self.in_cur[i] = true;
+            self.cur.push(block);
         }
         self.branches += u64::from(cond_branch);
         self.pos += insns;
@@ -114,18 +115,6 @@ impl PhaseDetector {
         }
     }
 
-    /// Block `block` is beyond the membership vectors: grows them and adds it to the
-    /// interval's set (out of line: once per block index).
-    #[cold]
-    fn first_sight(&mut self, block: u32) {
-        let i = block as usize;
-        self.in_cur.resize(i + 1, false);
-        self.in_prev.resize(i + 1, false);
-        self.in_cur[i] = true;
-        self.cur.push(block);
-    }
-
-    #[cold]
     fn end_interval(&mut self) {
         let at = self.pos;
         if let Some(prev) = self.prev_branches {
