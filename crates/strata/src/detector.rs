@@ -66,10 +66,11 @@ pub struct StratumRecord {
 pub struct Detector<S> {
     base: Level<S, Trie>,
     upper: Vec<Level<Rep, Buffer>>,
-    /// Per upper level, per id of the level below: the trip count that id was last seen
-    /// with and that repeated unit's symbol index, so a loop with a steady trip count is
-    /// interned without hashing.
-    last_rep: Vec<Vec<(u64, u32)>>,
+    /// Per upper level, per id of the level below: the last two trip counts that id was
+    /// seen with and those repeated units' symbol indices, most recent first, so a loop
+    /// whose trip count is steady or alternates between two values is interned without
+    /// hashing.
+    last_rep: Vec<Vec<[(u64, u32); 2]>>,
     top: Vec<Rep>,
     records: Vec<StratumRecord>,
     keep_records: bool,
@@ -78,6 +79,26 @@ pub struct Detector<S> {
     emitted: Vec<u64>,
     grammar: Option<Sequitur<Rep>>,
     finished: bool,
+}
+
+/// The symbol index of `rep` at `level`, interned there if new, found first in `last`
+/// (see [`Detector`]'s `last_rep`), which it updates.
+#[inline]
+fn symbol_of(level: &mut Level<Rep, Buffer>, last: &mut Vec<[(u64, u32); 2]>, rep: Rep) -> u32 {
+    let slot = rep.id as usize;
+    if last.len() <= slot {
+        last.resize(slot + 1, [(0, u32::MAX); 2]);
+    }
+    let seen = &mut last[slot];
+    let hit = |(trips, sym): (u64, u32)| trips == rep.trips && sym != u32::MAX;
+    if hit(seen[0]) {
+        return seen[0].1;
+    }
+    if !hit(seen[1]) {
+        seen[1] = (rep.trips, level.intern(rep));
+    }
+    seen.swap(0, 1);
+    seen[0].1
 }
 
 impl<S: Hash + Eq + Clone> Detector<S> {
@@ -192,18 +213,7 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                 self.top.push(u.rep);
                 return;
             };
-            let slot = u.rep.id as usize;
-            if last.len() <= slot {
-                last.resize(slot + 1, (0, u32::MAX));
-            }
-            let sym = match last[slot] {
-                (trips, sym) if trips == u.rep.trips && sym != u32::MAX => sym,
-                _ => {
-                    let sym = level.intern(u.rep);
-                    last[slot] = (u.rep.trips, sym);
-                    sym
-                }
-            };
+            let sym = symbol_of(level, last, u.rep);
             if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
                 // Level 1 interns the repeated paths in the grammar's order: its symbol
                 // index is (checked) the grammar's terminal index.
