@@ -66,10 +66,11 @@ pub struct StratumRecord {
 pub struct Detector<S> {
     base: Level<S, Trie>,
     upper: Vec<Level<Rep, Buffer>>,
-    /// Per upper level, per id of the level below: the trip count that id was last seen
-    /// with and that repeated unit's symbol index, so a loop with a steady trip count is
-    /// interned without hashing.
-    last_rep: Vec<Vec<(u64, u32)>>,
+    /// Per upper level, per id of the level below: the last two trip counts that id was
+    /// seen with and those repeated units' symbol indices, most recent first, so a loop
+    /// whose trip count is steady or alternates between two values is interned without
+    /// hashing.
+    last_rep: Vec<Vec<[(u64, u32); 2]>>,
     top: Vec<Rep>,
     records: Vec<StratumRecord>,
     keep_records: bool,
@@ -78,6 +79,26 @@ pub struct Detector<S> {
     emitted: Vec<u64>,
     grammar: Option<Sequitur<Rep>>,
     finished: bool,
+}
+
+/// The symbol index of `rep` at `level`, interned there if new, found first in `last`
+/// (see [`Detector`]'s `last_rep`), which it updates.
+#[inline]
+fn symbol_of(level: &mut Level<Rep, Buffer>, last: &mut Vec<[(u64, u32); 2]>, rep: Rep) -> u32 {
+    let slot = rep.id as usize;
+    if last.len() <= slot {
+        last.resize(slot + 1, [(0, u32::MAX); 2]);
+    }
+    let seen = &mut last[slot];
+    let hit = |(trips, sym): (u64, u32)| trips == rep.trips && sym != u32::MAX;
+    if hit(seen[0]) {
+        return seen[0].1;
+    }
+    if !hit(seen[1]) {
+        seen[1] = (rep.trips, level.intern(rep));
+    }
+    seen.swap(0, 1);
+    seen[0].1
 }
 
 impl<S: Hash + Eq + Clone> Detector<S> {
@@ -165,10 +186,6 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             if k == 0 {
                 // A path's unit counts its trips as paths.
                 u.paths = u.rep.trips;
-                if let Some(g) = &mut self.grammar {
-                    // A full grammar (2^30 rules) stops growing; its input_len says so.
-                    let _ = g.push(u.rep);
-                }
             }
             if let Some(n) = self.emitted.get_mut(k) {
                 *n += 1;
@@ -189,21 +206,19 @@ impl<S: Hash + Eq + Clone> Detector<S> {
             }
             let (Some(level), Some(last)) = (self.upper.get_mut(k), self.last_rep.get_mut(k))
             else {
+                if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
+                    // A full grammar (2^30 rules) stops growing; its input_len says so.
+                    let _ = g.push(u.rep);
+                }
                 self.top.push(u.rep);
                 return;
             };
-            let slot = u.rep.id as usize;
-            if last.len() <= slot {
-                last.resize(slot + 1, (0, u32::MAX));
+            let sym = symbol_of(level, last, u.rep);
+            if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
+                // Level 1 interns the repeated paths in the grammar's order: its symbol
+                // index is (checked) the grammar's terminal index.
+                let _ = g.push_hinted(sym, u.rep);
             }
-            let sym = match last[slot] {
-                (trips, sym) if trips == u.rep.trips && sym != u32::MAX => sym,
-                _ => {
-                    let sym = level.intern(u.rep);
-                    last[slot] = (u.rep.trips, sym);
-                    sym
-                }
-            };
             match level.push_index(sym, u.insns, u.weight, u.paths) {
                 Some(v) => {
                     k += 1;

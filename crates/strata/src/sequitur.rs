@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 // foldhash with a fixed seed, as the level tables use: deterministic and fast.
 use bounded_hashtable::DefaultHashBuilder as Fast;
-use std::hash::Hash;
+use std::hash::{Hash, Hasher};
 
 /// A symbol of a rule's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,6 +38,18 @@ impl Sym {
             Sym::Term(t) => t,
             Sym::Rule(r) | Sym::Guard(r) => r | RULE_BIT,
         }
+    }
+}
+
+/// A digram index key: two symbol codes. Its map entry (key and node) takes 12 bytes where
+/// a packed `u64` key takes 16: the index is the grammar's largest structure and its
+/// lookups miss the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Digram([u32; 2]);
+
+impl Hash for Digram {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(u64::from(self.0[0]) << 32 | u64::from(self.0[1]));
     }
 }
 
@@ -94,8 +106,8 @@ pub struct Sequitur<T> {
     nodes: Vec<Node>,
     free: Vec<u32>,
     rules: Vec<RuleData>,
-    /// Digram index: packed (first, second) symbol ([`Sym::code`]) -> first node.
-    digrams: HashMap<u64, u32, Fast>,
+    /// Digram index: (first, second) symbol ([`Sym::code`]) -> first node.
+    digrams: HashMap<Digram, u32, Fast>,
     terms: Vec<T>,
     term_ids: HashMap<T, u32, Fast>,
     input_len: u64,
@@ -128,12 +140,38 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
     /// code space; far beyond what fits in memory).
     #[must_use = "false: the grammar is full and did not take the terminal"]
     pub fn push(&mut self, t: T) -> bool {
-        if self.rules.len() >= (RULE_BIT / 2) as usize
-            || self.terms.len() >= (RULE_BIT - 1) as usize
-        {
+        if self.full() {
             return false;
         }
-        let id = match self.term_ids.get(&t) {
+        let id = self.term_id(t);
+        self.append(id);
+        true
+    }
+
+    /// [`push`](Self::push) for a caller that knows the terminal's likely index `hint`
+    /// (the detector: level 1 interns the same stream in the same order): if `hint` holds
+    /// `t`, the terminal index is found without hashing; otherwise as `push`.
+    #[must_use = "false: the grammar is full and did not take the terminal"]
+    pub(crate) fn push_hinted(&mut self, hint: u32, t: T) -> bool {
+        if self.full() {
+            return false;
+        }
+        let id = match self.terms.get(hint as usize) {
+            Some(known) if *known == t => hint,
+            _ => self.term_id(t),
+        };
+        self.append(id);
+        true
+    }
+
+    /// No room for another rule or terminal in the symbols' code space.
+    fn full(&self) -> bool {
+        self.rules.len() >= (RULE_BIT / 2) as usize || self.terms.len() >= (RULE_BIT - 1) as usize
+    }
+
+    /// The index of terminal `t`, interned if new.
+    fn term_id(&mut self, t: T) -> u32 {
+        match self.term_ids.get(&t) {
             Some(&id) => id,
             None => {
                 let id = self.terms.len() as u32;
@@ -141,14 +179,17 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
                 self.term_ids.insert(t, id);
                 id
             }
-        };
+        }
+    }
+
+    /// Appends terminal `id` to the start rule and restores both invariants.
+    fn append(&mut self, id: u32) {
         self.input_len += 1;
         let last = self.last(0);
         let n = self.new_node(Sym::Term(id));
         self.insert_after(last, n);
         let p = self.nodes[n as usize].prev;
         self.check(p);
-        true
     }
 
     /// The terminal with index `id`.
@@ -392,10 +433,10 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         self.nodes[n as usize].prev
     }
 
-    fn key(&self, n: u32) -> Option<u64> {
+    fn key(&self, n: u32) -> Option<Digram> {
         let m = self.next(n);
         (!self.is_guard(n) && !self.is_guard(m))
-            .then(|| u64::from(self.sym(n).code()) << 32 | u64::from(self.sym(m).code()))
+            .then(|| Digram([self.sym(n).code(), self.sym(m).code()]))
     }
 
     fn delete_digram(&mut self, n: u32) {
