@@ -97,16 +97,14 @@ impl Default for Slot {
 }
 
 impl Slot {
-    /// The cached successor of a transfer of `kind` to `to`: the node reached and the step.
-    /// A fixed-target exit has its own entry ([`entry_of`]), so only an indirect jump
-    /// chooses between the two by address; the chosen entry's address is checked anyway
-    /// (a predictable compare).
+    /// The cached successor of a flow transfer (see [`is_flow`]) to `to`: the node reached
+    /// and the step. The entry is chosen by address, with no branch on the edge's kind: the
+    /// two entries of a block never hold the same address (a fixed exit's are its end and
+    /// its target, which the emulator tells apart by address too; an indirect jump's are
+    /// cached only on a miss of both).
     #[inline(always)]
-    pub(crate) fn find(&self, kind: EmuEdge, to: u64) -> Option<(u32, Step)> {
-        let i = match entry_of(kind)? {
-            Some(i) => i,
-            None => usize::from(self.to[0] != to),
-        };
+    pub(crate) fn find(&self, to: u64) -> Option<(u32, Step)> {
+        let i = usize::from(self.to[0] != to);
         if self.to[i] != to || self.next[i] == NONE {
             return None;
         }
@@ -181,10 +179,10 @@ pub(crate) struct CachedCall {
     pub(crate) ret: u64,
 }
 
-/// The successor entry of a slot that a flow transfer of `kind` uses: `Some(Some(i))` for a
-/// fixed-target exit (0: the block's end, 1: the branch or jump target), `Some(None)` for an
-/// indirect jump (either entry), `None` for calls and returns (never cached).
-#[inline(always)]
+/// The successor entry of a slot where a miss of a flow transfer of `kind` is cached:
+/// `Some(Some(i))` for a fixed-target exit (0: the block's end, 1: the branch or jump
+/// target), `Some(None)` for an indirect jump (either entry), `None` for calls and returns
+/// (never cached as flow).
 pub(crate) fn entry_of(kind: EmuEdge) -> Option<Option<usize>> {
     match kind {
         EmuEdge::NotTaken | EmuEdge::FallThrough => Some(Some(0)),
@@ -192,6 +190,15 @@ pub(crate) fn entry_of(kind: EmuEdge) -> Option<Option<usize>> {
         EmuEdge::IndirectJump => Some(None),
         EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return => None,
     }
+}
+
+/// Whether a transfer of `kind` follows a flow edge (not a call or return): a bit test, so
+/// that the hot path takes no indirect branch on the kind.
+#[inline(always)]
+pub(crate) fn is_flow(kind: EmuEdge) -> bool {
+    const NOT_FLOW: u32 =
+        1 << EmuEdge::Call as u32 | 1 << EmuEdge::IndirectCall as u32 | 1 << EmuEdge::Return as u32;
+    NOT_FLOW >> (kind as u32 & 31) & 1 == 0
 }
 
 /// The cold part of one emulator block's entry.
@@ -423,26 +430,27 @@ mod tests {
     #[test]
     fn a_slot_finds_its_successors_and_the_arena_keeps_long_steps() {
         let mut s = Slot::default();
-        assert_eq!(s.find(EmuEdge::NotTaken, 0), None);
+        assert_eq!(s.find(0), None);
         s.set(0, 16, 3, Step::Add(-2));
+        assert_eq!(s.find(32), None);
         s.set(1, 32, 4, Step::Action(7));
-        assert_eq!(s.find(EmuEdge::NotTaken, 16), Some((3, Step::Add(-2))));
-        assert_eq!(s.find(EmuEdge::FallThrough, 16), Some((3, Step::Add(-2))));
-        assert_eq!(s.find(EmuEdge::Taken, 32), Some((4, Step::Action(7))));
-        assert_eq!(s.find(EmuEdge::Jump, 32), Some((4, Step::Action(7))));
-        // A fixed exit looks at its own entry only; an indirect jump at either.
-        assert_eq!(s.find(EmuEdge::Taken, 16), None);
-        assert_eq!(s.find(EmuEdge::NotTaken, 32), None);
-        assert_eq!(s.find(EmuEdge::IndirectJump, 16), Some((3, Step::Add(-2))));
-        assert_eq!(
-            s.find(EmuEdge::IndirectJump, 32),
-            Some((4, Step::Action(7)))
-        );
-        assert_eq!(s.find(EmuEdge::IndirectJump, 48), None);
-        assert_eq!(s.find(EmuEdge::Call, 16), None);
-        assert_eq!(s.find(EmuEdge::Return, 32), None);
+        assert_eq!(s.find(16), Some((3, Step::Add(-2))));
+        assert_eq!(s.find(32), Some((4, Step::Action(7))));
+        assert_eq!(s.find(48), None);
         s.set(1, 32, 5, Step::End(7));
-        assert_eq!(s.find(EmuEdge::Taken, 32), Some((5, Step::End(7))));
+        assert_eq!(s.find(32), Some((5, Step::End(7))));
+        for kind in [
+            EmuEdge::Taken,
+            EmuEdge::NotTaken,
+            EmuEdge::Jump,
+            EmuEdge::FallThrough,
+        ] {
+            assert!(is_flow(kind) && entry_of(kind).is_some_and(|e| e.is_some()));
+        }
+        assert!(is_flow(EmuEdge::IndirectJump) && entry_of(EmuEdge::IndirectJump) == Some(None));
+        for kind in [EmuEdge::Call, EmuEdge::IndirectCall, EmuEdge::Return] {
+            assert!(!is_flow(kind) && entry_of(kind).is_none());
+        }
         let mut arena = Arena::default();
         assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));
         assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));

@@ -35,7 +35,9 @@ use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Sink};
 
-use crate::blockcache::{compose, entry_of, key, Arena, CachedCall, Cold, Slot, Step, NONE};
+use crate::blockcache::{
+    compose, entry_of, is_flow, key, Arena, CachedCall, Cold, Slot, Step, NONE,
+};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
@@ -650,7 +652,7 @@ impl PathSink {
                 self.rekey(id, f, node);
             }
             if let Some(entry) = entry_of(kind) {
-                let hit = match self.slots[id].find(kind, to) {
+                let hit = match self.slots[id].find(to) {
                     Some(h) => Some(h),
                     None => {
                         let h = self.resolve(id, to);
@@ -1018,23 +1020,22 @@ impl Sink for PathSink {
     fn edge(&mut self, edge: &Edge) -> Control {
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.cur {
-                if let Some((next, step)) = slot.find(edge.kind, edge.to) {
-                    let f = (self.cur >> 32) as usize;
-                    self.cur = key(f, next as usize);
-                    match step {
-                        Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
-                        Step::End(e) => self.sum = self.end_path(f, e, self.sum),
-                        Step::Action(a) => self.placed_action(f, a),
-                    }
-                    return Control::Continue;
-                }
                 let id = edge.from.index();
-                let done = match edge.kind {
-                    EmuEdge::Call | EmuEdge::IndirectCall => self.fast_call(id, edge.to),
+                if is_flow(edge.kind) {
+                    if let Some((next, step)) = slot.find(edge.to) {
+                        let f = (self.cur >> 32) as usize;
+                        self.cur = key(f, next as usize);
+                        match step {
+                            Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
+                            Step::End(e) => self.sum = self.end_path(f, e, self.sum),
+                            Step::Action(a) => self.placed_action(f, a),
+                        }
+                        return Control::Continue;
+                    }
+                } else if match edge.kind {
                     EmuEdge::Return => self.fast_return(id, edge.to),
-                    _ => false,
-                };
-                if done {
+                    _ => self.fast_call(id, edge.to),
+                } {
                     return Control::Continue;
                 }
             }
