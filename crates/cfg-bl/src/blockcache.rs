@@ -170,7 +170,8 @@ impl Slot {
 }
 
 /// A call whose callee starts with an assignment of its sum: pushes an activation of
-/// function `callee` at node `entry` with sum `sum` that returns to `ret`.
+/// function `callee` at node `entry` with sum `sum` that returns to `ret` (and whose stack
+/// holds the sum the callee's start pushes, if any).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CachedCall {
     pub(crate) callee: u32,

@@ -21,7 +21,7 @@
 //! sparse table: one call); region entries and exits run their composed operations. The
 //! top activation's function, node and sum are held in the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
-//! that a call whose callee starts with an assignment, and a return whose end is a single
+//! that a call whose callee starts with an assignment (and at most one push), and a return whose end is a single
 //! count and whose caller resumes with an addition, skip the general path.
 //! Functions are instrumented and indexed on their first call. The dense tables reach
 //! [`Function::counters`] at the run's exit event.
@@ -93,8 +93,9 @@ pub struct Function {
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
-    /// The sum after the start and the entry edge, when they compose to `sum = v`.
-    entry_sum: Option<u128>,
+    /// What the start and the entry edge do to a fresh activation, when they count nothing
+    /// and push at most one sum.
+    entry: Option<Entry>,
     /// Per node: where and at which addition the exit edge and the end count, when they
     /// compose to a single count.
     finish: Vec<Option<(Place, u128)>>,
@@ -235,9 +236,10 @@ impl PathSink {
             let func = &mut self.functions[f];
             if let Some((e, w)) = func.start {
                 let lists = [Ops::Start, Ops::Edge(e.index())];
-                let entered = match func.entry_sum.filter(|_| !self.record_edges) {
-                    Some(v) => {
-                        act.state.sum = v;
+                let entered = match func.entry.filter(|_| !self.record_edges) {
+                    Some(entry) => {
+                        act.state.stack.extend(entry.push);
+                        act.state.sum = entry.sum;
                         true
                     }
                     None => func.execute(&mut self.pool, &mut act.state, &lists, self.record_edges),
@@ -484,16 +486,17 @@ impl PathSink {
     }
 
     /// Caches in keyed slot `id` the call to `to` (function `g`, returning to `ret`) that
-    /// just started the top activation, if its start was an assignment of its sum.
+    /// just started the top activation, if its start was an assignment of its sum (after
+    /// at most one push, which the callee's [`Entry`] repeats).
     fn remember_call(&mut self, id: usize, to: u64, g: usize, ret: u64) {
         let (Some(act), Some(fun)) = (self.acts.last(), self.functions.get(g)) else {
             return;
         };
         // The sum as a sign-extended addition (the start may be a negative value).
-        let sum = fun
-            .entry_sum
-            .map(|v| v as i64)
-            .filter(|&v| v as i128 as u128 == fun.entry_sum.unwrap_or(0));
+        let sum = fun.entry.and_then(|e| {
+            let v = e.sum as i64;
+            (v as i128 as u128 == e.sum).then_some(v)
+        });
         if let (Some(sum), Some(true), false) = (sum, act.func.map(|a| a == g), self.record_edges) {
             let call = CachedCall {
                 callee: g as u32,
@@ -525,8 +528,10 @@ impl PathSink {
         let Some(((last, falls), call)) = self.slots.get(id).and_then(|s| s.call(to)) else {
             return false;
         };
-        let known = self.functions.get(call.callee as usize).is_some();
-        if self.acts.is_empty() || !known || matches!(falls, Step::Action(_)) {
+        let Some(entry) = self.functions.get(call.callee as usize).map(|g| g.entry) else {
+            return false;
+        };
+        if self.acts.is_empty() || matches!(falls, Step::Action(_)) {
             return false;
         }
         let Some(sum) = self.cached_falls(falls) else {
@@ -541,7 +546,8 @@ impl PathSink {
         act.node = NodeIndex::new(last as usize);
         act.state.sum = sum;
         fun.starts += 1;
-        let stack = self.spare.pop().unwrap_or_default();
+        let mut stack = self.spare.pop().unwrap_or_default();
+        stack.extend(entry.and_then(|e| e.push));
         self.acts.push(Act {
             func: Some(call.callee as usize),
             node: NodeIndex::new(call.entry as usize),
@@ -807,6 +813,32 @@ impl PathSink {
 /// function indices stay far below `u32::MAX`).
 const NO_FUNC: u64 = u64::MAX - 1;
 
+/// An activation's start (start operations and entry edge) that counts nothing and pushes
+/// at most one sum: a fresh activation (sum 0, empty stack) pushes `push`, then holds `sum`.
+/// Its entry block heads a loop in region-based mode, for one (e.g. `strcmp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    push: Option<u128>,
+    sum: u128,
+}
+
+impl Entry {
+    /// The effect of `ops` on a fresh activation, if it is an [`Entry`].
+    fn of(ops: &[Op]) -> Option<Entry> {
+        let mut sum = 0u128;
+        let mut push = None;
+        for &op in ops {
+            match op {
+                Op::Add(v) => sum = sum.wrapping_add(v),
+                Op::Set(v) => sum = v,
+                Op::Push(v) if push.is_none() => push = Some(sum.wrapping_add(v)),
+                Op::Push(_) | Op::Pop | Op::Count { .. } => return None,
+            }
+        }
+        Some(Entry { push, sum })
+    }
+}
+
 /// Which of a plan's operation lists to run.
 #[derive(Clone, Copy, Debug)]
 enum Ops {
@@ -819,17 +851,14 @@ enum Ops {
 }
 
 impl Function {
-    /// Precomputes the shortcuts of activation starts and ends (`entry_sum`, `finish`).
+    /// Precomputes the shortcuts of activation starts and ends (`entry`, `finish`).
     fn shortcuts(&mut self, inst: &Instrumented) {
         let mut ops = Vec::new();
         compose(&mut ops, &inst.start_ops);
         if let Some((e, _)) = self.start {
             compose(&mut ops, inst.ops_for(e.index()));
         }
-        self.entry_sum = match ops[..] {
-            [Op::Set(v)] => Some(v),
-            _ => None,
-        };
+        self.entry = Entry::of(&ops);
         self.finish = self
             .leave
             .iter()
@@ -948,7 +977,7 @@ impl Function {
             ends: 0,
             cfg: Some(cfg),
             dense: Vec::new(),
-            entry_sum: None,
+            entry: None,
             finish: Vec::new(),
             resume: Vec::new(),
             node_at: HashMap::default(),
@@ -1059,5 +1088,28 @@ impl Sink for PathSink {
             }
         }
         self.fill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_is_a_start_that_counts_nothing_and_pushes_at_most_once() {
+        let entry = |push, sum| Some(Entry { push, sum });
+        assert_eq!(Entry::of(&[]), entry(None, 0));
+        assert_eq!(Entry::of(&[Op::Set(5)]), entry(None, 5));
+        assert_eq!(
+            Entry::of(&[Op::Set(0), Op::Push(0), Op::Set(0)]),
+            entry(Some(0), 0)
+        );
+        assert_eq!(
+            Entry::of(&[Op::Add(2), Op::Push(1), Op::Set(7), Op::Add(1)]),
+            entry(Some(3), 8)
+        );
+        assert_eq!(Entry::of(&[Op::Push(0), Op::Push(0)]), None);
+        assert_eq!(Entry::of(&[Op::Push(0), Op::Pop]), None);
+        assert_eq!(Entry::of(&[Op::Count { table: 0, add: 0 }]), None);
     }
 }
