@@ -47,13 +47,32 @@ pub(crate) fn key(f: usize, node: usize) -> u64 {
     ((f as u64) << 32) | node as u64
 }
 
-/// Composed operations in the arena (and the CFG edges they came from, for edge recording).
+/// Composed operations in the arena (and the CFG edges they came from, for edge recording),
+/// and the transfer out of the function that follows them, if any.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Action {
     ops_start: u32,
     ops_len: u32,
     edges_start: u32,
     edges_len: u32,
+    out: Option<Out>,
+}
+
+/// A transfer that follows no flow edge of the function it leaves. A tail call is cached
+/// (after the falls to the block's last node), so that it skips the lookups that recognise
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Out {
+    /// A tail call of function `g`: the activation ends its paths and the callee's starts.
+    Tail(u32),
+    /// An indirect jump that resynchronises: the activation ends its paths and restarts
+    /// through [`EdgeKind::Resync`](crate::cfg::EdgeKind::Resync) edge `edge` to `node`.
+    Resync {
+        /// The resync edge.
+        edge: u32,
+        /// The node it reaches.
+        node: u32,
+    },
 }
 
 /// How a cached successor changes the sum: `sum += add` inline, a path end, or an arena
@@ -262,7 +281,19 @@ impl Arena {
     /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
     /// whose pooled tables are `dense`.
     pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], dense: &[Option<Dense>]) -> Step {
-        if !self.record {
+        self.store_out(ops, edges, dense, None)
+    }
+
+    /// [`store`](Self::store), followed by the transfer `out` if any (always an arena
+    /// action then).
+    pub(crate) fn store_out(
+        &mut self,
+        ops: &[Op],
+        edges: &[u32],
+        dense: &[Option<Dense>],
+        out: Option<Out>,
+    ) -> Step {
+        if !self.record && out.is_none() {
             match ops {
                 [] => return Step::Add(0),
                 [Op::Add(v)] if *v as i64 as u128 == *v => return Step::Add(*v as i64),
@@ -278,6 +309,7 @@ impl Arena {
             ops_len: ops.len() as u32,
             edges_start: self.edges.len() as u32,
             edges_len: edges.len() as u32,
+            out,
         };
         self.ops.extend_from_slice(ops);
         self.placed
@@ -294,16 +326,24 @@ impl Arena {
     }
 
     /// The resolved operations of arena action `a`; `None` when recording edges (the action
-    /// must count its edges: [`apply`](Self::apply) it).
+    /// must count its edges: [`apply`](Self::apply) it) or when a transfer out follows them.
     #[inline]
     pub(crate) fn placed(&self, a: u32) -> Option<&[PlacedOp]> {
-        let a = self.actions.get(a as usize).filter(|_| !self.record)?;
+        let a = self
+            .actions
+            .get(a as usize)
+            .filter(|a| !self.record && a.out.is_none())?;
         let s = a.ops_start as usize;
         self.placed.get(s..s + a.ops_len as usize)
     }
 
-    /// Executes arena action `a` on `state`, counting its edges into `edge_counts` when
-    /// recording.
+    /// The transfer out that follows arena action `a`'s operations, if any.
+    pub(crate) fn out(&self, a: u32) -> Option<Out> {
+        self.actions.get(a as usize)?.out
+    }
+
+    /// Executes arena action `a`'s operations on `state` (not its transfer out), counting
+    /// its edges into `edge_counts` when recording.
     pub(crate) fn apply(
         &self,
         a: u32,
@@ -469,8 +509,15 @@ mod tests {
             arena.end(1).map(|e| e.place),
             Some(Place::Pool(_))
         ));
+        let out = Some(Out::Tail(3));
+        assert_eq!(arena.store_out(&[], &[1], &[], out), Step::Action(1));
+        assert_eq!((arena.out(1), arena.placed(1)), (out, None));
+        assert_eq!(
+            (arena.out(0), arena.placed(0).map(<[_]>::len)),
+            (None, Some(1))
+        );
         arena.record = true;
-        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(1));
-        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(2));
+        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(2));
+        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(3));
     }
 }
