@@ -497,7 +497,7 @@ mod tests {
         assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));
         let end = [Op::Count { table: 0, add: 1 }, Op::Set(2)];
         assert_eq!(arena.store(&end, &[1], &[None]), Step::End(0));
-        assert_eq!(arena.end(0).map(|e| e.place), Some(Place::Sparse(0)));
+        assert_eq!(arena.end(0).map(PathEnd::place), Some(Place::Sparse(0)));
         let mut pool = Pool::default();
         let dense = pool.place(&Counters {
             tables: vec![crate::runtime::Table::Dense(vec![0; 4])],
@@ -506,7 +506,7 @@ mod tests {
         });
         assert_eq!(arena.store(&end, &[1], &dense), Step::End(1));
         assert!(matches!(
-            arena.end(1).map(|e| e.place),
+            arena.end(1).map(PathEnd::place),
             Some(Place::Pool(_))
         ));
         let out = Some(Out::Tail(3));

@@ -380,12 +380,10 @@ impl PathSink {
         let Some(&end) = self.arena.end(e) else {
             return sum;
         };
-        let sum = sum.wrapping_add(end.add);
-        match end.place {
-            Place::Pool(d) if self.pool.bump(d, sum) => {}
-            place => self.count_in(f, place, sum),
+        if let Err(sum) = end.count(&mut self.pool, sum) {
+            self.count_in(f, end.place(), sum);
         }
-        end.set
+        end.set()
     }
 
     /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
