@@ -47,13 +47,32 @@ pub(crate) fn key(f: usize, node: usize) -> u64 {
     ((f as u64) << 32) | node as u64
 }
 
-/// Composed operations in the arena (and the CFG edges they came from, for edge recording).
+/// Composed operations in the arena (and the CFG edges they came from, for edge recording),
+/// and the transfer out of the function that follows them, if any.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Action {
     ops_start: u32,
     ops_len: u32,
     edges_start: u32,
     edges_len: u32,
+    out: Option<Out>,
+}
+
+/// A transfer that follows no flow edge of the function it leaves. A tail call is cached
+/// (after the falls to the block's last node), so that it skips the lookups that recognise
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Out {
+    /// A tail call of function `g`: the activation ends its paths and the callee's starts.
+    Tail(u32),
+    /// An indirect jump that resynchronises: the activation ends its paths and restarts
+    /// through [`EdgeKind::Resync`](crate::cfg::EdgeKind::Resync) edge `edge` to `node`.
+    Resync {
+        /// The resync edge.
+        edge: u32,
+        /// The node it reaches.
+        node: u32,
+    },
 }
 
 /// How a cached successor changes the sum: `sum += add` inline, a path end, or an arena
@@ -97,16 +116,14 @@ impl Default for Slot {
 }
 
 impl Slot {
-    /// The cached successor of a transfer of `kind` to `to`: the node reached and the step.
-    /// A fixed-target exit has its own entry ([`entry_of`]), so only an indirect jump
-    /// chooses between the two by address; the chosen entry's address is checked anyway
-    /// (a predictable compare).
+    /// The cached successor of a flow transfer (see [`is_flow`]) to `to`: the node reached
+    /// and the step. The entry is chosen by address, with no branch on the edge's kind: the
+    /// two entries of a block never hold the same address (a fixed exit's are its end and
+    /// its target, which the emulator tells apart by address too; an indirect jump's are
+    /// cached only on a miss of both).
     #[inline(always)]
-    pub(crate) fn find(&self, kind: EmuEdge, to: u64) -> Option<(u32, Step)> {
-        let i = match entry_of(kind)? {
-            Some(i) => i,
-            None => usize::from(self.to[0] != to),
-        };
+    pub(crate) fn find(&self, to: u64) -> Option<(u32, Step)> {
+        let i = usize::from(self.to[0] != to);
         if self.to[i] != to || self.next[i] == NONE {
             return None;
         }
@@ -172,7 +189,8 @@ impl Slot {
 }
 
 /// A call whose callee starts with an assignment of its sum: pushes an activation of
-/// function `callee` at node `entry` with sum `sum` that returns to `ret`.
+/// function `callee` at node `entry` with sum `sum` that returns to `ret` (and whose stack
+/// holds the sum the callee's start pushes, if any).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct CachedCall {
     pub(crate) callee: u32,
@@ -181,10 +199,10 @@ pub(crate) struct CachedCall {
     pub(crate) ret: u64,
 }
 
-/// The successor entry of a slot that a flow transfer of `kind` uses: `Some(Some(i))` for a
-/// fixed-target exit (0: the block's end, 1: the branch or jump target), `Some(None)` for an
-/// indirect jump (either entry), `None` for calls and returns (never cached).
-#[inline(always)]
+/// The successor entry of a slot where a miss of a flow transfer of `kind` is cached:
+/// `Some(Some(i))` for a fixed-target exit (0: the block's end, 1: the branch or jump
+/// target), `Some(None)` for an indirect jump (either entry), `None` for calls and returns
+/// (never cached as flow).
 pub(crate) fn entry_of(kind: EmuEdge) -> Option<Option<usize>> {
     match kind {
         EmuEdge::NotTaken | EmuEdge::FallThrough => Some(Some(0)),
@@ -192,6 +210,15 @@ pub(crate) fn entry_of(kind: EmuEdge) -> Option<Option<usize>> {
         EmuEdge::IndirectJump => Some(None),
         EmuEdge::Call | EmuEdge::IndirectCall | EmuEdge::Return => None,
     }
+}
+
+/// Whether a transfer of `kind` follows a flow edge (not a call or return): a bit test, so
+/// that the hot path takes no indirect branch on the kind.
+#[inline(always)]
+pub(crate) fn is_flow(kind: EmuEdge) -> bool {
+    const NOT_FLOW: u32 =
+        1 << EmuEdge::Call as u32 | 1 << EmuEdge::IndirectCall as u32 | 1 << EmuEdge::Return as u32;
+    NOT_FLOW >> (kind as u32 & 31) & 1 == 0
 }
 
 /// The cold part of one emulator block's entry.
@@ -254,7 +281,19 @@ impl Arena {
     /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
     /// whose pooled tables are `dense`.
     pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], dense: &[Option<Dense>]) -> Step {
-        if !self.record {
+        self.store_out(ops, edges, dense, None)
+    }
+
+    /// [`store`](Self::store), followed by the transfer `out` if any (always an arena
+    /// action then).
+    pub(crate) fn store_out(
+        &mut self,
+        ops: &[Op],
+        edges: &[u32],
+        dense: &[Option<Dense>],
+        out: Option<Out>,
+    ) -> Step {
+        if !self.record && out.is_none() {
             match ops {
                 [] => return Step::Add(0),
                 [Op::Add(v)] if *v as i64 as u128 == *v => return Step::Add(*v as i64),
@@ -270,6 +309,7 @@ impl Arena {
             ops_len: ops.len() as u32,
             edges_start: self.edges.len() as u32,
             edges_len: edges.len() as u32,
+            out,
         };
         self.ops.extend_from_slice(ops);
         self.placed
@@ -286,16 +326,24 @@ impl Arena {
     }
 
     /// The resolved operations of arena action `a`; `None` when recording edges (the action
-    /// must count its edges: [`apply`](Self::apply) it).
+    /// must count its edges: [`apply`](Self::apply) it) or when a transfer out follows them.
     #[inline]
     pub(crate) fn placed(&self, a: u32) -> Option<&[PlacedOp]> {
-        let a = self.actions.get(a as usize).filter(|_| !self.record)?;
+        let a = self
+            .actions
+            .get(a as usize)
+            .filter(|a| !self.record && a.out.is_none())?;
         let s = a.ops_start as usize;
         self.placed.get(s..s + a.ops_len as usize)
     }
 
-    /// Executes arena action `a` on `state`, counting its edges into `edge_counts` when
-    /// recording.
+    /// The transfer out that follows arena action `a`'s operations, if any.
+    pub(crate) fn out(&self, a: u32) -> Option<Out> {
+        self.actions.get(a as usize)?.out
+    }
+
+    /// Executes arena action `a`'s operations on `state` (not its transfer out), counting
+    /// its edges into `edge_counts` when recording.
     pub(crate) fn apply(
         &self,
         a: u32,
@@ -423,32 +471,33 @@ mod tests {
     #[test]
     fn a_slot_finds_its_successors_and_the_arena_keeps_long_steps() {
         let mut s = Slot::default();
-        assert_eq!(s.find(EmuEdge::NotTaken, 0), None);
+        assert_eq!(s.find(0), None);
         s.set(0, 16, 3, Step::Add(-2));
+        assert_eq!(s.find(32), None);
         s.set(1, 32, 4, Step::Action(7));
-        assert_eq!(s.find(EmuEdge::NotTaken, 16), Some((3, Step::Add(-2))));
-        assert_eq!(s.find(EmuEdge::FallThrough, 16), Some((3, Step::Add(-2))));
-        assert_eq!(s.find(EmuEdge::Taken, 32), Some((4, Step::Action(7))));
-        assert_eq!(s.find(EmuEdge::Jump, 32), Some((4, Step::Action(7))));
-        // A fixed exit looks at its own entry only; an indirect jump at either.
-        assert_eq!(s.find(EmuEdge::Taken, 16), None);
-        assert_eq!(s.find(EmuEdge::NotTaken, 32), None);
-        assert_eq!(s.find(EmuEdge::IndirectJump, 16), Some((3, Step::Add(-2))));
-        assert_eq!(
-            s.find(EmuEdge::IndirectJump, 32),
-            Some((4, Step::Action(7)))
-        );
-        assert_eq!(s.find(EmuEdge::IndirectJump, 48), None);
-        assert_eq!(s.find(EmuEdge::Call, 16), None);
-        assert_eq!(s.find(EmuEdge::Return, 32), None);
+        assert_eq!(s.find(16), Some((3, Step::Add(-2))));
+        assert_eq!(s.find(32), Some((4, Step::Action(7))));
+        assert_eq!(s.find(48), None);
         s.set(1, 32, 5, Step::End(7));
-        assert_eq!(s.find(EmuEdge::Taken, 32), Some((5, Step::End(7))));
+        assert_eq!(s.find(32), Some((5, Step::End(7))));
+        for kind in [
+            EmuEdge::Taken,
+            EmuEdge::NotTaken,
+            EmuEdge::Jump,
+            EmuEdge::FallThrough,
+        ] {
+            assert!(is_flow(kind) && entry_of(kind).is_some_and(|e| e.is_some()));
+        }
+        assert!(is_flow(EmuEdge::IndirectJump) && entry_of(EmuEdge::IndirectJump) == Some(None));
+        for kind in [EmuEdge::Call, EmuEdge::IndirectCall, EmuEdge::Return] {
+            assert!(!is_flow(kind) && entry_of(kind).is_none());
+        }
         let mut arena = Arena::default();
         assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));
         assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));
         let end = [Op::Count { table: 0, add: 1 }, Op::Set(2)];
         assert_eq!(arena.store(&end, &[1], &[None]), Step::End(0));
-        assert_eq!(arena.end(0).map(|e| e.place), Some(Place::Sparse(0)));
+        assert_eq!(arena.end(0).map(PathEnd::place), Some(Place::Sparse(0)));
         let mut pool = Pool::default();
         let dense = pool.place(&Counters {
             tables: vec![crate::runtime::Table::Dense(vec![0; 4])],
@@ -457,11 +506,18 @@ mod tests {
         });
         assert_eq!(arena.store(&end, &[1], &dense), Step::End(1));
         assert!(matches!(
-            arena.end(1).map(|e| e.place),
+            arena.end(1).map(PathEnd::place),
             Some(Place::Pool(_))
         ));
+        let out = Some(Out::Tail(3));
+        assert_eq!(arena.store_out(&[], &[1], &[], out), Step::Action(1));
+        assert_eq!((arena.out(1), arena.placed(1)), (out, None));
+        assert_eq!(
+            (arena.out(0), arena.placed(0).map(<[_]>::len)),
+            (None, Some(1))
+        );
         arena.record = true;
-        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(1));
-        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(2));
+        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(2));
+        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(3));
     }
 }

@@ -48,7 +48,20 @@ impl Pool {
         if sum >= d.size {
             return false;
         }
-        match self.counts.get_mut(d.base + sum as usize) {
+        self.bump_at(d.base, sum as usize)
+    }
+
+    /// `cnt[sum]++` in the table whose counter of sum 0 is at `base` and that holds `size`
+    /// sums; `false` if `sum` lies outside it.
+    #[inline]
+    fn bump_in(&mut self, base: u64, size: u64, sum: u128) -> bool {
+        sum < u128::from(size) && self.bump_at(base as usize, sum as usize)
+    }
+
+    /// `counts[base + sum]++`; `false` if that lies outside the pool.
+    #[inline]
+    fn bump_at(&mut self, base: usize, sum: usize) -> bool {
+        match self.counts.get_mut(base.wrapping_add(sum)) {
             Some(c) => {
                 *c += 1;
                 true
@@ -106,12 +119,18 @@ pub(crate) enum Place {
 }
 
 /// A path's end at a backedge, `cnt[sum + add]++; sum = set`: the common long step of a
-/// cached block, executed without interpreting [`Op`]s.
+/// cached block, executed without interpreting [`Op`]s. Half a cache line, with `add` and
+/// `set` sign-extended (a path end whose values do not fit stays an interpreted step).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(32))]
 pub(crate) struct PathEnd {
-    pub(crate) place: Place,
-    pub(crate) add: u128,
-    pub(crate) set: u128,
+    /// A pooled table: the pool index of its counter of sum 0; a sparse one: its index.
+    base: u64,
+    /// A pooled table: its NumPaths; a sparse one: 0 (no sum is in range, so every count
+    /// takes [`place`](Self::place)).
+    size: u64,
+    add: i64,
+    set: i64,
 }
 
 impl Place {
@@ -157,13 +176,55 @@ impl PathEnd {
     /// The path end that `ops` are, if they are one, in a function whose pooled tables are
     /// `dense`.
     pub(crate) fn of(ops: &[Op], dense: &[Option<Dense>]) -> Option<PathEnd> {
-        match *ops {
-            [Op::Count { table, add }, Op::Set(set)] => Some(PathEnd {
-                place: Place::of(table, dense),
-                add,
-                set,
+        let [Op::Count { table, add }, Op::Set(set)] = *ops else {
+            return None;
+        };
+        let (base, size) = match Place::of(table, dense) {
+            // Size 0 marks a sparse table: an empty pooled one stays interpreted.
+            Place::Pool(d) if d.size > 0 => {
+                (u64::try_from(d.base).ok()?, u64::try_from(d.size).ok()?)
+            }
+            Place::Pool(_) => return None,
+            Place::Sparse(t) => (u64::from(t), 0),
+        };
+        let (a, s) = (add as i64, set as i64);
+        if a as i128 as u128 != add || s as i128 as u128 != set {
+            return None;
+        }
+        Some(PathEnd {
+            base,
+            size,
+            add: a,
+            set: s,
+        })
+    }
+
+    /// Counts `sum + add` in `pool`; `Err` with that sum when the pool does not take it (a
+    /// sparse table's sum, or one out of range: it goes to [`place`](Self::place)).
+    #[inline(always)]
+    pub(crate) fn count(&self, pool: &mut Pool, sum: u128) -> Result<(), u128> {
+        let sum = sum.wrapping_add(self.add as i128 as u128);
+        if pool.bump_in(self.base, self.size, sum) {
+            Ok(())
+        } else {
+            Err(sum)
+        }
+    }
+
+    /// The sum after the path end.
+    #[inline(always)]
+    pub(crate) fn set(&self) -> u128 {
+        self.set as i128 as u128
+    }
+
+    /// Where a count that the pool did not take goes.
+    pub(crate) fn place(&self) -> Place {
+        match self.size {
+            0 => Place::Sparse(self.base as u32),
+            size => Place::Pool(Dense {
+                base: self.base as usize,
+                size: u128::from(size),
             }),
-            _ => None,
         }
     }
 }

@@ -21,8 +21,9 @@
 //! sparse table: one call); region entries and exits run their composed operations. The
 //! top activation's function, node and sum are held in the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
-//! that a call whose callee starts with an assignment, and a return whose end is a single
-//! count and whose caller resumes with an addition, skip the general path.
+//! that a call whose callee starts with an assignment (and at most one push), and a return whose end is a single
+//! count and whose caller resumes with an addition, skip the general path. A tail call's
+//! slot entry holds the falls and the callee, so it skips the lookups that recognise it.
 //! Functions are instrumented and indexed on their first call. The dense tables reach
 //! [`Function::counters`] at the run's exit event.
 
@@ -35,7 +36,9 @@ use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Sink};
 
-use crate::blockcache::{compose, entry_of, key, Arena, CachedCall, Cold, Slot, Step, NONE};
+use crate::blockcache::{
+    compose, entry_of, is_flow, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE,
+};
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
@@ -91,8 +94,9 @@ pub struct Function {
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
-    /// The sum after the start and the entry edge, when they compose to `sum = v`.
-    entry_sum: Option<u128>,
+    /// What the start and the entry edge do to a fresh activation, when they count nothing
+    /// and push at most one sum.
+    entry: Option<Entry>,
     /// Per node: where and at which addition the exit edge and the end count, when they
     /// compose to a single count.
     finish: Vec<Option<(Place, u128)>>,
@@ -233,9 +237,10 @@ impl PathSink {
             let func = &mut self.functions[f];
             if let Some((e, w)) = func.start {
                 let lists = [Ops::Start, Ops::Edge(e.index())];
-                let entered = match func.entry_sum.filter(|_| !self.record_edges) {
-                    Some(v) => {
-                        act.state.sum = v;
+                let entered = match func.entry.filter(|_| !self.record_edges) {
+                    Some(entry) => {
+                        act.state.stack.extend(entry.push);
+                        act.state.sum = entry.sum;
                         true
                     }
                     None => func.execute(&mut self.pool, &mut act.state, &lists, self.record_edges),
@@ -360,9 +365,12 @@ impl PathSink {
                 _ => {}
             }
         }
-        // Any other action runs in the activation's own interpreter.
+        // Any other action runs in the activation's own interpreter, then its transfer out.
         self.spill();
         self.step_top(f, Step::Action(a));
+        if let Some(out) = self.arena.out(a) {
+            self.leave(f, out);
+        }
         self.fill();
     }
 
@@ -372,12 +380,10 @@ impl PathSink {
         let Some(&end) = self.arena.end(e) else {
             return sum;
         };
-        let sum = sum.wrapping_add(end.add);
-        match end.place {
-            Place::Pool(d) if self.pool.bump(d, sum) => {}
-            place => self.count_in(f, place, sum),
+        if let Err(sum) = end.count(&mut self.pool, sum) {
+            self.count_in(f, end.place(), sum);
         }
-        end.set
+        end.set()
     }
 
     /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
@@ -482,16 +488,17 @@ impl PathSink {
     }
 
     /// Caches in keyed slot `id` the call to `to` (function `g`, returning to `ret`) that
-    /// just started the top activation, if its start was an assignment of its sum.
+    /// just started the top activation, if its start was an assignment of its sum (after
+    /// at most one push, which the callee's [`Entry`] repeats).
     fn remember_call(&mut self, id: usize, to: u64, g: usize, ret: u64) {
         let (Some(act), Some(fun)) = (self.acts.last(), self.functions.get(g)) else {
             return;
         };
         // The sum as a sign-extended addition (the start may be a negative value).
-        let sum = fun
-            .entry_sum
-            .map(|v| v as i64)
-            .filter(|&v| v as i128 as u128 == fun.entry_sum.unwrap_or(0));
+        let sum = fun.entry.and_then(|e| {
+            let v = e.sum as i64;
+            (v as i128 as u128 == e.sum).then_some(v)
+        });
         if let (Some(sum), Some(true), false) = (sum, act.func.map(|a| a == g), self.record_edges) {
             let call = CachedCall {
                 callee: g as u32,
@@ -523,8 +530,10 @@ impl PathSink {
         let Some(((last, falls), call)) = self.slots.get(id).and_then(|s| s.call(to)) else {
             return false;
         };
-        let known = self.functions.get(call.callee as usize).is_some();
-        if self.acts.is_empty() || !known || matches!(falls, Step::Action(_)) {
+        let Some(entry) = self.functions.get(call.callee as usize).map(|g| g.entry) else {
+            return false;
+        };
+        if self.acts.is_empty() || matches!(falls, Step::Action(_)) {
             return false;
         }
         let Some(sum) = self.cached_falls(falls) else {
@@ -539,7 +548,8 @@ impl PathSink {
         act.node = NodeIndex::new(last as usize);
         act.state.sum = sum;
         fun.starts += 1;
-        let stack = self.spare.pop().unwrap_or_default();
+        let mut stack = self.spare.pop().unwrap_or_default();
+        stack.extend(entry.and_then(|e| e.push));
         self.acts.push(Act {
             func: Some(call.callee as usize),
             node: NodeIndex::new(call.entry as usize),
@@ -650,10 +660,12 @@ impl PathSink {
                 self.rekey(id, f, node);
             }
             if let Some(entry) = entry_of(kind) {
-                let hit = match self.slots[id].find(kind, to) {
+                let hit = match self.slots[id].find(to) {
                     Some(h) => Some(h),
                     None => {
-                        let h = self.resolve(id, to);
+                        let h = self
+                            .resolve(id, to)
+                            .or_else(|| self.resolve_out(id, to, kind));
                         if let Some(h) = h {
                             self.remember(id, to, entry, h);
                         }
@@ -663,6 +675,12 @@ impl PathSink {
                 if let Some((next, step)) = hit {
                     self.step_top(f, step);
                     self.acts[top].node = NodeIndex::new(next as usize);
+                    if let Some(out) = match step {
+                        Step::Action(a) => self.arena.out(a),
+                        _ => None,
+                    } {
+                        self.leave(f, out);
+                    }
                     return;
                 }
             }
@@ -699,7 +717,6 @@ impl PathSink {
     /// A transfer that is no flow edge of the top activation's function (or in unknown
     /// code): a tail call, a resynchronising indirect jump, or a desynchronisation.
     fn transfer_out(&mut self, func: Option<usize>, to: u64, kind: EmuEdge) {
-        let top = self.acts.len() - 1;
         let Some(f) = func else {
             // Unknown code jumping to a known function's entry: follow it from there.
             if let Some(&g) = self.by_entry.get(&to) {
@@ -708,36 +725,79 @@ impl PathSink {
             }
             return;
         };
-        let node = self.acts[top].node;
         let fun = &self.functions[f];
         let Some(cfg) = fun.inst.as_ref().map(|i| &i.hier.cfg) else {
             return;
         };
-        if let Some(&g) = self.by_entry.get(&to) {
-            // Tail call.
-            self.finish_top();
-            let ret = self.pop_act();
-            self.start(Some(g), ret);
-            return;
-        }
-        let target = fun.node_at.get(&to).copied();
-        let resync = target.and_then(|w| fun.resync.get(&w).map(|&e| (e, w)));
-        if let (EmuEdge::IndirectJump, Some((e, w))) = (kind, resync) {
-            self.finish_top();
-            let act = &mut self.acts[top];
-            act.func = Some(f);
-            act.node = Cfg::entry();
-            act.state.sum = 0;
-            act.state.stack.clear();
-            let func = &mut self.functions[f];
-            if func.execute(&mut self.pool, &mut act.state, &[Ops::Start], false) {
-                func.starts += 1;
+        match self.out_to(f, to, kind) {
+            Some(out) => self.leave(f, out),
+            None => {
+                let node = self.acts[self.acts.len() - 1].node;
+                let sample = (cfg.name.clone(), cfg.graph[node].start, to, kind);
+                self.desynced(sample);
             }
-            self.take(e, w);
-            return;
         }
-        let sample = (cfg.name.clone(), cfg.graph[node].start, to, kind);
-        self.desynced(sample);
+    }
+
+    /// What a transfer of `kind` to `to` that is no flow edge of function `f` is: a tail
+    /// call (to another function's entry), or a resynchronising indirect jump.
+    fn out_to(&self, f: usize, to: u64, kind: EmuEdge) -> Option<Out> {
+        if let Some(&g) = self.by_entry.get(&to) {
+            return Some(Out::Tail(g as u32));
+        }
+        let fun = self.functions.get(f)?;
+        let w = fun.node_at.get(&to).copied()?;
+        let &e = fun.resync.get(&w)?;
+        (kind == EmuEdge::IndirectJump).then_some(Out::Resync {
+            edge: e as u32,
+            node: w.index() as u32,
+        })
+    }
+
+    /// The successor of keyed slot `id` at `to` when it is a tail call: the falls to the
+    /// block's last node, then the call. A resynchronising indirect jump is left uncached:
+    /// its targets vary (a `switch`) and thrash the slot's two entries, and caching it made
+    /// coremark slower (overhead --only region, 1.54x to 1.64x).
+    fn resolve_out(&mut self, id: usize, to: u64, kind: EmuEdge) -> Option<(u32, Step)> {
+        let k = self.slots.get(id)?.key;
+        let f = (k >> 32) as usize;
+        let out = self
+            .out_to(f, to, kind)
+            .filter(|out| matches!(out, Out::Tail(_)))?;
+        let end = self.cold.get(id)?.end;
+        let func = self.functions.get(f)?;
+        self.scratch_ops.clear();
+        self.scratch_edges.clear();
+        let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
+        let last = func.walk_falls((k & 0xffff_ffff) as usize, end, ops, edges);
+        let step = self.arena.store_out(ops, edges, &func.dense, Some(out));
+        Some((last as u32, step))
+    }
+
+    /// Takes transfer `out` from the top activation, which runs function `f` and stands at
+    /// the node the transfer leaves from.
+    fn leave(&mut self, f: usize, out: Out) {
+        self.finish_top();
+        match out {
+            Out::Tail(g) => {
+                let ret = self.pop_act();
+                self.start(Some(g as usize), ret);
+            }
+            Out::Resync { edge, node } => {
+                let Some(act) = self.acts.last_mut() else {
+                    return;
+                };
+                act.func = Some(f);
+                act.node = Cfg::entry();
+                act.state.sum = 0;
+                act.state.stack.clear();
+                let func = &mut self.functions[f];
+                if func.execute(&mut self.pool, &mut act.state, &[Ops::Start], false) {
+                    func.starts += 1;
+                }
+                self.take(edge as usize, NodeIndex::new(node as usize));
+            }
+        }
     }
 
     /// Drops the top activation's open paths after a transfer it cannot follow.
@@ -805,6 +865,32 @@ impl PathSink {
 /// function indices stay far below `u32::MAX`).
 const NO_FUNC: u64 = u64::MAX - 1;
 
+/// An activation's start (start operations and entry edge) that counts nothing and pushes
+/// at most one sum: a fresh activation (sum 0, empty stack) pushes `push`, then holds `sum`.
+/// Its entry block heads a loop in region-based mode, for one (e.g. `strcmp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    push: Option<u128>,
+    sum: u128,
+}
+
+impl Entry {
+    /// The effect of `ops` on a fresh activation, if it is an [`Entry`].
+    fn of(ops: &[Op]) -> Option<Entry> {
+        let mut sum = 0u128;
+        let mut push = None;
+        for &op in ops {
+            match op {
+                Op::Add(v) => sum = sum.wrapping_add(v),
+                Op::Set(v) => sum = v,
+                Op::Push(v) if push.is_none() => push = Some(sum.wrapping_add(v)),
+                Op::Push(_) | Op::Pop | Op::Count { .. } => return None,
+            }
+        }
+        Some(Entry { push, sum })
+    }
+}
+
 /// Which of a plan's operation lists to run.
 #[derive(Clone, Copy, Debug)]
 enum Ops {
@@ -817,17 +903,14 @@ enum Ops {
 }
 
 impl Function {
-    /// Precomputes the shortcuts of activation starts and ends (`entry_sum`, `finish`).
+    /// Precomputes the shortcuts of activation starts and ends (`entry`, `finish`).
     fn shortcuts(&mut self, inst: &Instrumented) {
         let mut ops = Vec::new();
         compose(&mut ops, &inst.start_ops);
         if let Some((e, _)) = self.start {
             compose(&mut ops, inst.ops_for(e.index()));
         }
-        self.entry_sum = match ops[..] {
-            [Op::Set(v)] => Some(v),
-            _ => None,
-        };
+        self.entry = Entry::of(&ops);
         self.finish = self
             .leave
             .iter()
@@ -946,7 +1029,7 @@ impl Function {
             ends: 0,
             cfg: Some(cfg),
             dense: Vec::new(),
-            entry_sum: None,
+            entry: None,
             finish: Vec::new(),
             resume: Vec::new(),
             node_at: HashMap::default(),
@@ -1018,23 +1101,22 @@ impl Sink for PathSink {
     fn edge(&mut self, edge: &Edge) -> Control {
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.cur {
-                if let Some((next, step)) = slot.find(edge.kind, edge.to) {
-                    let f = (self.cur >> 32) as usize;
-                    self.cur = key(f, next as usize);
-                    match step {
-                        Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
-                        Step::End(e) => self.sum = self.end_path(f, e, self.sum),
-                        Step::Action(a) => self.placed_action(f, a),
-                    }
-                    return Control::Continue;
-                }
                 let id = edge.from.index();
-                let done = match edge.kind {
-                    EmuEdge::Call | EmuEdge::IndirectCall => self.fast_call(id, edge.to),
+                if is_flow(edge.kind) {
+                    if let Some((next, step)) = slot.find(edge.to) {
+                        let f = (self.cur >> 32) as usize;
+                        self.cur = key(f, next as usize);
+                        match step {
+                            Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
+                            Step::End(e) => self.sum = self.end_path(f, e, self.sum),
+                            Step::Action(a) => self.placed_action(f, a),
+                        }
+                        return Control::Continue;
+                    }
+                } else if match edge.kind {
                     EmuEdge::Return => self.fast_return(id, edge.to),
-                    _ => false,
-                };
-                if done {
+                    _ => self.fast_call(id, edge.to),
+                } {
                     return Control::Continue;
                 }
             }
@@ -1058,5 +1140,28 @@ impl Sink for PathSink {
             }
         }
         self.fill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_is_a_start_that_counts_nothing_and_pushes_at_most_once() {
+        let entry = |push, sum| Some(Entry { push, sum });
+        assert_eq!(Entry::of(&[]), entry(None, 0));
+        assert_eq!(Entry::of(&[Op::Set(5)]), entry(None, 5));
+        assert_eq!(
+            Entry::of(&[Op::Set(0), Op::Push(0), Op::Set(0)]),
+            entry(Some(0), 0)
+        );
+        assert_eq!(
+            Entry::of(&[Op::Add(2), Op::Push(1), Op::Set(7), Op::Add(1)]),
+            entry(Some(3), 8)
+        );
+        assert_eq!(Entry::of(&[Op::Push(0), Op::Push(0)]), None);
+        assert_eq!(Entry::of(&[Op::Push(0), Op::Pop]), None);
+        assert_eq!(Entry::of(&[Op::Count { table: 0, add: 0 }]), None);
     }
 }
