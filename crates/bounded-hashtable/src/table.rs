@@ -596,6 +596,14 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         }
     }
 
+    /// The entry in slot `i` (occupied) and its sort state, mutably.
+    fn entry_mut(&mut self, i: usize) -> (&mut Node<K, V>, &mut Meta) {
+        match (self.slots.get_mut(i), self.meta.get_mut(i)) {
+            (Some(Some(node)), Some(meta)) => (node, meta),
+            _ => unreachable!("slot {i} holds an entry"),
+        }
+    }
+
     /// Makes whatever links to chained slot `from` in bucket `b` link to `to` instead.
     fn relink(&mut self, b: usize, from: usize, to: Link) {
         let mut i = b;
@@ -744,10 +752,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     /// (a pass may move it within its chain).
     pub(crate) fn count_access(&mut self, idx: usize, b: usize, depth: u32, n: u64) -> usize {
         let epoch = self.epoch;
-        let (Some(Some(node)), Some(meta)) = (self.slots.get_mut(idx), self.meta.get_mut(idx))
-        else {
-            unreachable!("slot {idx} holds an entry");
-        };
+        let (node, meta) = self.entry_mut(idx);
         let before = node.counts(meta, epoch);
         node.bump(meta, epoch, n);
         let now = node.counts(meta, epoch);
@@ -1081,11 +1086,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
             match self.walk(self.bucket_for(hash), &node.key) {
                 Some((idx, _)) => {
                     let epoch = self.epoch;
-                    let (Some(Some(mine)), Some(my_meta)) =
-                        (self.slots.get_mut(idx), self.meta.get_mut(idx))
-                    else {
-                        unreachable!("slot {idx} holds an entry");
-                    };
+                    let (mine, my_meta) = self.entry_mut(idx);
                     combine(&mine.key, &mut mine.value, node.value);
                     mine.add_counts(my_meta, epoch, counts);
                 }
