@@ -21,9 +21,10 @@
 //! sparse table: one call); region entries and exits run their composed operations. The
 //! top activation's function, node and sum are held in the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
-//! that a call whose callee starts with an assignment (and at most one push), and a return whose end is a single
-//! count and whose caller resumes with an addition, skip the general path. A tail call's
-//! slot entry holds the falls and the callee, so it skips the lookups that recognise it.
+//! that a call whose callee starts with an assignment (and at most one push), and a return
+//! whose end is a single count and whose caller resumes with an addition, skip the general
+//! path. A tail call's slot entry holds the falls and the callee, so it skips the lookups
+//! that recognise it.
 //! Functions are instrumented and indexed on their first call. The dense tables reach
 //! [`Function::counters`] at the run's exit event.
 
@@ -533,21 +534,20 @@ impl PathSink {
         let Some(entry) = self.functions.get(call.callee as usize).map(|g| g.entry) else {
             return false;
         };
-        if self.acts.is_empty() || matches!(falls, Step::Action(_)) {
+        if self.acts.is_empty() {
             return false;
         }
+        // The falls may count a path's end: nothing after them may give up.
         let Some(sum) = self.cached_falls(falls) else {
             return false;
         };
-        let (Some(act), Some(fun)) = (
-            self.acts.last_mut(),
-            self.functions.get_mut(call.callee as usize),
-        ) else {
-            return false;
-        };
-        act.node = NodeIndex::new(last as usize);
-        act.state.sum = sum;
-        fun.starts += 1;
+        if let Some(act) = self.acts.last_mut() {
+            act.node = NodeIndex::new(last as usize);
+            act.state.sum = sum;
+        }
+        if let Some(fun) = self.functions.get_mut(call.callee as usize) {
+            fun.starts += 1;
+        }
         let mut stack = self.spare.pop().unwrap_or_default();
         stack.extend(entry.and_then(|e| e.push));
         self.acts.push(Act {
