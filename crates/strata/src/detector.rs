@@ -204,21 +204,23 @@ impl<S: Hash + Eq + Clone> Detector<S> {
                     });
                 }
             }
-            let (Some(level), Some(last)) = (self.upper.get_mut(k), self.last_rep.get_mut(k))
-            else {
-                if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
-                    // A full grammar (2^30 rules) stops growing; its input_len says so.
-                    let _ = g.push(u.rep);
-                }
+            let mut upper = self.upper.get_mut(k).zip(self.last_rep.get_mut(k));
+            let sym = upper
+                .as_mut()
+                .map(|(level, last)| symbol_of(level, last, u.rep));
+            if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
+                // Level 1 interns the repeated paths in the grammar's order: its symbol
+                // index is (checked) the grammar's terminal index. A full grammar (2^30
+                // rules) stops growing; its input_len says so.
+                let _ = match sym {
+                    Some(sym) => g.push_hinted(sym, u.rep),
+                    None => g.push(u.rep),
+                };
+            }
+            let (Some((level, _)), Some(sym)) = (upper, sym) else {
                 self.top.push(u.rep);
                 return;
             };
-            let sym = symbol_of(level, last, u.rep);
-            if let Some(g) = self.grammar.as_mut().filter(|_| k == 0) {
-                // Level 1 interns the repeated paths in the grammar's order: its symbol
-                // index is (checked) the grammar's terminal index.
-                let _ = g.push_hinted(sym, u.rep);
-            }
             match level.push_index(sym, u.insns, u.weight, u.paths) {
                 Some(v) => {
                     k += 1;
