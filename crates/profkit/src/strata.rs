@@ -4,11 +4,12 @@
 
 use std::fmt::Write as _;
 use std::fs;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use ::strata::isam::{self, IsamFile};
+use ::strata::isam::IsamFile;
 use ::strata::{Config, PhaseConfig, Signal, StrataSink};
 use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config as EmuConfig, Machine, RunSummary};
@@ -87,6 +88,8 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
     };
     let emu = EmuConfig {
         fuel: args.fuel,
+        // The sink writes the ISAM file's finished batches at every sample.
+        sample_interval: Some(crate::progress::INTERVAL),
         ..EmuConfig::default()
     };
     let mut machine = Machine::linux(&elf, linux, emu).map_err(|e| format!("{name}: {e}"))?;
@@ -102,25 +105,30 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
         branch_threshold: args.interval.max(1) / 20,
         ..PhaseConfig::default()
     };
-    let mut sink = StrataSink::new(&config, phases);
-    let summary = machine.run(&mut sink);
-    sink.finish();
-    let text = report(&name, &machine, &summary, &sink, args.top);
+    // The ISAM file is written while the guest runs (records at every sampling interrupt),
+    // so an interrupted run leaves its readable prefix.
     fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let image = isam::write(sink.detector(), sink.blocks());
-    let write = |file: &str, bytes: &[u8]| {
-        let path = out.join(file);
-        fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    write(ISAM_FILE, &image)?;
-    write(LOG_FILE, text.as_bytes())?;
+    let isam_path = out.join(ISAM_FILE);
+    let cannot_write =
+        |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let file = fs::File::create(&isam_path).map_err(|e| cannot_write(&isam_path, e))?;
+    let mut sink = StrataSink::new(&config, phases)
+        .stream_to(BufWriter::new(file))
+        .map_err(|e| cannot_write(&isam_path, e))?;
+    let summary = machine.run(&mut sink);
+    let bytes = sink
+        .finish_file()
+        .unwrap_or(Ok(0))
+        .map_err(|e| cannot_write(&isam_path, e))?;
+    let text = report(&name, &machine, &summary, &sink, args.top);
+    let log_path = out.join(LOG_FILE);
+    fs::write(&log_path, text.as_bytes()).map_err(|e| cannot_write(&log_path, e))?;
     eprint!("{text}");
     eprintln!(
-        "  wrote {} ({} records, {} bytes) and {}",
-        out.join(ISAM_FILE).display(),
+        "  wrote {} ({} records, {bytes} bytes) and {}",
+        isam_path.display(),
         sink.detector().records().len(),
-        image.len(),
-        out.join(LOG_FILE).display()
+        log_path.display()
     );
     Ok(crate::guest_status(&summary))
 }

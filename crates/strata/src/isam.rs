@@ -24,6 +24,7 @@
 //! [`IsamError`] next to the readable prefix, never a panic.
 
 use std::fmt;
+use std::io::{self, Write};
 
 use crate::detector::{Detector, StratumRecord};
 use crate::level::{Rep, SeqStats};
@@ -263,84 +264,185 @@ pub fn write(detector: &Detector<u64>, blocks: &[BlockMeta]) -> Vec<u8> {
 
 /// [`write`](fn@write) with `batch` records per indexed frame (at least 1).
 pub fn write_batched(detector: &Detector<u64>, blocks: &[BlockMeta], batch: usize) -> Vec<u8> {
-    let batch_len = batch.max(1);
     let mut out = Vec::with_capacity(HEADER + detector.records().len() * 8);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
-    let mut index = Vec::new();
-    let mut prev = StratumRecord::default();
-    for (b, batch) in detector.records().chunks(batch_len).enumerate() {
+    let done = IsamWriter::with_batch(&mut out, batch)
+        .and_then(|mut w| {
+            w.append(detector.records())?;
+            w.finish(detector, blocks)
+        })
+        .map(|_| ());
+    // Writing into a `Vec` cannot fail.
+    debug_assert!(done.is_ok());
+    out
+}
+
+/// Writes an ISAM file while the run produces it: the header at once, each batch of records
+/// as soon as it is full ([`append`](Self::append)), and at the end the last batch, the
+/// tables, the block table, the index and the end frame ([`finish`](Self::finish)). A run
+/// that is killed leaves a file whose full batches are readable (opening it reports the
+/// missing end). The bytes are those of [`write_batched`] for the same records.
+pub struct IsamWriter<W: Write> {
+    out: W,
+    batch: usize,
+    /// Bytes written so far (the next frame's offset).
+    offset: u64,
+    /// Records written so far.
+    written: usize,
+    /// The last record written (the base of the next batch's deltas).
+    prev: StratumRecord,
+    index: Vec<IndexEntry>,
+    /// The frame being built.
+    buf: Vec<u8>,
+}
+
+impl<W: Write> IsamWriter<W> {
+    /// A writer of [`BATCH`] records per frame; writes the header.
+    pub fn new(out: W) -> io::Result<Self> {
+        Self::with_batch(out, BATCH)
+    }
+
+    /// A writer of `batch` records per frame (at least 1); writes the header.
+    pub fn with_batch(mut out: W, batch: usize) -> io::Result<Self> {
+        let mut header = Vec::with_capacity(HEADER);
+        header.extend_from_slice(MAGIC);
+        header.extend_from_slice(&VERSION.to_le_bytes());
+        header.extend_from_slice(&0u32.to_le_bytes());
+        out.write_all(&header)?;
+        Ok(IsamWriter {
+            out,
+            batch: batch.max(1),
+            offset: HEADER as u64,
+            written: 0,
+            prev: StratumRecord::default(),
+            index: Vec::new(),
+            buf: Vec::new(),
+        })
+    }
+
+    /// Writes every full batch of `records` beyond those already written, and flushes.
+    /// `records` is the whole record list so far (the detector's [`Detector::records`]):
+    /// it only grows between calls.
+    pub fn append(&mut self, records: &[StratumRecord]) -> io::Result<()> {
+        let before = self.written;
+        while let Some(batch) = records.get(self.written..self.written + self.batch) {
+            self.put_batch(batch)?;
+        }
+        if self.written != before {
+            self.out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// The output.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    /// Records written so far.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Writes the records not yet written, the level tables, `blocks`, the index and the
+    /// end frame, flushes, and returns the output and the file's length in bytes.
+    pub fn finish(
+        mut self,
+        detector: &Detector<u64>,
+        blocks: &[BlockMeta],
+    ) -> io::Result<(W, u64)> {
+        let records = detector.records();
+        self.append(records)?;
+        if let Some(rest) = records.get(self.written..).filter(|r| !r.is_empty()) {
+            self.put_batch(rest)?;
+        }
+        for level in 0..detector.levels() {
+            let stats = detector.all_stats(level);
+            for chunk in stats.chunks(LEVEL_CHUNK) {
+                let mut e = Enc::default();
+                e.u8(level as u8);
+                e.u32(chunk.len() as u32);
+                for s in chunk {
+                    put_stats(&mut e, s);
+                    if level == 0 {
+                        let p = detector.path(s.id).unwrap_or_default();
+                        e.u32(p.len() as u32);
+                        p.iter().for_each(|&a| e.u64(a));
+                    } else {
+                        let m = detector.sequence(level, s.id).unwrap_or_default();
+                        e.u32(m.len() as u32);
+                        for r in m {
+                            e.u32(r.id);
+                            e.u64(r.trips);
+                        }
+                    }
+                }
+                self.put_frame(TAG_LEVEL, &e.0)?;
+            }
+        }
+        let mut e = Enc::default();
+        e.u32(blocks.len() as u32);
+        for b in blocks {
+            e.u64(b.start);
+            e.u64(b.end);
+            e.u32(b.insns);
+            e.u64(b.weight);
+            e.u8(u8::from(b.cond_branch));
+        }
+        self.put_frame(TAG_BLOCKS, &e.0)?;
+        let index_offset = self.offset;
+        let mut e = Enc::default();
+        e.u32(self.index.len() as u32);
+        for i in &self.index {
+            e.u64(i.offset);
+            e.u64(i.first);
+            e.u32(i.count);
+            e.u64(i.end_insn);
+            e.u64(i.end_path);
+            e.u64(i.end_stratum);
+        }
+        self.put_frame(TAG_INDEX, &e.0)?;
+        let mut e = Enc::default();
+        e.u64(self.written as u64);
+        e.u64(index_offset);
+        self.put_frame(TAG_END, &e.0)?;
+        self.out.flush()?;
+        Ok((self.out, self.offset))
+    }
+
+    /// Writes one `RECORDS` frame and indexes it.
+    fn put_batch(&mut self, batch: &[StratumRecord]) -> io::Result<()> {
         let mut e = Enc::default();
         e.u32(batch.len() as u32);
-        for v in [prev.end_insn, prev.end_path, prev.end_stratum] {
+        for v in [
+            self.prev.end_insn,
+            self.prev.end_path,
+            self.prev.end_stratum,
+        ] {
             e.u64(v);
         }
         for r in batch {
-            encode_record(&mut e, &prev, r);
-            prev = *r;
+            encode_record(&mut e, &self.prev, r);
+            self.prev = *r;
         }
-        index.push(IndexEntry {
-            offset: out.len() as u64,
-            first: (b * batch_len) as u64,
+        self.index.push(IndexEntry {
+            offset: self.offset,
+            first: self.written as u64,
             count: batch.len() as u32,
-            end_insn: prev.end_insn,
-            end_path: prev.end_path,
-            end_stratum: prev.end_stratum,
+            end_insn: self.prev.end_insn,
+            end_path: self.prev.end_path,
+            end_stratum: self.prev.end_stratum,
         });
-        frame(&mut out, TAG_RECORDS, &e.0);
+        self.written += batch.len();
+        self.put_frame(TAG_RECORDS, &e.0)
     }
-    for level in 0..detector.levels() {
-        let stats = detector.all_stats(level);
-        for chunk in stats.chunks(LEVEL_CHUNK) {
-            let mut e = Enc::default();
-            e.u8(level as u8);
-            e.u32(chunk.len() as u32);
-            for s in chunk {
-                put_stats(&mut e, s);
-                if level == 0 {
-                    let p = detector.path(s.id).unwrap_or_default();
-                    e.u32(p.len() as u32);
-                    p.iter().for_each(|&a| e.u64(a));
-                } else {
-                    let m = detector.sequence(level, s.id).unwrap_or_default();
-                    e.u32(m.len() as u32);
-                    for r in m {
-                        e.u32(r.id);
-                        e.u64(r.trips);
-                    }
-                }
-            }
-            frame(&mut out, TAG_LEVEL, &e.0);
-        }
+
+    fn put_frame(&mut self, tag: u8, payload: &[u8]) -> io::Result<()> {
+        self.buf.clear();
+        frame(&mut self.buf, tag, payload);
+        self.out.write_all(&self.buf)?;
+        self.offset += self.buf.len() as u64;
+        Ok(())
     }
-    let mut e = Enc::default();
-    e.u32(blocks.len() as u32);
-    for b in blocks {
-        e.u64(b.start);
-        e.u64(b.end);
-        e.u32(b.insns);
-        e.u64(b.weight);
-        e.u8(u8::from(b.cond_branch));
-    }
-    frame(&mut out, TAG_BLOCKS, &e.0);
-    let index_offset = out.len() as u64;
-    let mut e = Enc::default();
-    e.u32(index.len() as u32);
-    for i in &index {
-        e.u64(i.offset);
-        e.u64(i.first);
-        e.u32(i.count);
-        e.u64(i.end_insn);
-        e.u64(i.end_path);
-        e.u64(i.end_stratum);
-    }
-    frame(&mut out, TAG_INDEX, &e.0);
-    let mut e = Enc::default();
-    e.u64(detector.records().len() as u64);
-    e.u64(index_offset);
-    frame(&mut out, TAG_END, &e.0);
-    out
 }
 
 /// Where an instruction number falls in the hierarchy.
@@ -400,7 +502,7 @@ impl IsamFile {
     }
 
     /// Reads and parses the file at `path`.
-    pub fn open(path: &std::path::Path) -> std::io::Result<(IsamFile, Option<IsamError>)> {
+    pub fn open(path: &std::path::Path) -> io::Result<(IsamFile, Option<IsamError>)> {
         Ok(Self::parse(std::fs::read(path)?))
     }
 

@@ -33,7 +33,9 @@
 //!   repeated stratum), indexed by ending instruction, path and stratum number, with point
 //!   lookups ([`isam::IsamFile::locate`]: which stratum, path and block were active at
 //!   instruction N), range scans, a version, CRC-32 per frame, and a readable prefix plus a
-//!   reported error for a damaged or truncated file.
+//!   reported error for a damaged or truncated file. [`isam::IsamWriter`] writes the file
+//!   while the run goes on ([`StrataSink::stream_to`]: full batches at every sampling
+//!   interrupt), so a run killed on the way leaves its records so far readable.
 //!
 //! Use [`Detector`] directly for any symbol stream (it is generic over the symbol type and
 //! takes symbols from any iterator), or [`StrataSink`] to profile a program run by the

@@ -1,9 +1,12 @@
 //! The prof-events sink: feeds every executed block to a [`Detector`] keyed by block
 //! address and to a [`PhaseDetector`].
 
-use prof_events::{BlockEnd, BlockId, BlockInfo, CodeView, Control, Exit, Interest, Sink};
+use std::io::{self, Write};
+
+use prof_events::{BlockEnd, BlockId, BlockInfo, CodeView, Control, Exit, Interest, Sample, Sink};
 
 use crate::detector::{Config, Detector};
+use crate::isam::IsamWriter;
 use crate::phase::{merge_phases, Phase, PhaseConfig, PhaseDetector};
 
 /// What the sink knows about a translated block: the spec's block characterization.
@@ -46,6 +49,26 @@ pub struct StrataSink {
     /// instructions, weight, and whether it ends in a conditional branch.
     hot: Vec<Hot>,
     weight: Option<WeightFn>,
+    stream: Option<Stream>,
+}
+
+/// The ISAM file being written during the run, and the first write error (after which
+/// nothing more is written).
+struct Stream {
+    writer: Option<IsamWriter<Box<dyn Write>>>,
+    error: Option<io::Error>,
+}
+
+impl Stream {
+    /// Writes the full batches of `records` not written yet; keeps the first error.
+    fn append(&mut self, records: &[crate::detector::StratumRecord]) {
+        if let Some(w) = &mut self.writer {
+            if let Err(e) = w.append(records) {
+                self.error = Some(e);
+                self.writer = None;
+            }
+        }
+    }
 }
 
 impl StrataSink {
@@ -57,7 +80,38 @@ impl StrataSink {
             blocks: Vec::new(),
             hot: Vec::new(),
             weight: None,
+            stream: None,
         }
+    }
+
+    /// Writes the ISAM file to `out` while the run goes on: the records in full batches at
+    /// every sampling interrupt (so the machine needs a sample interval), the rest with the
+    /// tables at [`finish_file`](Self::finish_file). A run killed on the way leaves a file
+    /// whose batches written so far are readable. Fails if the header cannot be written.
+    pub fn stream_to(mut self, out: impl Write + 'static) -> io::Result<Self> {
+        let writer = IsamWriter::new(Box::new(out) as Box<dyn Write>)?;
+        self.stream = Some(Stream {
+            writer: Some(writer),
+            error: None,
+        });
+        Ok(self)
+    }
+
+    /// Ends the streams ([`finish`](Self::finish)) and completes the file given to
+    /// [`stream_to`](Self::stream_to): its length in bytes, `None` without one, or the
+    /// first write error of the run.
+    pub fn finish_file(&mut self) -> Option<io::Result<u64>> {
+        self.finish();
+        let mut stream = self.stream.take()?;
+        if let Some(e) = stream.error.take() {
+            return Some(Err(e));
+        }
+        let writer = stream.writer.take()?;
+        Some(
+            writer
+                .finish(&self.detector, &self.blocks)
+                .map(|(_, len)| len),
+        )
     }
 
     /// Uses `weight` for each block's weight instead of its instruction count.
@@ -114,6 +168,21 @@ impl StrataSink {
 }
 
 impl Sink for StrataSink {
+    fn wants(&mut self) -> Interest {
+        if self.stream.is_some() {
+            Interest::EXIT | Interest::SAMPLE
+        } else {
+            Interest::EXIT
+        }
+    }
+
+    fn sample(&mut self, _sample: &Sample) -> Control {
+        if let Some(stream) = &mut self.stream {
+            stream.append(self.detector.records());
+        }
+        Control::Continue
+    }
+
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         let i = block.id.index();
         if self.blocks.len() <= i {

@@ -158,3 +158,61 @@ fn phases_guest_signals_at_its_phase_boundaries() {
         );
     }
 }
+
+/// A `Vec` behind a shared handle, so a test reads what a sink it gave away has written.
+#[derive(Clone, Default)]
+struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_isam_file_streamed_during_a_run_has_its_batches_before_the_exit() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let elf = std::fs::read(dir.join("bin/crc.elf")).expect("guest ELF");
+    let linux = LinuxConfig {
+        args: vec![b"crc".to_vec()],
+        stdout: Output::Capture,
+        stderr: Output::Capture,
+        ..LinuxConfig::default()
+    };
+    let emu = EmuConfig {
+        sample_interval: Some(1_000_000),
+        ..EmuConfig::default()
+    };
+    let mut m = Machine::linux(&elf, linux, emu).expect("guest loads");
+    let out = Shared::default();
+    let streaming = StrataSink::new(&Config::default(), PhaseConfig::default())
+        .stream_to(out.clone())
+        .expect("header written");
+    // Watches the file at every sample: batches land while the guest still runs.
+    struct Watch(Shared, Vec<usize>);
+    impl Sink for Watch {
+        fn wants(&mut self) -> Interest {
+            Interest::SAMPLE
+        }
+        fn sample(&mut self, _: &prof_events::Sample) -> Control {
+            self.1.push(self.0 .0.borrow().len());
+            Control::Continue
+        }
+    }
+    let mut sinks = streaming.and(Watch(out.clone(), Vec::new()));
+    m.run(&mut sinks);
+    let (mut sink, watch) = sinks.into_inner();
+    let len = sink.finish_file().expect("streaming").expect("written");
+    let bytes = out.0.borrow().clone();
+    assert_eq!(len, bytes.len() as u64);
+    assert_eq!(bytes, strata::isam::write(sink.detector(), sink.blocks()));
+    assert!(
+        watch.1.iter().any(|&n| n > 16),
+        "no batch was written before the exit: {:?}",
+        watch.1
+    );
+}

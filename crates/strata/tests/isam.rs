@@ -91,6 +91,33 @@ proptest! {
     }
 
     #[test]
+    fn a_file_streamed_during_the_run_is_the_one_written_after_it(
+        stream in looped_stream(6, 4), batch in 1usize..5, every in 1usize..8,
+    ) {
+        let (whole, blocks) = build(&stream, 2);
+        let mut d = Detector::new(&Config { upper_levels: 2, ..Config::default() });
+        let mut w = isam::IsamWriter::with_batch(Vec::new(), batch).unwrap();
+        for (i, &s) in stream.iter().enumerate() {
+            d.push(addr(s), u64::from(insns(s)), 1);
+            if i % every == 0 {
+                w.append(d.records()).unwrap();
+                // What a run killed now leaves: its full batches, and the damage reported.
+                prop_assert_eq!(w.written() % batch, 0);
+                let (f, err) = IsamFile::parse(w_bytes(&w));
+                prop_assert!(err.is_some());
+                prop_assert_eq!(f.len(), w.written() as u64);
+                for (n, r) in d.records()[..w.written()].iter().enumerate() {
+                    prop_assert_eq!(f.record(n as u64), Some(*r));
+                }
+            }
+        }
+        d.finish();
+        let (bytes, len) = w.finish(&d, &blocks).unwrap();
+        prop_assert_eq!(len, bytes.len() as u64);
+        prop_assert_eq!(bytes, isam::write_batched(&whole, &blocks, batch));
+    }
+
+    #[test]
     fn every_truncation_keeps_a_readable_prefix(stream in looped_stream(5, 3), batch in 1usize..4) {
         let (d, blocks) = build(&stream, 1);
         let bytes = isam::write_batched(&d, &blocks, batch);
@@ -115,6 +142,25 @@ proptest! {
         }
         prop_assert_eq!(last_len, records.len() as u64);
     }
+}
+
+/// The bytes an [`isam::IsamWriter`] into a `Vec` has written so far.
+fn w_bytes(w: &isam::IsamWriter<Vec<u8>>) -> Vec<u8> {
+    w.get_ref().clone()
+}
+
+#[test]
+fn a_failing_output_is_an_error_not_a_panic() {
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    assert!(isam::IsamWriter::new(Full).is_err());
 }
 
 #[test]
