@@ -22,13 +22,12 @@
 //! count in `Meta` as in any block; the offsets are signed, as a followed jump may go
 //! backwards.
 //!
-//! The machine turns the mode on for a run whose sink's `wants()` is empty (cached, Linux:
-//! bare metal polls HTIF after every block) and off otherwise; changing it flushes the
-//! cache, so a sink that wants events never sees the id of a superblock nor has one run.
-//! In superblock mode the sink is still asked about each block, given the [`BlockInfo`] of
-//! its first basic block, and a block it wants events of stays that basic block (a sink
-//! whose `wants()` is empty but that wants events of some blocks should name them in
-//! `wants()`, or it misses the events of basic blocks merged into superblocks).
+//! The machine turns the mode on for a cached Linux run (bare metal polls HTIF after every
+//! block) whose sink promises, by [`Sink::watches_blocks`] returning `false`, that it wants
+//! no events of any block, and that takes no samples (a sample is delivered at the first
+//! block boundary after its threshold, which a superblock would move). In that mode the sink
+//! is not asked about blocks at all. Changing the mode flushes the cache, so a sink that
+//! watches blocks never sees the id of a superblock nor has one run.
 
 use std::collections::HashMap;
 
@@ -209,31 +208,20 @@ pub(crate) fn fetch_decode(mem: &Memory, pc: u64) -> Result<Insn, MemFault> {
     Ok(insn)
 }
 
-/// Where [`scan_block`] ended a block: the end pc (of the fall-through) and how it ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Scanned {
-    pub end: u64,
-    pub ends_with: BlockEnd,
-    /// Guest instructions in the block.
-    pub count: u32,
-}
-
 /// Decodes the block starting at `pc` into `out` (cleared first). Fails only if the first
 /// instruction cannot be fetched; a fetch failure later ends the block before it.
 ///
-/// Returns the basic block at `pc`, and, when `superblock` is set, the superblock that
-/// continues past forward conditional branches into their fall-through (see
-/// [`BlockCache`]); `out` then holds the superblock's instructions, of which the basic
-/// block is a prefix.
+/// Returns the end pc (of the fall-through) and how the block ends. With `superblock` set
+/// the block is a superblock, which goes on past forward conditional branches and direct
+/// jumps and calls (see the module docs).
 pub(crate) fn scan_block(
     mem: &Memory,
     pc: u64,
     max_insns: u32,
     superblock: bool,
     out: &mut Vec<Insn>,
-) -> Result<(Scanned, Scanned), MemFault> {
+) -> Result<(u64, BlockEnd), MemFault> {
     out.clear();
-    let mut basic = None;
     let mut p = pc;
     let end = loop {
         let insn = match fetch_decode(mem, p) {
@@ -266,11 +254,6 @@ pub(crate) fn scan_block(
             let Some(to) = go_on.filter(|_| superblock && (out.len() as u32) < max_insns) else {
                 break end;
             };
-            basic.get_or_insert(Scanned {
-                end: p,
-                ends_with: end,
-                count: out.len() as u32,
-            });
             p = to;
             continue;
         }
@@ -278,12 +261,7 @@ pub(crate) fn scan_block(
             break BlockEnd::FallThrough;
         }
     };
-    let whole = Scanned {
-        end: p,
-        ends_with: end,
-        count: out.len() as u32,
-    };
-    Ok((basic.unwrap_or(whole), whole))
+    Ok((p, end))
 }
 
 /// The block cache.
@@ -297,7 +275,7 @@ pub(crate) struct BlockCache {
     /// Keep decoded instructions (`false` in single-step mode, which re-decodes every
     /// instruction each time it runs, but still forms the same blocks).
     keep_insns: bool,
-    /// Continue blocks past forward conditional branches (see the module docs).
+    /// Form superblocks (see the module docs).
     superblocks: bool,
     max_insns: u32,
     index: PcIndex,
@@ -334,51 +312,45 @@ impl BlockCache {
 
     /// Translates the block at `pc`, asks `sink` for its interest, and returns its slot.
     ///
-    /// The sink is asked about the basic block at `pc`; in superblock mode a block it wants
-    /// nothing of goes on as a superblock.
+    /// In superblock mode the block is a superblock and `sink` is not asked: it promised
+    /// to want nothing of any block ([`Sink::watches_blocks`]).
     pub fn translate<S: Sink + ?Sized>(
         &mut self,
         mem: &Memory,
         pc: u64,
         sink: &mut S,
     ) -> Result<u32, MemFault> {
-        let (basic, whole) =
+        let (end, ends_with) =
             scan_block(mem, pc, self.max_insns, self.superblocks, &mut self.scratch)?;
         let slot = self.blocks.len() as u32;
-        let mut block = Block {
-            start: pc,
-            end: basic.end,
-            last: 0,
-            first: self.insns.len() as u32,
-            len: 0,
-            count: basic.count,
-            interest: Interest::NONE,
-            ends_with: basic.ends_with,
-            chain: [NONE; 2],
-        };
-        block.interest =
-            sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
-        let taken = if block.interest.is_empty() {
-            whole
-        } else {
-            basic
-        };
-        self.scratch.truncate(taken.count as usize);
-        (block.end, block.count, block.ends_with) = (taken.end, taken.count, taken.ends_with);
-        block.last = taken.end - self.scratch.last().map_or(0, |i| u64::from(i.len));
+        let first = self.insns.len();
         if self.keep_insns {
             self.append_translation(pc);
         }
-        block.len = self.insns.len() as u32 - block.first;
+        let mut block = Block {
+            start: pc,
+            end,
+            last: end - self.scratch.last().map_or(0, |i| u64::from(i.len)),
+            first: first as u32,
+            len: (self.insns.len() - first) as u32,
+            count: self.scratch.len() as u32,
+            interest: Interest::NONE,
+            ends_with,
+            chain: [NONE; 2],
+        };
+        if !self.superblocks {
+            block.interest =
+                sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
+        }
         self.blocks.push(block);
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
     }
 
-    /// Sets superblock mode: on for runs whose sinks want no events at all (the run's
-    /// `wants()` is empty), off otherwise. Changing it discards the translated blocks, so
-    /// that a sink that wants events never sees a superblock's id.
+    /// Sets superblock mode (see the module docs for when the machine turns it on).
+    /// Changing it discards the translated blocks, so that a sink that watches blocks never
+    /// sees a superblock's id.
     pub fn set_superblocks(&mut self, on: bool) {
         if on != self.superblocks {
             if !self.blocks.is_empty() {

@@ -287,11 +287,14 @@ impl Machine {
     /// events `sink` asks for. Guest behaviour never makes this panic or hang (given fuel).
     pub fn run<S: Sink + ?Sized>(&mut self, sink: &mut S) -> RunSummary {
         let run_interest = sink.wants();
-        // Superblocks only where blocks chain and no sink watches (see `BlockCache`).
+        // Superblocks only where blocks chain, no sink watches blocks, and no sample is
+        // due at a block boundary that a superblock would move (see `BlockCache`).
+        let watches_blocks = sink.watches_blocks();
         self.cache.set_superblocks(
             !self.config.single_step
                 && matches!(self.env, Env::Linux(_))
-                && run_interest.is_empty(),
+                && !watches_blocks
+                && self.sample_interval(run_interest).is_none(),
         );
         let outcome = if self.config.single_step {
             self.run_loop::<true, S>(sink, run_interest)
@@ -320,6 +323,13 @@ impl Machine {
         summary
     }
 
+    /// The interval between samples in a run whose sinks want `run_interest`; `None` if
+    /// the run takes none.
+    fn sample_interval(&self, run_interest: Interest) -> Option<u64> {
+        let sampling = run_interest.contains(Interest::SAMPLE);
+        self.config.sample_interval.filter(|&i| i > 0 && sampling)
+    }
+
     /// The run loop; `STEP` is [`Config::single_step`] (a constant, so the cached loop does
     /// not test it per block).
     fn run_loop<const STEP: bool, S: Sink + ?Sized>(
@@ -328,8 +338,7 @@ impl Machine {
         run_interest: Interest,
     ) -> Outcome {
         let fuel = self.config.fuel.unwrap_or(u64::MAX);
-        let sampling = run_interest.contains(Interest::SAMPLE);
-        let interval = self.config.sample_interval.filter(|&i| i > 0 && sampling);
+        let interval = self.sample_interval(run_interest);
         let mut next_sample = interval.map_or(u64::MAX, |i| self.instret.saturating_add(i));
         // The one threshold checked per block for both fuel and sampling.
         let mut next_event = fuel.min(next_sample);
