@@ -8,6 +8,26 @@
 //! heap) goes through a hash map. Each block links to its successor on each exit whose
 //! target is fixed (the fall-through, a direct branch, jump or call), so chained blocks skip
 //! even the table lookup; indirect jumps look their target up each time.
+//!
+//! # Superblocks
+//!
+//! Most of the run loop's cost is per block, so when no sink wants events the cache forms
+//! longer blocks: in *superblock mode* translation goes on past a forward conditional branch
+//! (usually not taken; a backward one usually closes a loop) along its fall-through, and
+//! past a direct jump or call at its target (a call becomes the write of its return
+//! address), up to the block size limit. A taken branch inside a superblock is a *side
+//! exit*: the block ends there, having retired the instructions up to the branch
+//! (`Meta::idx` + 1), and its target is found through the index (it has no chain slot:
+//! `SIDE_EXIT`). Traps and counter CSRs inside a superblock find their pc and instruction
+//! count in `Meta` as in any block; the offsets are signed, as a followed jump may go
+//! backwards.
+//!
+//! The machine turns the mode on for a cached Linux run (bare metal polls HTIF after every
+//! block) whose sink promises, by [`Sink::watches_blocks`] returning `false`, that it wants
+//! no events of any block, and that takes no samples (a sample is delivered at the first
+//! block boundary after its threshold, which a superblock would move). In that mode the sink
+//! is not asked about blocks at all. Changing the mode flushes the cache, so a sink that
+//! watches blocks never sees the id of a superblock nor has one run.
 
 use std::collections::HashMap;
 
@@ -15,12 +35,16 @@ use prof_events::{BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Inter
 
 use crate::decode::decode;
 use crate::exec::writes_xreg;
-use crate::insn::Insn;
+use crate::insn::{Insn, Op};
 use crate::memory::{MemFault, Memory};
 use crate::xlat::{fuse, translate, Here, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
 const NONE: u32 = u32::MAX;
+
+/// The exit number of a superblock's side exit: it has no chain slot, so its target is
+/// looked up in the index each time.
+pub(crate) const SIDE_EXIT: usize = 2;
 
 /// Instruction slots (one per 2-byte halfword) in one page of the [`PcIndex`]: 4 KiB of code.
 const PAGE_SLOTS: usize = 2048;
@@ -186,19 +210,24 @@ pub(crate) fn fetch_decode(mem: &Memory, pc: u64) -> Result<Insn, MemFault> {
 
 /// Decodes the block starting at `pc` into `out` (cleared first). Fails only if the first
 /// instruction cannot be fetched; a fetch failure later ends the block before it.
+///
+/// Returns the end pc (of the fall-through) and how the block ends. With `superblock` set
+/// the block is a superblock, which goes on past forward conditional branches and direct
+/// jumps and calls (see the module docs).
 pub(crate) fn scan_block(
     mem: &Memory,
     pc: u64,
     max_insns: u32,
+    superblock: bool,
     out: &mut Vec<Insn>,
 ) -> Result<(u64, BlockEnd), MemFault> {
     out.clear();
     let mut p = pc;
-    loop {
+    let end = loop {
         let insn = match fetch_decode(mem, p) {
             Ok(i) => i,
             Err(e) if out.is_empty() => return Err(e),
-            Err(_) => return Ok((p, BlockEnd::FallThrough)),
+            Err(_) => break BlockEnd::FallThrough,
         };
         out.push(insn);
         let at = p;
@@ -214,12 +243,25 @@ pub(crate) fn scan_block(
                 FlowClass::Syscall => BlockEnd::Syscall,
                 FlowClass::None | FlowClass::Halt => BlockEnd::FallThrough,
             };
-            return Ok((p, end));
+            // A forward branch is taken less often than not (a backward one usually closes
+            // a loop and is taken): the superblock goes on along the fall-through. A direct
+            // jump or call goes on at its target.
+            let go_on = match insn.flow(at) {
+                FlowClass::Branch { target } if target > at => Some(p),
+                FlowClass::Jump { target } | FlowClass::Call { target } => Some(target),
+                _ => None,
+            };
+            let Some(to) = go_on.filter(|_| superblock && (out.len() as u32) < max_insns) else {
+                break end;
+            };
+            p = to;
+            continue;
         }
         if out.len() as u32 >= max_insns {
-            return Ok((p, BlockEnd::FallThrough));
+            break BlockEnd::FallThrough;
         }
-    }
+    };
+    Ok((p, end))
 }
 
 /// The block cache.
@@ -233,6 +275,8 @@ pub(crate) struct BlockCache {
     /// Keep decoded instructions (`false` in single-step mode, which re-decodes every
     /// instruction each time it runs, but still forms the same blocks).
     keep_insns: bool,
+    /// Form superblocks (see the module docs).
+    superblocks: bool,
     max_insns: u32,
     index: PcIndex,
     scratch: Vec<Insn>,
@@ -250,6 +294,7 @@ impl BlockCache {
             insns: Vec::new(),
             id_base: 0,
             keep_insns,
+            superblocks: false,
             max_insns: max_insns.max(1),
             index: PcIndex::new(lo, hi),
             meta: Vec::new(),
@@ -266,13 +311,17 @@ impl BlockCache {
     }
 
     /// Translates the block at `pc`, asks `sink` for its interest, and returns its slot.
+    ///
+    /// In superblock mode the block is a superblock and `sink` is not asked: it promised
+    /// to want nothing of any block ([`Sink::watches_blocks`]).
     pub fn translate<S: Sink + ?Sized>(
         &mut self,
         mem: &Memory,
         pc: u64,
         sink: &mut S,
     ) -> Result<u32, MemFault> {
-        let (end, ends_with) = scan_block(mem, pc, self.max_insns, &mut self.scratch)?;
+        let (end, ends_with) =
+            scan_block(mem, pc, self.max_insns, self.superblocks, &mut self.scratch)?;
         let slot = self.blocks.len() as u32;
         let first = self.insns.len();
         if self.keep_insns {
@@ -289,24 +338,57 @@ impl BlockCache {
             ends_with,
             chain: [NONE; 2],
         };
-        block.interest =
-            sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
+        if !self.superblocks {
+            block.interest =
+                sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
+        }
         self.blocks.push(block);
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
     }
 
+    /// Sets superblock mode (see the module docs for when the machine turns it on).
+    /// Changing it discards the translated blocks, so that a sink that watches blocks never
+    /// sees a superblock's id.
+    pub fn set_superblocks(&mut self, on: bool) {
+        if on != self.superblocks {
+            if !self.blocks.is_empty() {
+                self.flush();
+            }
+            self.superblocks = on;
+        }
+    }
+
     /// Translates the decoded block in `scratch`, which starts at `pc`, onto the arenas,
-    /// fusing pairs.
+    /// fusing pairs. A direct jump or call inside a (super)block is followed: it becomes the
+    /// write of its return address (nothing for `j`), and translation goes on at its target.
     fn append_translation(&mut self, pc: u64) {
         let first = self.insns.len();
         let mut at = pc;
+        let count = self.scratch.len();
         for (idx, insn) in self.scratch.iter().enumerate() {
             let meta = Meta {
-                off: (at - pc) as u32,
+                off: at.wrapping_sub(pc) as u32,
                 idx: idx as u32,
             };
+            let next = at.wrapping_add(u64::from(insn.len));
+            if insn.op == Op::Jal && idx + 1 < count {
+                if insn.rd != 32 {
+                    let link = Insn {
+                        op: Op::Lui,
+                        imm: 0,
+                        ..*insn
+                    };
+                    self.insns.push(Tinsn {
+                        imm: next,
+                        ..translate(&link, at)
+                    });
+                    self.meta.push(meta);
+                }
+                at = translate(insn, at).imm;
+                continue;
+            }
             let fused = match self.insns.last() {
                 Some(prev) if self.insns.len() > first => fuse(prev, insn),
                 _ => None,
@@ -318,7 +400,7 @@ impl BlockCache {
                     self.meta.push(meta);
                 }
             }
-            at += u64::from(insn.len);
+            at = next;
         }
     }
 

@@ -101,9 +101,9 @@ fn sext32(v: u64) -> u64 {
 }
 
 /// Executes translated instruction `insn` of the code at `here`. Returns the address of the
-/// next instruction, which is `end` unless `insn` transfers control (only the last
-/// instruction of a block does, so `end` is the block's end), or `Trapped` with the trap
-/// stored in `hook.trap`.
+/// next instruction, which is `end` unless `insn` transfers control (the last instruction
+/// of a block, with `end` the block's end, or a superblock's side exit), or `Trapped` with
+/// the trap stored in `hook.trap`.
 ///
 /// The pc (of a trap, a memory event, `illegal`) and the instructions retired before this
 /// one (counter CSRs) come from `here`, off the common path. With `MEM = true`, every

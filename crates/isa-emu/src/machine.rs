@@ -7,7 +7,7 @@ use prof_events::{
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
-use crate::block::{fetch_decode, Block, BlockCache};
+use crate::block::{fetch_decode, Block, BlockCache, SIDE_EXIT};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
@@ -287,6 +287,15 @@ impl Machine {
     /// events `sink` asks for. Guest behaviour never makes this panic or hang (given fuel).
     pub fn run<S: Sink + ?Sized>(&mut self, sink: &mut S) -> RunSummary {
         let run_interest = sink.wants();
+        // Superblocks only where blocks chain, no sink watches blocks, and no sample is
+        // due at a block boundary that a superblock would move (see `BlockCache`).
+        let watches_blocks = sink.watches_blocks();
+        self.cache.set_superblocks(
+            !self.config.single_step
+                && matches!(self.env, Env::Linux(_))
+                && !watches_blocks
+                && self.sample_interval(run_interest).is_none(),
+        );
         let outcome = if self.config.single_step {
             self.run_loop::<true, S>(sink, run_interest)
         } else {
@@ -314,6 +323,13 @@ impl Machine {
         summary
     }
 
+    /// The interval between samples in a run whose sinks want `run_interest`; `None` if
+    /// the run takes none.
+    fn sample_interval(&self, run_interest: Interest) -> Option<u64> {
+        let sampling = run_interest.contains(Interest::SAMPLE);
+        self.config.sample_interval.filter(|&i| i > 0 && sampling)
+    }
+
     /// The run loop; `STEP` is [`Config::single_step`] (a constant, so the cached loop does
     /// not test it per block).
     fn run_loop<const STEP: bool, S: Sink + ?Sized>(
@@ -322,8 +338,7 @@ impl Machine {
         run_interest: Interest,
     ) -> Outcome {
         let fuel = self.config.fuel.unwrap_or(u64::MAX);
-        let sampling = run_interest.contains(Interest::SAMPLE);
-        let interval = self.config.sample_interval.filter(|&i| i > 0 && sampling);
+        let interval = self.sample_interval(run_interest);
         let mut next_sample = interval.map_or(u64::MAX, |i| self.instret.saturating_add(i));
         // The one threshold checked per block for both fuel and sampling.
         let mut next_event = fuel.min(next_sample);
@@ -452,10 +467,15 @@ impl Machine {
         *control = control.or(mem_control);
         self.instret += u64::from(done);
         match result {
-            Ok(next) if done < count => {
+            Ok(next) if done == limit && done < count => {
                 // Out of fuel inside the block.
                 self.cpu.pc = next;
                 Err(Outcome::FuelExhausted)
+            }
+            Ok(next) if done < count => {
+                // A superblock left early by a transfer inside it (it has no events).
+                self.cpu.pc = next;
+                Ok(None)
             }
             Ok(next) => {
                 self.cpu.pc = next;
@@ -524,7 +544,7 @@ impl Machine {
                     block.end,
                     &mut hook,
                 );
-                if r.is_err() {
+                if let Err(Early::Trap { .. }) = r {
                     *trap = hook.trap;
                 }
                 (r, Control::Continue)
@@ -537,22 +557,29 @@ impl Machine {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             };
-            let next = match result {
-                Ok(next) => next,
-                Err((done, at)) => {
+            let (next, exit, link) = match result {
+                Ok(next) => {
+                    retired += count;
+                    // A host branch, not a select: the host predicts it as it would the
+                    // guest's branch, so the successor's loads need not wait for the branch
+                    // condition (`black_box` keeps LLVM from turning it into a conditional
+                    // move).
+                    let exit = if next == block.end {
+                        0
+                    } else {
+                        std::hint::black_box(1usize)
+                    };
+                    (next, exit, block.link(exit))
+                }
+                Err(Early::SideExit { done, to }) => {
+                    retired += u64::from(done);
+                    (to, SIDE_EXIT, None)
+                }
+                Err(Early::Trap { done, at }) => {
                     retired += u64::from(done);
                     cpu.pc = at;
                     break Leave::Trapped { slot, control };
                 }
-            };
-            retired += count;
-            // A host branch, not a select: the host predicts it as it would the guest's
-            // branch, so the successor's loads need not wait for the branch condition
-            // (`black_box` keeps LLVM from turning it into a conditional move).
-            let exit = if next == block.end {
-                0
-            } else {
-                std::hint::black_box(1usize)
             };
             if control == Control::Stop || mem.code_written() {
                 cpu.pc = next;
@@ -562,7 +589,7 @@ impl Machine {
                     control,
                 };
             }
-            slot = match block.link(exit) {
+            slot = match link {
                 Some(s) => s,
                 None => match cache.lookup(next) {
                     Some(s) => {
@@ -653,6 +680,9 @@ impl Machine {
                     code: &t as *const Tinsn as usize,
                 };
                 match exec::<MEM, S>(cpu, mem, &t, next, &here, hook) {
+                    // A transfer inside a superblock (a taken side exit, or a followed jump,
+                    // whose target the run loop then finds as a block of its own) ends it.
+                    Ok(n) if n != next && i + 1 < block.count => return (i + 1, Ok(n)),
                     Ok(n) => pc = n,
                     Err(Trapped) => {
                         self.trap = hook.trap;
@@ -666,7 +696,8 @@ impl Machine {
         let here = self.cache.here(block, base);
         match run_translated::<MEM, S>(cpu, mem, insns, &here, end, hook) {
             Ok(next) => (limit, Ok(next)),
-            Err((done, at)) => {
+            Err(Early::SideExit { done, to }) => (done, Ok(to)),
+            Err(Early::Trap { done, at }) => {
                 self.trap = hook.trap;
                 (done, Err(at))
             }
@@ -768,7 +799,7 @@ fn run_with_events<S: Sink + ?Sized>(
     retired: u64,
     sink: &mut S,
     trap: &mut Trap,
-) -> (Result<u64, (u32, u64)>, Control) {
+) -> (Result<u64, Early>, Control) {
     let interest = block.interest;
     let mut control = Control::Continue;
     if interest.contains(Interest::BLOCK) {
@@ -789,14 +820,28 @@ fn run_with_events<S: Sink + ?Sized>(
                 control = control.or(sink.edge(&block.edge(id, next)));
             }
         }
-        Err(_) => *trap = hook.trap,
+        Err(Early::Trap { .. }) => *trap = hook.trap,
+        // Only superblocks have side exits, and they have no events.
+        Err(Early::SideExit { .. }) => {}
     }
     (result, control)
 }
 
+/// How running a translated block ended before its last instruction.
+enum Early {
+    /// A conditional branch inside a superblock was taken, as instruction `done - 1`;
+    /// control goes to `to`.
+    SideExit { done: u32, to: u64 },
+    /// After `done` instructions retired, the one at `at` trapped (its trap in the hook).
+    Trap { done: u32, at: u64 },
+}
+
+/// The next pc that [`exec`] returns for an instruction of a block's body when it does not
+/// transfer control: odd, so no taken branch's target can be mistaken for it.
+const FALLS_THROUGH: u64 = 1;
+
 /// Runs the translated code of a whole block at `here` whose end is `end`. Returns the next
-/// pc, or the number of instructions retired and the pc of the one that trapped (its trap in
-/// `hook.trap`).
+/// pc, or how it ended early: by a superblock's side exit, or by a trap (in `hook.trap`).
 #[inline(always)]
 fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     cpu: &mut Cpu,
@@ -805,16 +850,33 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     here: &Here<'_>,
     end: u64,
     hook: &mut MemHook<'_, S>,
-) -> Result<u64, (u32, u64)> {
-    // Evaluates to the next pc, which only a block's last instruction may change.
+) -> Result<u64, Early> {
+    // Evaluates to the next pc that `$insn` computes given `$next`.
     macro_rules! step {
-        ($insn:expr) => {
-            match exec::<MEM, S>(cpu, mem, $insn, end, here, hook) {
+        ($insn:expr, $next:expr) => {
+            match exec::<MEM, S>(cpu, mem, $insn, $next, here, hook) {
                 Ok(n) => n,
                 Err(Trapped) => {
                     let m = here.meta(here.index($insn));
-                    return Err((m.idx, here.start.wrapping_add(u64::from(m.off))));
+                    return Err(Early::Trap {
+                        done: m.idx,
+                        at: m.pc(here.start),
+                    });
                 }
+            }
+        };
+    }
+    // An instruction of the body: only a superblock's conditional branch may transfer
+    // control, leaving the block by a side exit.
+    macro_rules! body {
+        ($insn:expr) => {
+            let to = step!($insn, FALLS_THROUGH);
+            if to != FALLS_THROUGH {
+                let m = here.meta(here.index($insn));
+                return Err(Early::SideExit {
+                    done: m.idx + 1,
+                    to,
+                });
             }
         };
     }
@@ -827,14 +889,14 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     let mut pairs = body.chunks_exact(2);
     for pair in &mut pairs {
         if let [a, b] = pair {
-            step!(a);
-            step!(b);
+            body!(a);
+            body!(b);
         }
     }
     if let [one] = pairs.remainder() {
-        step!(one);
+        body!(one);
     }
-    Ok(step!(last))
+    Ok(step!(last, end))
 }
 
 impl CodeView for Machine {

@@ -33,13 +33,23 @@ pub(crate) struct Tinsn {
 }
 
 /// Where a translated instruction came from, read only off the hot path (traps, memory
-/// events, counter CSRs): its byte offset from the block's start and its index among the
-/// block's guest instructions (the number retired before it). For a fused pair, those of
-/// the second instruction.
+/// events, counter CSRs): its byte offset from the block's start (signed, as `i32` bits: a
+/// superblock may follow a jump backwards) and its index among the block's guest
+/// instructions (the number retired before it). For a fused pair, those of the second
+/// instruction.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Meta {
     pub off: u32,
     pub idx: u32,
+}
+
+impl Meta {
+    /// The instruction's pc in a block starting at `start`. The offset is signed: a
+    /// superblock may follow a jump backwards.
+    #[inline(always)]
+    pub fn pc(&self, start: u64) -> u64 {
+        start.wrapping_add(self.off as i32 as i64 as u64)
+    }
 }
 
 /// The position of running code: the block's start pc, the instructions retired before the
@@ -74,7 +84,7 @@ impl Here<'_> {
     /// The pc of translated instruction `i`.
     #[inline(always)]
     pub fn pc(&self, i: usize) -> u64 {
-        self.start.wrapping_add(u64::from(self.meta(i).off))
+        self.meta(i).pc(self.start)
     }
 
     /// The instructions retired before translated instruction `i`.

@@ -1,63 +1,18 @@
 //! Guest faults end in a structured outcome with pc and cause, never a host panic or hang.
 //! The programs are built here, in memory, from hand-encoded instructions (no toolchain needed).
 
-use isa_emu::linux::{LinuxConfig, Output};
+mod common;
+
+use common::{tiny_elf, tiny_machine};
+use isa_emu::linux::LinuxConfig;
 use isa_emu::{AccessKind, Config, Fault, Machine, MemFault, Outcome, Trap};
-use object::elf;
-use object::write::elf::{FileHeader, ProgramHeader, Writer};
-
-const BASE: u64 = 0x10000;
-
-/// A static RISC-V ELF executable whose only segment holds `code`, entered at its first word.
-/// Returns the ELF and the entry address.
-fn tiny_elf(code: &[u32]) -> (Vec<u8>, u64) {
-    let mut buf = Vec::new();
-    let mut w = Writer::new(object::Endianness::Little, true, &mut buf);
-    w.reserve_file_header();
-    w.reserve_program_headers(1);
-    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
-    let off = w.reserve(bytes.len(), 4) as u64;
-    let total = off + bytes.len() as u64;
-    let entry = BASE + off;
-    w.write_file_header(&FileHeader {
-        os_abi: elf::ELFOSABI_SYSV,
-        abi_version: 0,
-        e_type: elf::ET_EXEC,
-        e_machine: elf::EM_RISCV,
-        e_entry: entry,
-        e_flags: elf::EF_RISCV_RVC | elf::EF_RISCV_FLOAT_ABI_DOUBLE,
-    })
-    .unwrap();
-    w.write_align_program_headers();
-    w.write_program_header(&ProgramHeader {
-        p_type: elf::PT_LOAD,
-        p_flags: elf::PF_R | elf::PF_X,
-        p_offset: 0,
-        p_vaddr: BASE,
-        p_paddr: BASE,
-        p_filesz: total,
-        p_memsz: total,
-        p_align: 0x1000,
-    });
-    w.write_align(4);
-    w.write(&bytes);
-    (buf, entry)
-}
 
 fn run(code: &[u32], fuel: Option<u64>) -> (Outcome, u64, u64) {
-    let (elf, entry) = tiny_elf(code);
-    let linux = LinuxConfig {
-        args: vec![b"tiny".to_vec()],
-        stdout: Output::Capture,
-        stderr: Output::Capture,
-        ..LinuxConfig::default()
-    };
     let config = Config {
         fuel,
-        memory: 64 << 20,
         ..Config::default()
     };
-    let mut m = Machine::linux(&elf, linux, config).expect("tiny ELF loads");
+    let (mut m, entry) = tiny_machine(code, config);
     let s = m.run(&mut ());
     (s.outcome, s.pc - entry, s.instret)
 }

@@ -58,6 +58,11 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
         self.run_a | self.run_b
     }
 
+    fn watches_blocks(&mut self) -> bool {
+        // `|`, not `||`: both members are asked, as for `wants`.
+        self.a.watches_blocks() | self.b.watches_blocks()
+    }
+
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         let ia = self.a.interest(block) & Interest::ALL_BLOCK;
         let ib = self.b.interest(block) & Interest::ALL_BLOCK;
@@ -165,6 +170,11 @@ macro_rules! tuple_sink {
                 Interest::NONE $(| self.$idx.wants())+
             }
             #[inline]
+            fn watches_blocks(&mut self) -> bool {
+                // Every member is asked (no short circuit), as for `wants`.
+                false $(| self.$idx.watches_blocks())+
+            }
+            #[inline]
             fn interest(&mut self, block: &BlockInfo) -> Interest {
                 Interest::NONE $(| self.$idx.interest(block))+
             }
@@ -268,6 +278,47 @@ mod tests {
         assert_eq!(s.block(BlockId(0), 0), Control::Stop);
         let mut t = ((), Stopper);
         assert_eq!(t.block(BlockId(0), 0), Control::Stop);
+    }
+
+    /// Says `watches` and counts how often it was asked.
+    #[derive(Default)]
+    struct Watches {
+        watches: bool,
+        asked: u32,
+    }
+    impl Sink for Watches {
+        fn watches_blocks(&mut self) -> bool {
+            self.asked += 1;
+            self.watches
+        }
+    }
+    fn watches(w: bool) -> Watches {
+        Watches {
+            watches: w,
+            asked: 0,
+        }
+    }
+
+    #[test]
+    fn combinators_watch_blocks_if_any_member_does_and_ask_every_member() {
+        for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+            let mut both = watches(a).and(watches(b));
+            assert_eq!(both.watches_blocks(), a || b, "Both {a} {b}");
+            assert_eq!((both.first().asked, both.second().asked), (1, 1));
+            let mut pair = (watches(a), watches(b));
+            assert_eq!(pair.watches_blocks(), a || b, "pair {a} {b}");
+            assert_eq!((pair.0.asked, pair.1.asked), (1, 1));
+            let mut triple = (watches(false), watches(a), watches(b));
+            assert_eq!(triple.watches_blocks(), a || b, "triple {a} {b}");
+            let mut quad = (watches(a), (), watches(b), watches(false));
+            assert_eq!(quad.watches_blocks(), a || b, "quad {a} {b}");
+            assert_eq!((quad.0.asked, quad.2.asked, quad.3.asked), (1, 1, 1));
+        }
+        // `()` watches nothing; a member with the default watches.
+        assert!(!().and(()).watches_blocks());
+        assert!(().and(Recorder::default()).watches_blocks());
+        assert!(((), Recorder::default()).watches_blocks());
+        assert!(!((), None::<Recorder>, ()).watches_blocks());
     }
 
     #[test]

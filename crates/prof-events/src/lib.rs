@@ -36,6 +36,10 @@
 //! 3. **Run-wide events** ([`Sink::syscall`], [`Sink::sample`], [`Sink::exit`]) are rare and
 //!    gated by [`Sink::wants`], asked once at the start of a run.
 //!
+//! A sink that never wants block events says so with [`Sink::watches_blocks`] (asked once
+//! at the start of a run; `()` and `None` say `false`). The driver then need not ask it
+//! about blocks at all, and is free to run several basic blocks as one.
+//!
 //! The driver's run loop is generic over `S: Sink`, so with `()` every hook is an inlined
 //! empty function and the interest test folds to a constant.
 //!
@@ -128,9 +132,23 @@ pub trait Sink {
         Interest::EXIT
     }
 
+    /// Whether this sink may want events of any block. Asked once when a run starts.
+    ///
+    /// A sink that returns `false` promises that [`Sink::interest`] returns
+    /// [`Interest::NONE`] for every block of the run, so it never receives
+    /// [`Sink::block`], [`Sink::edge`] or [`Sink::mem`]: the driver may then skip asking
+    /// it about blocks and may run several basic blocks as one (superblocks), whose
+    /// [`BlockInfo`]s it never announces. Run-wide events ([`Sink::wants`]) are not
+    /// affected. The default, `true`, is always correct.
+    #[inline]
+    fn watches_blocks(&mut self) -> bool {
+        true
+    }
+
     /// Called once when the driver translates a block; the answer is cached with the block.
     /// Block ids are dense and assigned in order of first translation, so a sink may use
-    /// them to index its own vectors.
+    /// them to index its own vectors. Not called in a run where
+    /// [`Sink::watches_blocks`] returned `false`.
     #[inline]
     fn interest(&mut self, _block: &BlockInfo) -> Interest {
         Interest::NONE
@@ -176,6 +194,10 @@ impl Sink for () {
     fn wants(&mut self) -> Interest {
         Interest::NONE
     }
+    #[inline(always)]
+    fn watches_blocks(&mut self) -> bool {
+        false
+    }
 }
 
 /// Pointers to sinks are sinks: every hook forwards to the pointee.
@@ -185,6 +207,10 @@ macro_rules! forward_sink {
             #[inline(always)]
             fn wants(&mut self) -> Interest {
                 (**self).wants()
+            }
+            #[inline(always)]
+            fn watches_blocks(&mut self) -> bool {
+                (**self).watches_blocks()
             }
             #[inline(always)]
             fn interest(&mut self, block: &BlockInfo) -> Interest {
@@ -225,6 +251,10 @@ impl<S: Sink> Sink for Option<S> {
     #[inline]
     fn wants(&mut self) -> Interest {
         self.as_mut().map_or(Interest::NONE, Sink::wants)
+    }
+    #[inline]
+    fn watches_blocks(&mut self) -> bool {
+        self.as_mut().is_some_and(Sink::watches_blocks)
     }
     #[inline]
     fn interest(&mut self, block: &BlockInfo) -> Interest {
@@ -294,6 +324,27 @@ mod tests {
     fn boxed_dyn_sink_forwards() {
         let mut b: Box<dyn Sink> = Box::new(Recorder::new(Interest::EDGE));
         assert_eq!(b.interest(&info(3)), Interest::EDGE);
+    }
+
+    #[test]
+    fn watches_blocks_defaults_to_true_and_pointers_forward() {
+        assert!(!().watches_blocks());
+        assert!(Recorder::default().watches_blocks(), "the default is true");
+        assert!(!Option::<Recorder>::None.watches_blocks());
+        assert!(Some(Recorder::default()).watches_blocks());
+        assert!(!Some(()).watches_blocks());
+        // Through the pointers' own impls (a method call would pick the pointee's).
+        fn ask<S: Sink>(mut s: S) -> bool {
+            s.watches_blocks()
+        }
+        let (mut quiet, mut loud) = ((), Recorder::default());
+        assert!(!ask(&mut quiet));
+        assert!(ask(&mut loud));
+        assert!(!ask(Box::new(())));
+        let boxed: Box<dyn Sink> = Box::new(Recorder::default());
+        assert!(ask(boxed));
+        let mut boxed: Box<dyn Sink> = Box::new(());
+        assert!(!ask(&mut boxed));
     }
 
     #[test]

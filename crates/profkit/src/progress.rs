@@ -47,6 +47,10 @@ impl Sink for Progress {
         }
     }
 
+    fn watches_blocks(&mut self) -> bool {
+        false
+    }
+
     fn sample(&mut self, sample: &Sample) -> Control {
         let now = Instant::now();
         // Quiet for the first second, then at most four redraws a second.

@@ -4,6 +4,11 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use isa_emu::linux::{LinuxConfig, Output};
+use isa_emu::{Config, Machine};
+use object::elf;
+use object::write::elf::{FileHeader, ProgramHeader, Writer};
+
 /// The committed tiny executable (see tests/data/tiny.S).
 pub const TINY: &[u8] = include_bytes!("../data/tiny.elf");
 
@@ -66,4 +71,60 @@ pub fn have(tool: &str) -> bool {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+pub const BASE: u64 = 0x10000;
+
+/// A static RISC-V ELF executable whose only segment holds `code`, entered at its first word.
+/// Returns the ELF and the entry address.
+pub fn tiny_elf(code: &[u32]) -> (Vec<u8>, u64) {
+    let mut buf = Vec::new();
+    let mut w = Writer::new(object::Endianness::Little, true, &mut buf);
+    w.reserve_file_header();
+    w.reserve_program_headers(1);
+    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let off = w.reserve(bytes.len(), 4) as u64;
+    let total = off + bytes.len() as u64;
+    let entry = BASE + off;
+    w.write_file_header(&FileHeader {
+        os_abi: elf::ELFOSABI_SYSV,
+        abi_version: 0,
+        e_type: elf::ET_EXEC,
+        e_machine: elf::EM_RISCV,
+        e_entry: entry,
+        e_flags: elf::EF_RISCV_RVC | elf::EF_RISCV_FLOAT_ABI_DOUBLE,
+    })
+    .unwrap();
+    w.write_align_program_headers();
+    w.write_program_header(&ProgramHeader {
+        p_type: elf::PT_LOAD,
+        p_flags: elf::PF_R | elf::PF_X,
+        p_offset: 0,
+        p_vaddr: BASE,
+        p_paddr: BASE,
+        p_filesz: total,
+        p_memsz: total,
+        p_align: 0x1000,
+    });
+    w.write_align(4);
+    w.write(&bytes);
+    (buf, entry)
+}
+
+/// A Linux machine running `code` (see [`tiny_elf`]) with its output captured and a 64 MiB
+/// memory cap (`config`'s own cap is replaced). Returns it and the entry address.
+pub fn tiny_machine(code: &[u32], config: Config) -> (Machine, u64) {
+    let (elf, entry) = tiny_elf(code);
+    let linux = LinuxConfig {
+        args: vec![b"tiny".to_vec()],
+        stdout: Output::Capture,
+        stderr: Output::Capture,
+        ..LinuxConfig::default()
+    };
+    let config = Config {
+        memory: 64 << 20,
+        ..config
+    };
+    let m = Machine::linux(&elf, linux, config).expect("tiny ELF loads");
+    (m, entry)
 }
