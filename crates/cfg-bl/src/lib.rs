@@ -111,18 +111,18 @@
 //! increment (an indexed add in a dense table, an add in a sparse table's front cache).
 //! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
 //! median of 3 alternating runs, ratio to the same emulator with no sink (recovery of every
-//! function, ~0.03 s, and instrumentation included), on a busy 2-core machine:
+//! function, ~0.03 s, and instrumentation included), on a busy 2-core machine (main at f4e4d26):
 //!
 //! | guest (size) | no sink | flat BL | region-based | global-based |
 //! |---|---|---|---|---|
-//! | coremark 700 | 0.83 s | 1.52x | 1.57x | 1.52x |
-//! | sort 100000 | 0.90 s | 1.63x | 1.85x | 1.98x |
-//! | chase 150000 | 0.95 s | 1.33x | 1.18x | 1.39x |
-//! | nbody 50000 | 0.81 s | 1.15x | 1.11x | 1.16x |
-//! | strings 250000 | 2.97 s | 1.44x | 1.38x | 1.42x |
-//! | primes 60000 | 0.67 s | 1.36x | 1.37x | 1.34x |
-//! | crc 600000 | 0.44 s | 1.37x | 1.42x | 1.41x |
-//! | geomean | | 1.39x | 1.39x | 1.44x |
+//! | coremark 700 | 0.56 s | 1.67x | 1.66x | 1.75x |
+//! | sort 100000 | 0.51 s | 1.84x | 2.11x | 1.91x |
+//! | chase 150000 | 0.46 s | 1.55x | 1.52x | 1.52x |
+//! | nbody 50000 | 0.57 s | 1.13x | 1.14x | 1.14x |
+//! | strings 250000 | 1.39 s | 1.88x | 1.92x | 2.00x |
+//! | primes 60000 | 0.51 s | 1.37x | 1.61x | 1.45x |
+//! | crc 600000 | 0.33 s | 1.92x | 1.57x | 1.52x |
+//! | geomean | | 1.60x | 1.62x | 1.59x |
 //!
 //! The goal of 1.2x is not reached yet: every block still delivers its edge event (blocks
 //! whose edges carry no operation could ask for none), and path ends (arena steps) are the

@@ -143,19 +143,21 @@
 //!
 //! | guest | mean trips | strata / no sink | grammar ns per RP | raw RP stream / grammar | raw / xz -9 |
 //! |---|---|---|---|---|---|
-//! | phases | 109 | 1.24 | 102 | 74.3x | 471.6x |
-//! | nbody | 1667 | 1.54 | 233 | 314.9x | 1556x |
-//! | primes | 3.00 | 2.72 | 207 | 55.7x | 109.9x |
-//! | coremark | 4.73 | 3.15 | 158 | 16.1x | 57.7x |
-//! | crc | 2.71 | 4.47 | 140 | 18.8x | 42.1x |
-//! | strings | 3.65 | 2.53 | 201 | 19.6x | 54.2x |
-//! | sort | 1.75 | 5.97 | 225 | 15.3x | 39.8x |
-//! | chase | 1.99 | 4.99 | 310 | 11.8x | 28.3x |
+//! | phases | 109 | 1.33 | 99 | 74.3x | 471.6x |
+//! | nbody | 1667 | 1.61 | 206 | 314.9x | 1556x |
+//! | primes | 3.00 | 4.04 | 126 | 55.7x | 109.9x |
+//! | coremark | 4.73 | 4.04 | 136 | 16.1x | 57.7x |
+//! | crc | 2.71 | 5.25 | 126 | 18.8x | 42.1x |
+//! | strings | 3.65 | 3.67 | 215 | 19.6x | 54.2x |
+//! | hash | 1.70 | 2.71 | 167 | 23.0x | 51.4x |
+//! | recursion | 1.67 | 4.56 | 182 | 22.2x | 108.9x |
+//! | sort | 1.75 | 6.15 | 181 | 15.3x | 39.8x |
+//! | chase | 1.99 | 7.05 | 203 | 11.8x | 28.3x |
 //!
 //! (`cargo xtask bench-strata`, which runs `cargo run --release -p strata --example
 //! strata_cost -- guests/bin/GUEST.elf 3` per guest at its default size: CPU time, median of
-//! 3 paired alternating runs on a shared 2-core machine, where repeated measurements vary by
-//! 10-20%; "mean trips" is the highest mean trip count of a level, cycles closed per
+//! 3 paired alternating runs on a shared 2-core machine (this table: main at f4e4d26, while
+//! another build ran), where repeated measurements vary by 10-20%; "mean trips" is the highest mean trip count of a level, cycles closed per
 //! repeated unit; "grammar ns per RP" is SEQUITUR alone, the stream re-fed to a fresh
 //! grammar. Sizes in bytes: the raw stream is 12 bytes per repeated path, the grammar 4
 //! bytes per body symbol and per rule plus 12 per distinct terminal.)
