@@ -22,6 +22,15 @@ pub enum Error {
         /// The configured limit.
         limit: u64,
     },
+    /// The guest memory span cannot be had: it wraps around the address space or the host
+    /// refused the allocation.
+    #[error("cannot allocate {} MiB of guest memory: {reason}", .size.div_ceil(1 << 20))]
+    GuestMemory {
+        /// The span's size in bytes.
+        size: u64,
+        /// Why not.
+        reason: &'static str,
+    },
     /// A bare-metal program has no `tohost` symbol, so it could never report its exit.
     #[error("this bare-metal ELF has no `tohost` symbol: bare-metal programs must exit through HTIF (see the isa-emu docs)")]
     NoTohost,

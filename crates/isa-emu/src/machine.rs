@@ -204,10 +204,7 @@ impl Machine {
                 limit: config.memory,
             });
         }
-        let mut mem = Memory::new(base, config.memory).ok_or(Error::MemoryTooSmall {
-            needed,
-            limit: config.memory,
-        })?;
+        let mut mem = Memory::try_new(base, config.memory)?;
         image.load_into(&mut mem)?;
         let (lo, hi) = image
             .exec_ranges()

@@ -10,6 +10,8 @@
 
 use std::fmt;
 
+use crate::Error;
+
 /// What kind of access faulted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessKind {
@@ -68,13 +70,30 @@ impl fmt::Debug for Memory {
 
 impl Memory {
     /// A zeroed span of `size` bytes starting at guest address `base`.
-    /// Returns `None` if the span wraps around the address space.
+    /// Returns `None` if the span wraps around the address space or the host cannot
+    /// allocate it ([`Memory::try_new`] says which).
     pub fn new(base: u64, size: u64) -> Option<Memory> {
-        base.checked_add(size)?;
-        let size = usize::try_from(size).ok()?;
-        Some(Memory {
+        Self::try_new(base, size).ok()
+    }
+
+    /// A zeroed span of `size` bytes starting at guest address `base`, or
+    /// [`Error::GuestMemory`] if the span wraps around the address space or the host cannot
+    /// allocate it.
+    pub fn try_new(base: u64, size: u64) -> Result<Memory, Error> {
+        let fail = |reason| Error::GuestMemory { size, reason };
+        if base.checked_add(size).is_none() {
+            return Err(fail("the span would wrap around the address space"));
+        }
+        let len = usize::try_from(size).map_err(|_| fail("the host's address space is smaller"))?;
+        // `vec!` aborts the process when the host refuses, and a fallible zeroed allocation
+        // needs unsafe code; so first reserve the same size and give it back. Untouched, it
+        // costs no pages, and the zeroed allocation below then gets the same answer.
+        Vec::<u8>::new()
+            .try_reserve_exact(len)
+            .map_err(|_| fail("the host refused the allocation"))?;
+        Ok(Memory {
             base,
-            bytes: vec![0; size],
+            bytes: vec![0; len],
             code_lo: 0,
             code_hi: 0,
             code_written: false,
@@ -314,6 +333,20 @@ mod tests {
         assert!(m.store_u::<1>(u64::MAX, 0).is_err());
         assert!(m.slice(0x1000, u64::MAX).is_err());
         assert!(Memory::new(u64::MAX - 4, 16).is_none());
+    }
+
+    #[test]
+    fn a_span_the_host_cannot_allocate_is_an_error() {
+        // 4 EiB: beyond any host's address space, so the allocation fails everywhere.
+        let e = Memory::try_new(0, 1 << 62).unwrap_err();
+        assert!(matches!(e, Error::GuestMemory { size, .. } if size == 1 << 62));
+        assert_eq!(
+            e.to_string(),
+            "cannot allocate 4398046511104 MiB of guest memory: the host refused the allocation"
+        );
+        let wraps = Memory::try_new(u64::MAX - 4, 16).unwrap_err();
+        assert!(wraps.to_string().contains("wrap around"), "{wraps}");
+        assert!(Memory::new(0, 1 << 62).is_none());
     }
 
     #[test]

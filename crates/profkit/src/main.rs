@@ -6,10 +6,11 @@
 //!   the guest's exit code.
 
 use std::fs;
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Parser, Subcommand};
 
 use profkit::emu::linux::{Input, LinuxConfig, Output};
@@ -28,6 +29,10 @@ const DEFAULT_GUEST: &[u8] = include_bytes!(concat!(
 ));
 const DEFAULT_GUEST_NAME: &str = "coremark";
 
+/// Most guest memory `--memory` allows, in MiB (64 GiB): far more than the guests need, and
+/// a bound that keeps a typo from asking the host for terabytes.
+const MAX_MEMORY_MIB: u64 = 1 << 16;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "profkit",
@@ -43,7 +48,8 @@ struct Cli {
 enum Command {
     /// Run a statically linked RV64GC program and profile it.
     Run(RunArgs),
-    /// Run a program and print its hottest (hierarchical) Ball-Larus paths.
+    /// Run a program and print its hottest (hierarchical) Ball-Larus paths (to stderr, or
+    /// to --out FILE).
     Paths(PathsArgs),
     /// Whole-program paths, strata and stratum layers of a run (or query their ISAM file).
     Strata(strata::StrataArgs),
@@ -54,35 +60,56 @@ struct PathsArgs {
     /// Profiling scheme: flat Ball-Larus, region-based or global-based hierarchical.
     #[arg(long, value_enum, default_value_t = PathMode::Region)]
     mode: PathMode,
-    /// Write the paths as JSON (same as `--format json`).
+    /// Write the paths as JSON (same as `--format json`); to stderr unless --out is given.
     #[arg(long)]
     json: bool,
+    /// Paths format (written to stderr, so the guest's stdout stays its own, or to --out).
+    #[arg(long, value_enum, default_value_t = PathsFormat::Text)]
+    format: PathsFormat,
     /// Also make single-entry single-exit hammocks regions (hierarchical modes).
     #[arg(long)]
     hammocks: bool,
     #[command(flatten)]
-    run: RunArgs,
+    report: ReportArgs,
+    #[command(flatten)]
+    guest: GuestArgs,
 }
 
 #[derive(Parser, Debug)]
 struct RunArgs {
-    /// Run with no profiling sink at all (for speed comparisons).
-    #[arg(long)]
+    /// Run with no profiling sink at all (for speed comparisons); prints no profile.
+    #[arg(long, conflicts_with_all = ["out", "format", "top"])]
     no_profile: bool,
-    /// Write the profile to this file instead of stderr.
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// Profile format.
+    /// Profile format (written to stderr, so the guest's stdout stays its own, or to --out).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Hottest blocks to show.
+    #[command(flatten)]
+    report: ReportArgs,
+    #[command(flatten)]
+    guest: GuestArgs,
+}
+
+/// Where a report goes and how much of it: shared by `run` and `paths`.
+#[derive(clap::Args, Debug)]
+struct ReportArgs {
+    /// Write the report to this file instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Hottest entries (blocks or paths) to show.
     #[arg(long, default_value_t = 10)]
     top: usize,
+}
+
+/// The guest program and how to run it: shared by `run` and `paths`.
+#[derive(clap::Args, Debug)]
+struct GuestArgs {
     /// Stop after this many instructions.
     #[arg(long, value_name = "N")]
     fuel: Option<u64>,
-    /// Guest memory limit in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 2048)]
+    /// Guest memory limit in MiB, 1 to 65536 (one host allocation of this size, whose
+    /// pages the host provides as the guest touches them).
+    #[arg(long, value_name = "MIB", default_value_t = 2048,
+          value_parser = RangedU64ValueParser::<u64>::new().range(1..=MAX_MEMORY_MIB))]
     memory: u64,
     /// Host directory the guest may open files in (nothing else is reachable).
     #[arg(long, value_name = "DIR")]
@@ -117,24 +144,31 @@ enum Format {
     Callgrind,
 }
 
+/// The formats `paths` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PathsFormat {
+    Text,
+    Json,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Run(args)) => {
-            read_guest(&args.file).and_then(|(elf, name)| run(&elf, &name, &args))
+            read_guest(&args.guest.file).and_then(|(elf, name)| run(&elf, &name, &args))
         }
         Some(Command::Paths(args)) => paths(&args),
         Some(Command::Strata(args)) => strata::run(&args),
         None => {
             let args = RunArgs::parse_from(["run", DEFAULT_GUEST_NAME]);
-            eprintln!("profkit: profiling the bundled guest `{DEFAULT_GUEST_NAME}` (try `profkit run FILE` for your own program)\n");
+            note(&format!("profiling the bundled guest `{DEFAULT_GUEST_NAME}` (try `profkit run FILE` for your own program)\n"));
             run(DEFAULT_GUEST, DEFAULT_GUEST_NAME, &args)
         }
     };
     match result {
         Ok(code) => ExitCode::from(code as u8),
         Err(msg) => {
-            eprintln!("profkit: error: {msg}");
+            note(&format!("error: {msg}"));
             ExitCode::from(2)
         }
     }
@@ -155,7 +189,7 @@ fn host_env() -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn guest_env(args: &RunArgs) -> Vec<Vec<u8>> {
+fn guest_env(args: &GuestArgs) -> Vec<Vec<u8>> {
     let mut env = if args.clear_env {
         Vec::new()
     } else {
@@ -166,15 +200,13 @@ fn guest_env(args: &RunArgs) -> Vec<Vec<u8>> {
 }
 
 /// Loads the guest `elf` as `args` say.
-fn load(elf: &[u8], name: &str, args: &RunArgs) -> Result<Machine, String> {
+fn load(elf: &[u8], name: &str, args: &GuestArgs) -> Result<Machine, String> {
     let config = Config {
         fuel: args.fuel,
         single_step: args.single_step,
         sample_interval: Some(progress::INTERVAL),
-        memory: args
-            .memory
-            .checked_mul(1 << 20)
-            .ok_or("--memory is too large")?,
+        // In range (at most 64 GiB), so this cannot overflow.
+        memory: args.memory << 20,
         ..Config::default()
     };
     if args.bare {
@@ -201,7 +233,7 @@ fn load(elf: &[u8], name: &str, args: &RunArgs) -> Result<Machine, String> {
 
 /// Runs the guest; returns the exit status to give the shell.
 fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
-    let mut machine = load(elf, name, args)?;
+    let mut machine = load(elf, name, &args.guest)?;
 
     let summary: RunSummary;
     if args.no_profile {
@@ -212,23 +244,23 @@ fn run(elf: &[u8], name: &str, args: &RunArgs) -> Result<i32, String> {
         let mut sinks = BlockProfile::new().and(calls).and(Progress::new());
         summary = machine.run(&mut sinks);
         let (profile, calls) = sinks.into_inner().0.into_inner();
-        let report = Report::new(name, &machine, &summary, &profile, args.top);
+        let report = Report::new(name, &machine, &summary, &profile, args.report.top);
         let text = match args.format {
             Format::Text => report.to_text(),
             Format::Json => report.to_json(),
             // `calls` is `Some` in this format.
             Format::Callgrind => {
                 let calls = calls.unwrap_or_default();
-                render_callgrind(&command_line(name, args), &machine, &profile, &calls)
+                render_callgrind(&command_line(name, &args.guest), &machine, &profile, &calls)
             }
         };
-        emit(args.out.as_deref(), "profile", &text)?;
+        emit(args.report.out.as_deref(), "profile", &text)?;
     }
     Ok(guest_status(&summary))
 }
 
 /// The guest's command line, for reports.
-fn command_line(name: &str, args: &RunArgs) -> String {
+fn command_line(name: &str, args: &GuestArgs) -> String {
     std::iter::once(name)
         .chain(args.args.iter().map(String::as_str))
         .collect::<Vec<_>>()
@@ -247,33 +279,47 @@ fn emit(out: Option<&Path>, what: &str, text: &str) -> Result<(), String> {
         Some(path) => fs::write(path, text)
             .map_err(|e| format!("cannot write the {what} to {}: {e}", path.display())),
         None => {
-            let _ = std::io::stdout().flush();
-            eprint!("{text}");
-            Ok(())
+            let _ = io::stdout().flush();
+            write_report(&mut io::stderr().lock(), text)
+                .map_err(|e| format!("cannot write the {what} to stderr: {e}"))
         }
     }
+}
+
+/// Writes report text to `w`. A reader that went away (`profkit ... | head`) ends the
+/// report quietly, as it does for any Unix tool; other write errors are returned.
+fn write_report(w: &mut dyn Write, text: &str) -> io::Result<()> {
+    match w.write_all(text.as_bytes()).and_then(|()| w.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+/// A `profkit:` message on stderr; if stderr is gone there is nowhere left to say it.
+fn note(msg: &str) {
+    let _ = writeln!(io::stderr().lock(), "profkit: {msg}");
 }
 
 /// Reports a guest fault on stderr; returns the exit status to give the shell.
 fn guest_status(summary: &RunSummary) -> i32 {
     if let Outcome::Fault(f) = summary.outcome {
-        eprintln!("profkit: guest fault: {f}");
+        note(&format!("guest fault: {f}"));
     }
     summary.outcome.exit_code()
 }
 
 /// `profkit paths`: runs the guest under the path profiler; returns the guest's exit status.
 fn paths(args: &PathsArgs) -> Result<i32, String> {
-    let (elf, name) = read_guest(&args.run.file)?;
-    let mut machine = load(&elf, &name, &args.run)?;
+    let (elf, name) = read_guest(&args.guest.file)?;
+    let mut machine = load(&elf, &name, &args.guest)?;
     let mut sink = profkit::paths::sink(&machine, args.mode, args.hammocks);
     let summary = machine.run(&mut sink);
     let report = PathReport::new(&machine, &sink, args.mode);
-    let text = if args.json || args.run.format == Format::Json {
+    let text = if args.json || args.format == PathsFormat::Json {
         report.to_json()
     } else {
-        report.to_text(args.run.top)
+        report.to_text(args.report.top)
     };
-    emit(args.run.out.as_deref(), "paths", &text)?;
+    emit(args.report.out.as_deref(), "paths", &text)?;
     Ok(guest_status(&summary))
 }

@@ -59,11 +59,14 @@ impl Sink for Progress {
         {
             let secs = (now - self.start).as_secs_f64();
             let mips = sample.instret as f64 / secs / 1e6;
-            eprint!(
+            // A terminal that went away must not stop the guest: errors are ignored.
+            let mut err = std::io::stderr().lock();
+            let _ = write!(
+                err,
                 "\r\x1b[2Kprofkit: {} instructions, {secs:.1} s, {mips:.0} MIPS",
                 sample.instret
             );
-            let _ = std::io::stderr().flush();
+            let _ = err.flush();
             self.last_draw = now;
             self.drawn = true;
         }
@@ -72,7 +75,7 @@ impl Sink for Progress {
 
     fn exit(&mut self, _: &Exit) {
         if self.drawn {
-            eprint!("\r\x1b[2K");
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
         }
     }
 }

@@ -7,6 +7,7 @@ use std::fs;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+use clap::builder::RangedU64ValueParser;
 use clap::Parser;
 
 use ::strata::isam::IsamFile;
@@ -20,6 +21,15 @@ use profkit::profile::{symbolize, thousands};
 const ISAM_FILE: &str = "strata.isam";
 /// The log summary's name in the output directory.
 const LOG_FILE: &str = "strata.log";
+
+/// Most `--levels`: far more than programs repeat (layers of layers of strata), and few
+/// enough that the level numbers fit the ISAM file's byte.
+const MAX_LEVELS: u64 = 16;
+/// Most `--buckets` per level: each bucket costs about 100 bytes up front, so 2^24 is some
+/// 1.6 GB per level table.
+const MAX_BUCKETS: u64 = 1 << 24;
+/// Most buckets over all the level tables (some 6.4 GB).
+const MAX_TOTAL_BUCKETS: usize = 1 << 26;
 
 /// Arguments of `profkit strata`.
 #[derive(Parser, Debug)]
@@ -36,15 +46,17 @@ pub struct StrataArgs {
     /// Hottest paths and sequences to show.
     #[arg(long, default_value_t = 10)]
     top: usize,
-    /// Levels above the paths (1 = strata, 2 = strata and stratum layers).
-    #[arg(long, default_value_t = 2)]
+    /// Levels above the paths (1 = strata, 2 = strata and stratum layers, ...; 1 to 16:
+    /// the ISAM file's records are level 1, and each level costs a table of --buckets).
+    #[arg(long, default_value_t = 2, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_LEVELS))]
     levels: usize,
-    /// Bound on stratum length (the spec's "4 or less"); unbounded if absent.
-    #[arg(long, value_name = "N")]
+    /// Bound on stratum length (the spec's "4 or less"; at least 1); unbounded if absent.
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
     max_stratum: Option<usize>,
-    /// Buckets per level table (fixed; fewer buckets make deeper chains, so sort passes
-    /// and their reorder phase signal happen on smaller programs).
-    #[arg(long, value_name = "N", default_value_t = 4096)]
+    /// Buckets per level table, 1 to 2^24 (fixed; fewer buckets make deeper chains, so sort
+    /// passes and their reorder phase signal happen on smaller programs). All levels
+    /// together (--levels + 1 tables) may have at most 2^26 buckets.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_BUCKETS))]
     buckets: usize,
     /// Phase interval in instructions.
     #[arg(long, value_name = "N", default_value_t = 1 << 20)]
@@ -62,6 +74,14 @@ pub struct StrataArgs {
     args: Vec<String>,
 }
 
+/// Parses `--max-stratum`: a bound of 0 would stop every stratum before it starts.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (leave --max-stratum out for no bound)".into()),
+        n => n.map_err(|e| e.to_string()),
+    }
+}
+
 /// Runs `profkit strata`; returns the exit status (the guest's, for a run).
 pub fn run(args: &StrataArgs) -> Result<i32, String> {
     if let Some(dir) = &args.query {
@@ -73,6 +93,13 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
         .as_ref()
         .ok_or("strata needs a FILE to run (or --query DIR --at N)")?;
     let out = args.out.as_ref().ok_or("strata needs --out DIR")?;
+    let tables = args.levels + 1;
+    if tables.saturating_mul(args.buckets) > MAX_TOTAL_BUCKETS {
+        return Err(format!(
+            "--levels {} --buckets {} makes {tables} tables of {} buckets: at most {MAX_TOTAL_BUCKETS} buckets in all (some 100 bytes each); use fewer levels or buckets",
+            args.levels, args.buckets, args.buckets
+        ));
+    }
     let (elf, name) = crate::read_guest(file)?;
     let mut argv = vec![name.as_bytes().to_vec()];
     argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
@@ -96,7 +123,7 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
     let config = Config {
         upper_levels: args.levels,
         stratum_max_len: args.max_stratum,
-        buckets: args.buckets.max(1),
+        buckets: args.buckets,
         grammar: true,
         ..Config::default()
     };
@@ -123,13 +150,13 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
     let text = report(&name, &machine, &summary, &sink, args.top);
     let log_path = out.join(LOG_FILE);
     fs::write(&log_path, text.as_bytes()).map_err(|e| cannot_write(&log_path, e))?;
-    eprint!("{text}");
-    eprintln!(
-        "  wrote {} ({} records, {bytes} bytes) and {}",
+    let wrote = format!(
+        "  wrote {} ({} records, {bytes} bytes) and {}\n",
         isam_path.display(),
         sink.detector().records().len(),
         log_path.display()
     );
+    crate::emit(None, "report", &(text + &wrote))?;
     Ok(crate::guest_status(&summary))
 }
 
@@ -280,24 +307,27 @@ fn query(dir: &Path, at: u64) -> Result<i32, String> {
     let (file, damage) =
         IsamFile::open(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if let Some(e) = &damage {
-        eprintln!(
-            "profkit: warning: {}: {e}; answering from the readable prefix ({} records)",
+        crate::note(&format!(
+            "warning: {}: {e}; answering from the readable prefix ({} records)",
             path.display(),
             file.len()
-        );
+        ));
     }
     match file.locate(at) {
         Some(loc) => {
             let r = loc.record;
-            println!("instruction {at}:");
-            println!(
+            let mut out = String::new();
+            let _ = writeln!(out, "instruction {at}:");
+            let _ = writeln!(
+                out,
                 "  repeated stratum #{} (stratum {} x {} trips, instructions {}..{}, ends at path {} / stratum {}), trip {}",
                 loc.record_no, r.stratum, r.trips, r.start_insn, r.end_insn, r.end_path, r.end_stratum,
                 loc.within.as_ref().map_or_else(|| "?".into(), |w| w.stratum_trip.to_string())
             );
             match loc.within {
                 Some(w) => {
-                    println!(
+                    let _ = writeln!(
+                        out,
                         "  path {} (trip {} of its repeated path): {} blocks",
                         w.path,
                         w.path_trip,
@@ -305,13 +335,17 @@ fn query(dir: &Path, at: u64) -> Result<i32, String> {
                     );
                     let blocks: Vec<String> =
                         w.path_blocks.iter().map(|a| format!("{a:#x}")).collect();
-                    println!("    {}", blocks.join(" "));
+                    let _ = writeln!(out, "    {}", blocks.join(" "));
                     if let Some(b) = w.block {
-                        println!("  block {b:#x}");
+                        let _ = writeln!(out, "  block {b:#x}");
                     }
                 }
-                None => println!("  path: unknown (the level tables are not readable)"),
+                None => {
+                    let _ = writeln!(out, "  path: unknown (the level tables are not readable)");
+                }
             }
+            crate::write_report(&mut std::io::stdout().lock(), &out)
+                .map_err(|e| format!("cannot write to stdout: {e}"))?;
             Ok(0)
         }
         None => Err(format!(

@@ -233,3 +233,105 @@ fn callgrind_profile_accounts_for_every_instruction_and_call() {
     assert_eq!(printfs, 6);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs profkit with its stdout (or stderr) a pipe whose reader has already gone, as in
+/// `profkit ... | head -1`; returns the exit status and what it wrote to the other stream.
+fn profkit_into_closed_pipe(args: &[&str], close_stderr: bool) -> (Option<i32>, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_profkit"));
+    cmd.args(args).current_dir(guests()).env_clear();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("profkit runs");
+    let (closed, mut other): (Box<dyn std::any::Any>, Box<dyn std::io::Read>) = if close_stderr {
+        (
+            Box::new(child.stderr.take()),
+            Box::new(child.stdout.take().unwrap()),
+        )
+    } else {
+        (
+            Box::new(child.stdout.take()),
+            Box::new(child.stderr.take().unwrap()),
+        )
+    };
+    drop(closed);
+    let mut text = String::new();
+    other.read_to_string(&mut text).unwrap();
+    (child.wait().unwrap().code(), text)
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_report_quietly() {
+    // The profile's reader is gone (`2>&1 | head -1`): no panic, the guest's status stays.
+    for cmd in ["run", "paths"] {
+        let (code, _) = profkit_into_closed_pipe(&[cmd, "bin/primes.elf"], true);
+        assert_eq!(code, Some(3), "{cmd}: primes exits 3");
+    }
+    // The guest's stdout is gone: the profile still arrives on stderr.
+    let (code, err) = profkit_into_closed_pipe(&["run", "bin/primes.elf"], false);
+    assert_eq!(code, Some(3));
+    assert!(err.contains("== profkit profile of"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn flags_a_command_does_not_honour_are_rejected() {
+    let dir = std::env::temp_dir().join(format!("profkit-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.json");
+    let f = file.to_str().unwrap();
+    for (args, says) in [
+        (
+            &["run", "--no-profile", "--out", f, "--format", "json"][..],
+            "cannot be used with",
+        ),
+        (
+            &["run", "--no-profile", "--top", "3"][..],
+            "cannot be used with",
+        ),
+        (
+            &["paths", "--no-profile"][..],
+            "unexpected argument '--no-profile'",
+        ),
+        (
+            &["paths", "--format", "callgrind"][..],
+            "invalid value 'callgrind'",
+        ),
+    ] {
+        let out = profkit(&[args, &["bin/primes.elf"]].concat(), None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}: the guest did not run");
+    }
+    assert!(!file.exists(), "nothing was written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn memory_out_of_range_is_a_clear_error() {
+    for mib in ["0", "100000000"] {
+        let out = profkit(&["run", "--memory", mib, "bin/primes.elf"], None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("invalid value '{mib}' for '--memory <MIB>'")),
+            "{err}"
+        );
+        assert!(err.contains("1..=65536"), "{err}");
+    }
+}
+
+#[test]
+fn paths_help_says_where_the_report_goes() {
+    let out = profkit(&["paths", "--help"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    // The --json entry, up to the next option.
+    let json = help
+        .split("--json")
+        .nth(1)
+        .and_then(|s| s.split("\n      --").next());
+    assert!(json.is_some_and(|s| s.contains("stderr")), "{help}");
+    assert!(help.contains("--out <FILE>"), "{help}");
+}

@@ -61,3 +61,62 @@ fn strata_run_then_query() {
     assert!(String::from_utf8_lossy(&query.stderr).contains("truncated"));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn strata_options_out_of_range_are_clear_errors() {
+    let guests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let out = std::env::temp_dir().join(format!("profkit-strata-bad-{}", std::process::id()));
+    for (args, says) in [
+        (&["--levels", "0"][..], "0 is not in 1..=16"),
+        (&["--levels", "100000"][..], "100000 is not in 1..=16"),
+        (&["--max-stratum", "0"][..], "must be at least 1"),
+        (&["--buckets", "4000000000"][..], "not in 1..=16777216"),
+        (&["--buckets", "0"][..], "not in 1..=16777216"),
+        (
+            &["--levels", "16", "--buckets", "16777216"][..],
+            "at most 67108864 buckets in all",
+        ),
+    ] {
+        let run = profkit()
+            .arg("strata")
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .arg("bin/primes.elf")
+            .current_dir(&guests)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: nothing was written");
+    }
+}
+
+#[test]
+fn a_query_into_a_closed_pipe_ends_quietly() {
+    let guests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let out = std::env::temp_dir().join(format!("profkit-strata-pipe-{}", std::process::id()));
+    let run = profkit()
+        .args(["strata", "bin/primes.elf", "--out"])
+        .arg(&out)
+        .current_dir(&guests)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(3));
+    // `profkit strata --query DIR --at N | head -0`: the reader is gone before the answer.
+    let mut query = profkit()
+        .args(["strata", "--query"])
+        .arg(&out)
+        .args(["--at", "1000000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(query.stdout.take());
+    let done = query.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "no panic, no message: {err}");
+    let _ = std::fs::remove_dir_all(&out);
+}
