@@ -10,8 +10,8 @@ mod guest_util;
 use common::tiny_machine;
 use isa_emu::{Config, Fault, Outcome, RunSummary, Trap};
 use prof_events::{
-    BlockEnd, BlockId, BlockInfo, Control, Edge, Event, Exit, Interest, MemAccess, Sample, Sink,
-    Syscall,
+    BlockEnd, BlockId, BlockInfo, Control, Edge, Event, Exit, Interest, MemAccess, Recorder,
+    Sample, Sink, Syscall,
 };
 
 // Register numbers.
@@ -91,14 +91,15 @@ impl Sink for ExitOnly {
     }
 }
 
-/// Records every event it gets, asking for `run` run-wide and `blocks(info)` of each block,
-/// and saying `watches` from `watches_blocks`; counts the `interest` calls apart.
+/// Records every event it gets (in a [`Recorder`]), asking for `run` run-wide and
+/// `blocks(info)` of each block, and saying `watches` from `watches_blocks`; counts the
+/// `interest` calls apart.
 struct Log {
     run: Interest,
     blocks: fn(&BlockInfo) -> Interest,
     watches: bool,
     asked: u64,
-    events: Vec<Event>,
+    rec: Recorder,
 }
 
 impl Log {
@@ -108,7 +109,7 @@ impl Log {
             blocks,
             watches,
             asked: 0,
-            events: Vec::new(),
+            rec: Recorder::new(Interest::NONE),
         }
     }
 }
@@ -122,31 +123,26 @@ impl Sink for Log {
     }
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         self.asked += 1;
-        self.events.push(Event::Interest(*block));
+        self.rec.interest(block);
         (self.blocks)(block)
     }
     fn block(&mut self, id: BlockId, pc: u64) -> Control {
-        self.events.push(Event::Block(id, pc));
-        Control::Continue
+        self.rec.block(id, pc)
     }
     fn edge(&mut self, edge: &Edge) -> Control {
-        self.events.push(Event::Edge(*edge));
-        Control::Continue
+        self.rec.edge(edge)
     }
     fn mem(&mut self, access: &MemAccess) -> Control {
-        self.events.push(Event::Mem(*access));
-        Control::Continue
+        self.rec.mem(access)
     }
     fn sample(&mut self, sample: &Sample) -> Control {
-        self.events.push(Event::Sample(*sample));
-        Control::Continue
+        self.rec.sample(sample)
     }
     fn syscall(&mut self, call: &Syscall) -> Control {
-        self.events.push(Event::Syscall(*call));
-        Control::Continue
+        self.rec.syscall(call)
     }
     fn exit(&mut self, exit: &Exit) {
-        self.events.push(Event::Exit(*exit));
+        self.rec.exit(exit)
     }
 }
 
@@ -327,19 +323,23 @@ fn a_sink_watching_blocks_without_run_events_gets_every_event() {
         let mut stepped = Log::new(Interest::NONE, pick, true);
         let (stepped_state, _) = run_with(&code, None, true, &mut stepped);
         assert_eq!(cached_state, stepped_state);
-        assert_eq!(cached.events, stepped.events);
+        assert_eq!(cached.rec.events, stepped.rec.events);
         // Every basic block was announced and entered: as many as `ExitOnly` translates.
         let (_, plain) = run_with(&code, None, false, &mut ExitOnly);
         assert_eq!(cached_summary.blocks_translated, plain.blocks_translated);
         let (_, lean) = run_with(&code, None, false, &mut ());
         assert!(lean.blocks_translated < plain.blocks_translated);
-        assert!(cached.events.iter().any(|e| matches!(e, Event::Block(..))));
+        assert!(cached
+            .rec
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Block(..))));
     }
     let mut log = Log::new(Interest::NONE, every_block, true);
     let _ = run_with(&forward_branches_with_memory(), None, false, &mut log);
     let loads = |e: &&Event| matches!(e, Event::Mem(MemAccess { value: 3, .. }));
     assert_eq!(
-        log.events.iter().filter(loads).count(),
+        log.rec.events.iter().filter(loads).count(),
         2,
         "sd and ld of a1 = 3"
     );
@@ -360,8 +360,8 @@ fn run_wide_events_of_a_sink_that_watches_no_blocks_match_single_step() {
         let mut log = Log::new(wants, |_| Interest::NONE, false);
         let (state, summary) = run_config(&code, config, &mut log);
         // Without superblocks the sink may still be asked about blocks (it wants none).
-        log.events.retain(|e| !matches!(e, Event::Interest(_)));
-        (state, summary.blocks_translated, log.events)
+        log.rec.events.retain(|e| !matches!(e, Event::Interest(_)));
+        (state, summary.blocks_translated, log.rec.events)
     };
     let quiet = Interest::SYSCALL | Interest::EXIT;
     let (cached, cached_blocks, cached_events) = run(quiet, false);

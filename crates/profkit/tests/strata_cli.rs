@@ -8,18 +8,28 @@ fn profkit() -> Command {
     Command::new(env!("CARGO_BIN_EXE_profkit"))
 }
 
-#[test]
-fn strata_run_then_query() {
-    let guests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
-    let out = std::env::temp_dir().join(format!("profkit-strata-{}", std::process::id()));
+fn guests() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests")
+}
+
+/// `profkit strata bin/primes.elf --out DIR` in a fresh temporary DIR named after `tag`:
+/// the directory and the run's output. primes exits with status 3 (its self-check), under
+/// qemu too.
+fn strata_primes(tag: &str) -> (std::path::PathBuf, std::process::Output) {
+    let out = std::env::temp_dir().join(format!("profkit-{tag}-{}", std::process::id()));
     let run = profkit()
         .args(["strata", "bin/primes.elf", "--out"])
         .arg(&out)
-        .current_dir(&guests)
+        .current_dir(guests())
         .output()
         .unwrap();
-    // primes exits with status 3 (its self-check), under qemu too.
     assert_eq!(run.status.code(), Some(3));
+    (out, run)
+}
+
+#[test]
+fn strata_run_then_query() {
+    let (out, run) = strata_primes("strata");
     let report = String::from_utf8_lossy(&run.stderr);
     for heading in [
         "hottest paths",
@@ -64,7 +74,7 @@ fn strata_run_then_query() {
 
 #[test]
 fn strata_options_out_of_range_are_clear_errors() {
-    let guests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
+    let guests = guests();
     let out = std::env::temp_dir().join(format!("profkit-strata-bad-{}", std::process::id()));
     for (args, says) in [
         (&["--levels", "0"][..], "0 is not in 1..=16"),
@@ -95,15 +105,7 @@ fn strata_options_out_of_range_are_clear_errors() {
 
 #[test]
 fn a_query_into_a_closed_pipe_ends_quietly() {
-    let guests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
-    let out = std::env::temp_dir().join(format!("profkit-strata-pipe-{}", std::process::id()));
-    let run = profkit()
-        .args(["strata", "bin/primes.elf", "--out"])
-        .arg(&out)
-        .current_dir(&guests)
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(3));
+    let (out, _) = strata_primes("strata-pipe");
     // `profkit strata --query DIR --at N | head -0`: the reader is gone before the answer.
     let mut query = profkit()
         .args(["strata", "--query"])
