@@ -350,10 +350,9 @@ impl<W: Write> IsamWriter<W> {
         detector: &Detector<u64>,
         blocks: &[BlockMeta],
     ) -> io::Result<(W, u64)> {
-        let records = detector.records();
-        self.append(records)?;
-        if let Some(rest) = records.get(self.written..).filter(|r| !r.is_empty()) {
-            self.put_batch(rest)?;
+        let rest = detector.records().get(self.written..).unwrap_or_default();
+        for batch in rest.chunks(self.batch) {
+            self.put_batch(batch)?;
         }
         for level in 0..detector.levels() {
             let stats = detector.all_stats(level);

@@ -52,24 +52,9 @@ pub struct StrataSink {
     stream: Option<Stream>,
 }
 
-/// The ISAM file being written during the run, and the first write error (after which
+/// The ISAM file being written during the run, or the first write error (after which
 /// nothing more is written).
-struct Stream {
-    writer: Option<IsamWriter<Box<dyn Write>>>,
-    error: Option<io::Error>,
-}
-
-impl Stream {
-    /// Writes the full batches of `records` not written yet; keeps the first error.
-    fn append(&mut self, records: &[crate::detector::StratumRecord]) {
-        if let Some(w) = &mut self.writer {
-            if let Err(e) = w.append(records) {
-                self.error = Some(e);
-                self.writer = None;
-            }
-        }
-    }
-}
+type Stream = Result<IsamWriter<Box<dyn Write>>, io::Error>;
 
 impl StrataSink {
     /// A sink with the detector and phase configurations; block weight = instructions.
@@ -89,11 +74,7 @@ impl StrataSink {
     /// tables at [`finish_file`](Self::finish_file). A run killed on the way leaves a file
     /// whose batches written so far are readable. Fails if the header cannot be written.
     pub fn stream_to(mut self, out: impl Write + 'static) -> io::Result<Self> {
-        let writer = IsamWriter::new(Box::new(out) as Box<dyn Write>)?;
-        self.stream = Some(Stream {
-            writer: Some(writer),
-            error: None,
-        });
+        self.stream = Some(Ok(IsamWriter::new(Box::new(out) as Box<dyn Write>)?));
         Ok(self)
     }
 
@@ -102,16 +83,8 @@ impl StrataSink {
     /// first write error of the run.
     pub fn finish_file(&mut self) -> Option<io::Result<u64>> {
         self.finish();
-        let mut stream = self.stream.take()?;
-        if let Some(e) = stream.error.take() {
-            return Some(Err(e));
-        }
-        let writer = stream.writer.take()?;
-        Some(
-            writer
-                .finish(&self.detector, &self.blocks)
-                .map(|(_, len)| len),
-        )
+        let stream = self.stream.take()?;
+        Some(stream.and_then(|w| w.finish(&self.detector, &self.blocks).map(|(_, len)| len)))
     }
 
     /// Uses `weight` for each block's weight instead of its instruction count.
@@ -177,8 +150,10 @@ impl Sink for StrataSink {
     }
 
     fn sample(&mut self, _sample: &Sample) -> Control {
-        if let Some(stream) = &mut self.stream {
-            stream.append(self.detector.records());
+        if let Some(Ok(w)) = &mut self.stream {
+            if let Err(e) = w.append(self.detector.records()) {
+                self.stream = Some(Err(e));
+            }
         }
         Control::Continue
     }
