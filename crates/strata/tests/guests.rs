@@ -23,7 +23,8 @@ impl Sink for Trace {
     }
 }
 
-fn run(guest: &str) -> (StrataSink, Trace, u64, Machine) {
+/// The guest `guests/bin/NAME.elf` loaded with no arguments, its output captured.
+fn load(guest: &str, emu: EmuConfig) -> Machine {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
     let elf = std::fs::read(dir.join("bin").join(format!("{guest}.elf"))).expect("guest ELF");
     let linux = LinuxConfig {
@@ -32,7 +33,11 @@ fn run(guest: &str) -> (StrataSink, Trace, u64, Machine) {
         stderr: Output::Capture,
         ..LinuxConfig::default()
     };
-    let mut m = Machine::linux(&elf, linux, EmuConfig::default()).expect("guest loads");
+    Machine::linux(&elf, linux, emu).expect("guest loads")
+}
+
+fn run(guest: &str) -> (StrataSink, Trace, u64, Machine) {
+    let mut m = load(guest, EmuConfig::default());
     let config = Config {
         grammar: true,
         ..Config::default()
@@ -112,15 +117,7 @@ impl Sink for Marks {
 fn phases_guest_signals_at_its_phase_boundaries() {
     // guests/src/phases.c runs four different loops, calling printf after each: the
     // entries to printf mark the phase boundaries.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
-    let elf = std::fs::read(dir.join("bin/phases.elf")).expect("guest ELF");
-    let linux = LinuxConfig {
-        args: vec![b"phases".to_vec()],
-        stdout: Output::Capture,
-        stderr: Output::Capture,
-        ..LinuxConfig::default()
-    };
-    let mut m = Machine::linux(&elf, linux, EmuConfig::default()).expect("guest loads");
+    let mut m = load("phases", EmuConfig::default());
     let printf = m
         .functions()
         .into_iter()
@@ -175,19 +172,11 @@ impl std::io::Write for Shared {
 
 #[test]
 fn the_isam_file_streamed_during_a_run_has_its_batches_before_the_exit() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests");
-    let elf = std::fs::read(dir.join("bin/crc.elf")).expect("guest ELF");
-    let linux = LinuxConfig {
-        args: vec![b"crc".to_vec()],
-        stdout: Output::Capture,
-        stderr: Output::Capture,
-        ..LinuxConfig::default()
-    };
     let emu = EmuConfig {
         sample_interval: Some(1_000_000),
         ..EmuConfig::default()
     };
-    let mut m = Machine::linux(&elf, linux, emu).expect("guest loads");
+    let mut m = load("crc", emu);
     let out = Shared::default();
     let streaming = StrataSink::new(&Config::default(), PhaseConfig::default())
         .stream_to(out.clone())
