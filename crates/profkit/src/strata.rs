@@ -58,8 +58,8 @@ pub struct StrataArgs {
     /// together (--levels + 1 tables) may have at most 2^26 buckets.
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_BUCKETS))]
     buckets: usize,
-    /// Phase interval in instructions.
-    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    /// Phase interval in instructions (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 1 << 20, value_parser = RangedU64ValueParser::<u64>::new().range(1..))]
     interval: u64,
     /// Stop after this many instructions.
     #[arg(long, value_name = "N")]
@@ -128,8 +128,8 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
         ..Config::default()
     };
     let phases = PhaseConfig {
-        interval: args.interval.max(1),
-        branch_threshold: args.interval.max(1) / 20,
+        interval: args.interval,
+        branch_threshold: args.interval / 20,
         ..PhaseConfig::default()
     };
     // The ISAM file is written while the guest runs (records at every sampling interrupt),

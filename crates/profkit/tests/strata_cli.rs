@@ -80,6 +80,7 @@ fn strata_options_out_of_range_are_clear_errors() {
         (&["--levels", "0"][..], "0 is not in 1..=16"),
         (&["--levels", "100000"][..], "100000 is not in 1..=16"),
         (&["--max-stratum", "0"][..], "must be at least 1"),
+        (&["--interval", "0"][..], "0 is not in 1.."),
         (&["--buckets", "4000000000"][..], "not in 1..=16777216"),
         (&["--buckets", "0"][..], "not in 1..=16777216"),
         (
