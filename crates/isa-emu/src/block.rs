@@ -348,6 +348,12 @@ impl BlockCache {
         Ok(slot)
     }
 
+    /// True in superblock mode: only then may a block's body leave it (by a side exit).
+    #[inline(always)]
+    pub fn superblocks(&self) -> bool {
+        self.superblocks
+    }
+
     /// Sets superblock mode (see the module docs for when the machine turns it on).
     /// Changing it discards the translated blocks, so that a sink that watches blocks never
     /// sees a superblock's id.
