@@ -96,9 +96,27 @@
 //!   give identical profiles (tested on the guests).
 //! - **Regions.** Natural loops ([`RegionTree::loops`]), loops plus single-entry
 //!   single-exit hammocks ([`RegionTree::loops_and_hammocks`], see [`hammock`]), or user
-//!   regions ([`RegionTree::from_user`]). User regions may have several entries (as R1 of
-//!   CFG 200); they must nest, and leaving and re-entering a region without a backedge is
-//!   rejected ([`Error::Cyclic`]).
+//!   regions ([`RegionTree::from_user`]; for a program run, per function by block start
+//!   addresses through [`PathSink::set_regions`], other functions keeping the sink's
+//!   [`RegionChoice`]). User regions may have several entries (as R1 of CFG 200); they must
+//!   nest, and leaving and re-entering a region without a backedge is rejected
+//!   ([`Error::Cyclic`]).
+//! - **Region labels.** Region ids, and the `R<id>` labels of [`Instrumented::render`], are
+//!   the tree's order: the root is 0, then regions by size, larger first (a parent before
+//!   its children). The spec numbers inner regions innermost first, so in CFG 700 our R1 is
+//!   its R2 (B..G) and our R2 its R1 (C..F): its path `B R1 G` renders as `B R2 G` and
+//!   `A R2 H I` as `A R1 H I` (same paths, labels swapped; see `tests/spec_examples.rs`).
+//! - **Weights.** Increments go on the chords of a maximum spanning tree of a static
+//!   estimate ([`Weights::Estimate`]) or of a measured edge profile ([`Weights::Measured`];
+//!   for a program run, [`PathSink::set_edge_profile`] with [`PathSink::edge_profile`] of
+//!   an earlier run that recorded edges). Path numbers and counts do not depend on the
+//!   weights, only which edges carry additions (tested on the guests).
+//! - **Program end.** The program may end in any block that calls, makes a system call, or
+//!   cannot reach a return (an endless loop such as a bare-metal `_exit`'s `j .` after its
+//!   store to `tohost`): recovery gives those blocks exit edges, so every activation's paths
+//!   end at the run's end (see [`recover`]). A bare-metal guest stops after the emulator
+//!   block holding that store, having taken `j .` once: its last path ends in a block that
+//!   the edge profile counts once but that did not run again.
 //! - **Traversal.** RB_PProf and GPProf visit every edge once from the entries and insert code
 //!   that depends only on the edge's class; [`plan`] builds the same code edge by edge.
 //! - **Unresolved indirect jumps** (jump tables) end the activation's paths at the jump and
@@ -175,4 +193,16 @@ pub enum Error {
     /// A path count does not fit in 128 bits.
     #[error("more than 2^128 - 1 paths")]
     Overflow,
+}
+
+impl Error {
+    /// The same error, its message prefixed with the function `name` it is about (an
+    /// [`Error::Overflow`] becomes an [`Error::Invalid`] that says so).
+    pub fn in_function(self, name: &str) -> Error {
+        match self {
+            Error::Invalid(m) => Error::Invalid(format!("{name}: {m}")),
+            Error::Cyclic(m) => Error::Cyclic(format!("{name}: {m}")),
+            Error::Overflow => Error::Invalid(format!("{name}: more than 2^128 - 1 paths")),
+        }
+    }
 }

@@ -10,6 +10,7 @@
 //! | direct jump | `Flow` to the target, or [`EdgeKind::Leave`] if it is another function's entry (tail call) |
 //! | call, indirect call, system call | `Flow` to the return site, and `Leave` (the program may end there: `exit`) |
 //! | return, halt, undecodable | `Leave` |
+//! | any block that cannot reach a `Leave` edge (an endless loop: `j .` after a bare-metal exit's store to `tohost`) | `Leave` in addition: only the program's end leaves it |
 //! | indirect jump | `Leave`; the function is swept linearly over its symbol, every instruction starts a block, and [`EdgeKind::Resync`] edges lead from the entry to every block: a profile restarts at the jump's target |
 //!
 //! A branch, jump or fall-through to another function's entry leaves the function. Calls are
@@ -210,7 +211,35 @@ pub fn recover_function<S: std::hash::BuildHasher>(
             }
         }
     }
+    leave_dead_ends(&mut cfg);
     cfg
+}
+
+/// Gives every block that cannot reach the virtual exit a [`EdgeKind::Leave`] edge: code
+/// that never returns, calls or leaves (`sd a5, tohost; j .` in a bare-metal `_exit`) ends
+/// only with the program, by a store to a device or a trap, so, as after a call or a
+/// system call, the program may end in any of its blocks.
+fn leave_dead_ends(cfg: &mut Cfg) {
+    let g = &cfg.graph;
+    let mut reaches = vec![false; g.node_count()];
+    reaches[Cfg::exit().index()] = true;
+    let mut work = vec![Cfg::exit()];
+    while let Some(w) = work.pop() {
+        for v in g.neighbors_directed(w, petgraph::Direction::Incoming) {
+            if !reaches[v.index()] {
+                reaches[v.index()] = true;
+                work.push(v);
+            }
+        }
+    }
+    let dead: Vec<NodeIndex> = g
+        .node_indices()
+        .skip(2)
+        .filter(|v| !reaches[v.index()])
+        .collect();
+    for v in dead {
+        cfg.graph.add_edge(v, Cfg::exit(), EdgeKind::Leave);
+    }
 }
 
 #[cfg(test)]
@@ -276,5 +305,39 @@ mod tests {
         // g's indirect jump: only its entry block is reachable, resync edges cover it.
         let g = &p.functions[p.by_entry[&0x200]];
         assert_eq!(g.node_count(), 3);
+    }
+
+    #[test]
+    fn blocks_that_cannot_leave_get_an_exit_edge() {
+        use FlowClass::*;
+        // A bare-metal _exit: 0x100 store (no flow); 0x104 j 0x104.
+        let code = Code(BTreeMap::from([
+            (0x100, None),
+            (0x104, Jump { target: 0x104 }),
+        ]));
+        let p = Program::recover(&code, &[]);
+        let f = &p.functions[p.by_entry[&0x100]];
+        let edges: Vec<(usize, usize, EdgeKind)> = f
+            .graph
+            .edge_indices()
+            .filter_map(|e| {
+                let (a, b) = f.graph.edge_endpoints(e)?;
+                Some((a.index(), b.index(), f.graph[e]))
+            })
+            .collect();
+        assert!(edges.contains(&(2, 3, EdgeKind::Flow)), "{edges:?}");
+        assert!(edges.contains(&(3, 3, EdgeKind::Flow)), "{edges:?}");
+        assert!(edges.contains(&(2, 1, EdgeKind::Leave)), "{edges:?}");
+        assert!(edges.contains(&(3, 1, EdgeKind::Leave)), "{edges:?}");
+        // A function that returns gains nothing.
+        let code = Code(BTreeMap::from([(0x100, None), (0x104, Return)]));
+        let p = Program::recover(&code, &[]);
+        let f = &p.functions[p.by_entry[&0x100]];
+        let leaves = f
+            .graph
+            .edge_weights()
+            .filter(|&&k| k == EdgeKind::Leave)
+            .count();
+        assert_eq!(leaves, 1);
     }
 }

@@ -28,7 +28,7 @@
 //! Functions are instrumented and indexed on their first call. The dense tables reach
 //! [`Function::counters`] at the run's exit event.
 
-use std::collections::HashMap as StdHashMap;
+use std::collections::{BTreeMap, HashMap as StdHashMap};
 
 /// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
@@ -47,6 +47,7 @@ use crate::pool::{Dense, Place, PlacedOp, Pool, Pooled};
 use crate::recover::Program;
 use crate::runtime::{Activation, Counters, Tally};
 use crate::structure::RegionTree;
+use crate::Error;
 
 /// Which regions to profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +59,12 @@ pub enum RegionChoice {
     /// The function, its natural loops and single-entry single-exit hammocks.
     LoopsAndHammocks,
 }
+
+/// An edge profile: per function entry address, one count per edge index of the function's
+/// recovered CFG (what [`Function::edge_counts`] holds after a run that recorded edges).
+/// [`Program::recover`] is deterministic, so the edge indices of a program's functions are
+/// the same in every run of it.
+pub type EdgeProfile = BTreeMap<u64, Vec<u64>>;
 
 /// Counts of events the sink could not follow (all zero on a clean run).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,6 +97,11 @@ pub struct Function {
     /// Activations that ended their paths at the virtual exit.
     pub ends: u64,
     cfg: Option<Cfg>,
+    /// Regions given by the user ([`PathSink::set_regions`]) in place of the sink's
+    /// [`RegionChoice`].
+    user_regions: Option<Vec<Vec<NodeIndex>>>,
+    /// A measured edge profile ([`PathSink::set_weights`]) in place of the estimate.
+    weights: Option<Vec<u64>>,
     /// Per counter table: where it lies in the sink's pool (`None`: sparse, in `counters`).
     dense: Vec<Option<Dense>>,
     node_at: HashMap<u64, NodeIndex>,
@@ -190,6 +202,112 @@ impl PathSink {
         }
     }
 
+    /// Profiles the function entered at `entry` with `regions` in place of the regions the
+    /// sink's [`RegionChoice`] finds for it (see [`RegionTree::from_user`]). Each region is a
+    /// set of blocks of the function's recovered CFG given by their start addresses
+    /// ([`Block::start`](crate::Block::start)); regions must be non-empty, distinct, and
+    /// nested or disjoint; an empty list profiles the function flat. Region ids in the
+    /// profile are the tree's (larger regions first), not positions in `regions`.
+    ///
+    /// Call before the run. Fails, changing nothing, if no recovered function starts at
+    /// `entry`, it is already instrumented, an address starts none of its blocks, or the
+    /// regions cannot be profiled in the sink's mode (overlapping without nesting, left and
+    /// re-entered without a backedge, 2^128 paths or more); the message names the function
+    /// and the region by its position in `regions`.
+    pub fn set_regions(&mut self, entry: u64, regions: &[Vec<u64>]) -> Result<(), Error> {
+        let mode = self.mode;
+        let func = self.pending(entry)?;
+        let Some(cfg) = &func.cfg else {
+            return Err(Error::Invalid(format!("{entry:#x}: already instrumented")));
+        };
+        let at: HashMap<u64, NodeIndex> = cfg
+            .graph
+            .node_indices()
+            .skip(2)
+            .map(|v| (cfg.graph[v].start, v))
+            .collect();
+        let mut sets = Vec::with_capacity(regions.len());
+        for (i, region) in regions.iter().enumerate() {
+            let mut set = Vec::with_capacity(region.len());
+            for a in region {
+                let v = at.get(a).ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "{}: region {i}: no block of the recovered function starts at {a:#x}",
+                        cfg.name
+                    ))
+                })?;
+                set.push(*v);
+            }
+            sets.push(set);
+        }
+        // The whole plan, so that every error shows now rather than at the first call.
+        let named = |e: Error| e.in_function(&cfg.name);
+        let tree = RegionTree::from_user(cfg, &sets).map_err(named)?;
+        Hierarchy::new(cfg.clone(), tree)
+            .and_then(|h| Instrumented::new(h, mode, &Weights::Estimate))
+            .map_err(named)?;
+        func.user_regions = Some(sets);
+        Ok(())
+    }
+
+    /// Places the increments of the function entered at `entry` on the chords of a maximum
+    /// spanning tree of a measured edge profile, `counts` (one per edge index of its
+    /// recovered CFG: [`Function::edge_counts`] of an earlier run of the same program with
+    /// [`record_edges`](Self::record_edges)), instead of the static estimate. The hottest
+    /// edges then carry no increment; path numbers and counts do not change.
+    ///
+    /// Call before the run. Fails, changing nothing, if no recovered function starts at
+    /// `entry`, it is already instrumented, or `counts` does not have one count per edge.
+    pub fn set_weights(&mut self, entry: u64, counts: Vec<u64>) -> Result<(), Error> {
+        let func = self.pending(entry)?;
+        let edges = func.cfg.as_ref().map_or(0, |c| c.graph.edge_count());
+        if counts.len() != edges {
+            return Err(Error::Invalid(format!(
+                "{}: {} edge counts for {edges} edges (an edge profile of another program?)",
+                func.name(),
+                counts.len()
+            )));
+        }
+        func.weights = Some(counts);
+        Ok(())
+    }
+
+    /// [`set_weights`](Self::set_weights) for every function of `profile` (the others keep
+    /// the estimate). Stops at the first error.
+    pub fn set_edge_profile(&mut self, profile: &EdgeProfile) -> Result<(), Error> {
+        for (&entry, counts) in profile {
+            self.set_weights(entry, counts.clone())?;
+        }
+        Ok(())
+    }
+
+    /// The run's edge profile: the edge counts of every instrumented function by entry
+    /// address (counted only with [`record_edges`](Self::record_edges); zero otherwise).
+    pub fn edge_profile(&self) -> EdgeProfile {
+        self.functions
+            .iter()
+            .filter_map(|f| {
+                let inst = f.inst.as_ref()?;
+                Some((inst.hier.cfg.addr, f.edge_counts.clone()))
+            })
+            .collect()
+    }
+
+    /// The function entered at `entry`, if it is not instrumented yet.
+    fn pending(&mut self, entry: u64) -> Result<&mut Function, Error> {
+        let func = self
+            .by_entry
+            .get(&entry)
+            .and_then(|&f| self.functions.get_mut(f))
+            .ok_or_else(|| Error::Invalid(format!("no recovered function starts at {entry:#x}")))?;
+        if func.cfg.is_none() {
+            return Err(Error::Invalid(format!(
+                "the function at {entry:#x} is already instrumented (set regions and weights before the run)"
+            )));
+        }
+        Ok(func)
+    }
+
     fn ensure(&mut self, f: usize) -> bool {
         let mode = self.mode;
         let regions = self.regions;
@@ -198,13 +316,7 @@ impl PathSink {
             return false;
         };
         if let Some(cfg) = func.cfg.take() {
-            let tree = match regions {
-                RegionChoice::Flat => RegionTree::flat(&cfg),
-                RegionChoice::Loops => RegionTree::loops(&cfg),
-                RegionChoice::LoopsAndHammocks => RegionTree::loops_and_hammocks(&cfg),
-            };
-            let built = Hierarchy::new(cfg, tree)
-                .and_then(|h| Instrumented::new(h, mode, &Weights::Estimate));
+            let built = func.instrument(cfg, mode, regions);
             match built {
                 Ok(inst) => {
                     func.index(&inst.hier.cfg);
@@ -903,6 +1015,36 @@ enum Ops {
 }
 
 impl Function {
+    /// The function's name (its symbol, or its address).
+    pub fn name(&self) -> &str {
+        match (&self.cfg, &self.inst) {
+            (Some(cfg), _) => &cfg.name,
+            (None, Some(inst)) => &inst.hier.cfg.name,
+            (None, None) => "?",
+        }
+    }
+
+    /// The plan of `cfg`: the user's regions, else those `regions` chooses; the measured
+    /// weights, else the estimate.
+    fn instrument(
+        &mut self,
+        cfg: Cfg,
+        mode: Mode,
+        regions: RegionChoice,
+    ) -> Result<Instrumented, Error> {
+        let tree = match (&self.user_regions, regions) {
+            (Some(user), _) => RegionTree::from_user(&cfg, user)?,
+            (None, RegionChoice::Flat) => RegionTree::flat(&cfg),
+            (None, RegionChoice::Loops) => RegionTree::loops(&cfg),
+            (None, RegionChoice::LoopsAndHammocks) => RegionTree::loops_and_hammocks(&cfg),
+        };
+        let weights = self
+            .weights
+            .take()
+            .map_or(Weights::Estimate, Weights::Measured);
+        Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)
+    }
+
     /// Precomputes the shortcuts of activation starts and ends (`entry`, `finish`).
     fn shortcuts(&mut self, inst: &Instrumented) {
         let mut ops = Vec::new();
@@ -1028,6 +1170,8 @@ impl Function {
             starts: 0,
             ends: 0,
             cfg: Some(cfg),
+            user_regions: None,
+            weights: None,
             dense: Vec::new(),
             entry: None,
             finish: Vec::new(),

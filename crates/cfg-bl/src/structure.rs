@@ -189,11 +189,43 @@ impl RegionTree {
     }
 
     /// Regions given by the user as node sets. They must be non-empty, nested or disjoint,
-    /// distinct, and must not contain the virtual entry or exit.
+    /// distinct, and must not contain the virtual entry or exit; errors name the offending
+    /// regions by their positions in `regions`. Region ids in the tree are ordered by size
+    /// (larger first), not by position.
     pub fn from_user(cfg: &Cfg, regions: &[Vec<NodeIndex>]) -> Result<RegionTree, Error> {
-        let sets = regions
-            .iter()
-            .map(|r| (None, r.clone(), RegionKind::User))
+        let n = cfg.node_count();
+        let mut sets: Vec<Vec<NodeIndex>> = Vec::with_capacity(regions.len());
+        for (i, r) in regions.iter().enumerate() {
+            let mut s = r.clone();
+            s.sort();
+            s.dedup();
+            if s.is_empty() {
+                return Err(Error::Invalid(format!("region {i} is empty")));
+            }
+            if let Some(bad) = s.iter().find(|x| x.index() >= n || x.index() < 2) {
+                return Err(Error::Invalid(format!(
+                    "region {i}: node {} is virtual or out of range",
+                    bad.index()
+                )));
+            }
+            for (j, t) in sets.iter().enumerate() {
+                let common = s.iter().filter(|x| t.binary_search(x).is_ok()).count();
+                if common == s.len() && common == t.len() {
+                    return Err(Error::Invalid(format!(
+                        "regions {j} and {i} have the same nodes"
+                    )));
+                }
+                if common != 0 && common != s.len() && common != t.len() {
+                    return Err(Error::Invalid(format!(
+                        "regions {j} and {i} overlap without nesting"
+                    )));
+                }
+            }
+            sets.push(s);
+        }
+        let sets = sets
+            .into_iter()
+            .map(|s| (None, s, RegionKind::User))
             .collect();
         Self::build(cfg, sets)
     }

@@ -131,7 +131,9 @@ fn cfg700_global_based_paths_are_those_of_fig_7b() {
         let (inst, _) = cfg700_paths(shrink);
         assert_eq!(inst.tables(), 1);
         let got: BTreeSet<(usize, String)> = enumerate(&inst).into_keys().collect();
-        // Regions are numbered by size: 1 = R2 (B..G), 2 = R1 (C..F); 0 = R3 (A..I).
+        // Region ids (and `R<id>` labels) are numbered by size, larger first: our 1 is the
+        // spec's R2 (B..G), our 2 the spec's R1 (C..F), 0 the spec's R3 (A..I). So Fig. 7B's
+        // "B R1 G" renders as "B R2 G" and "A R2 H I" as "A R1 H I": labels swapped, paths same.
         let want: BTreeSet<(usize, String)> = [
             (2, "C D"),
             (2, "C D F"),
@@ -162,6 +164,7 @@ fn cfg700_walk_abcefghi_counts_cef_br1g_ar2hi() {
             .into_iter()
             .map(|(p, k)| (p.region, inst.render(&p), k))
             .collect();
+        // The spec's CEF, BR1G and AR2HI in our labels (R1 and R2 swapped, see above).
         let want: BTreeSet<(usize, String, u64)> =
             [(2, "C E F", 1), (1, "B R2 G", 1), (0, "A R1 H I", 1)]
                 .into_iter()

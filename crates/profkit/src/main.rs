@@ -6,7 +6,7 @@
 //!   the guest's exit code.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -16,7 +16,7 @@ use clap::{Parser, Subcommand};
 use profkit::emu::linux::{Input, LinuxConfig, Output};
 use profkit::emu::{BareConfig, Config, Machine, Outcome, RunSummary};
 use profkit::events::SinkExt;
-use profkit::paths::{PathMode, PathReport};
+use profkit::paths::{PathMode, PathOptions, PathReport};
 use profkit::profile::{render_callgrind, BlockProfile, CallGraph, Report};
 use profkit::progress::{self, Progress};
 
@@ -69,6 +69,21 @@ struct PathsArgs {
     /// Also make single-entry single-exit hammocks regions (hierarchical modes).
     #[arg(long)]
     hammocks: bool,
+    /// Regions of the functions FILE names, in place of the mode's (hierarchical modes).
+    /// FILE is a JSON object from function names or entry addresses to lists of regions,
+    /// each a list of block start addresses: {"main": [["0x10450", "0x1045c"]]}.
+    #[arg(long, value_name = "FILE")]
+    regions: Option<PathBuf>,
+    /// Where increments go: on a maximum spanning tree of a static edge-frequency estimate,
+    /// or of the edge profile measured by a first run of the guest (the guest then runs
+    /// twice: the first run's output is discarded and its stdin, read to its end first, is
+    /// given to both runs). Path numbers and counts are the same.
+    #[arg(long, value_enum, default_value_t = PathWeights::Estimate)]
+    weights: PathWeights,
+    /// Global mode: keep the prolog and epilog edges of every region entry and exit, not
+    /// only the representative ones (a larger counter table, the same counts).
+    #[arg(long)]
+    no_shrink: bool,
     #[command(flatten)]
     report: ReportArgs,
     #[command(flatten)]
@@ -144,6 +159,15 @@ enum Format {
     Callgrind,
 }
 
+/// Where `paths` places increments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PathWeights {
+    /// Edges in loop nests of depth d weigh 8^d.
+    Estimate,
+    /// The edge profile of a first run.
+    Measured,
+}
+
 /// The formats `paths` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum PathsFormat {
@@ -199,8 +223,20 @@ fn guest_env(args: &GuestArgs) -> Vec<Vec<u8>> {
     env
 }
 
-/// Loads the guest `elf` as `args` say.
+/// Loads the guest `elf` as `args` say, its standard streams the host's.
 fn load(elf: &[u8], name: &str, args: &GuestArgs) -> Result<Machine, String> {
+    load_with(elf, name, args, Input::Inherit, Output::Inherit)
+}
+
+/// Loads the guest `elf` as `args` say, with `stdin` and its output (stdout, stderr, the
+/// bare-metal console) to `output`.
+fn load_with(
+    elf: &[u8],
+    name: &str,
+    args: &GuestArgs,
+    stdin: Input,
+    output: Output,
+) -> Result<Machine, String> {
     let config = Config {
         fuel: args.fuel,
         single_step: args.single_step,
@@ -210,16 +246,16 @@ fn load(elf: &[u8], name: &str, args: &GuestArgs) -> Result<Machine, String> {
         ..Config::default()
     };
     if args.bare {
-        Machine::bare_metal(elf, BareConfig::default(), config)
+        Machine::bare_metal(elf, BareConfig { console: output }, config)
     } else {
         let mut argv = vec![name.as_bytes().to_vec()];
         argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
         let linux = LinuxConfig {
             args: argv,
             env: guest_env(args),
-            stdin: Input::Inherit,
-            stdout: Output::Inherit,
-            stderr: Output::Inherit,
+            stdin,
+            stdout: output,
+            stderr: output,
             allow_dir: args.allow_dir.clone(),
             // Relative paths mean what they mean to the user's shell.
             cwd: std::env::current_dir().ok(),
@@ -310,9 +346,38 @@ fn guest_status(summary: &RunSummary) -> i32 {
 
 /// `profkit paths`: runs the guest under the path profiler; returns the guest's exit status.
 fn paths(args: &PathsArgs) -> Result<i32, String> {
+    let mut options = path_options(args)?;
     let (elf, name) = read_guest(&args.guest.file)?;
-    let mut machine = load(&elf, &name, &args.guest)?;
-    let mut sink = profkit::paths::sink(&machine, args.mode, args.hammocks);
+    let mut machine = if args.weights == PathWeights::Measured {
+        // Both runs read the same input; the first one's output goes nowhere.
+        let mut input = Vec::new();
+        if !args.guest.bare {
+            io::stdin()
+                .read_to_end(&mut input)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+        }
+        let mut first = load_with(
+            &elf,
+            &name,
+            &args.guest,
+            Input::Bytes(input.clone()),
+            Output::Capture,
+        )?;
+        let mut sink = path_sink(&first, args, &options)?;
+        sink.record_edges = true;
+        first.run(&mut sink);
+        options.weights = Some(sink.edge_profile());
+        load_with(
+            &elf,
+            &name,
+            &args.guest,
+            Input::Bytes(input),
+            Output::Inherit,
+        )?
+    } else {
+        load(&elf, &name, &args.guest)?
+    };
+    let mut sink = path_sink(&machine, args, &options)?;
     let summary = machine.run(&mut sink);
     let report = PathReport::new(&machine, &sink, args.mode);
     let text = if args.json || args.format == PathsFormat::Json {
@@ -322,4 +387,42 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
     };
     emit(args.report.out.as_deref(), "paths", &text)?;
     Ok(guest_status(&summary))
+}
+
+/// The path sink for `machine` (its errors are about the regions file, if any).
+fn path_sink(
+    machine: &Machine,
+    args: &PathsArgs,
+    options: &PathOptions,
+) -> Result<profkit::bl::PathSink, String> {
+    profkit::paths::sink(machine, args.mode, options).map_err(|e| match &args.regions {
+        Some(file) => format!("--regions {}: {e}", file.display()),
+        None => e,
+    })
+}
+
+/// The profiling options of `args`, the regions file read; rejects options the mode does
+/// not honour.
+fn path_options(args: &PathsArgs) -> Result<PathOptions, String> {
+    if args.no_shrink && args.mode != PathMode::Global {
+        return Err("--no-shrink applies to --mode global only".into());
+    }
+    let regions = match &args.regions {
+        Some(_) if args.mode == PathMode::Flat => {
+            return Err("--regions applies to the hierarchical modes (region, global)".into())
+        }
+        Some(file) => {
+            let text = fs::read_to_string(file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            profkit::paths::parse_regions(&text)
+                .map_err(|e| format!("--regions {}: {e}", file.display()))?
+        }
+        None => Vec::new(),
+    };
+    Ok(PathOptions {
+        hammocks: args.hammocks,
+        no_shrink: args.no_shrink,
+        regions,
+        weights: None,
+    })
 }

@@ -1,18 +1,29 @@
 //! `profkit paths`: Ball-Larus path profiles (flat) and hierarchical path profiles
 //! (region-based or global-based; regions are natural loops, plus single-entry single-exit
-//! hammocks with `--hammocks`) of a whole program, from
-//! [`cfg_bl`], rendered as text (hottest paths with symbols) or JSON.
+//! hammocks with `--hammocks`, or given per function in a file with `--regions`) of a whole
+//! program, from [`cfg_bl`], rendered as text (hottest paths with symbols) or JSON.
 //!
 //! JSON schema: `{"mode", "stats", "functions": [{"name", "entry", "paths": [{"region",
 //! "number", "count", "blocks"}]}]}`. `entry` is the function's address; `region` is 0 for
-//! the function and `n` for the function's n-th region (loops, outermost first);
-//! `number` is the path sum (a JSON number when it fits in 64 bits, else a decimal string);
-//! `blocks` lists the path's blocks in order as start addresses, an inner region as
-//! `{"region": n}`. Paths of a function are sorted by count, descending.
+//! the function and `n` for the function's n-th region (larger regions first: loops,
+//! outermost first); `number` is the path sum (a JSON number when it fits in 64 bits, else
+//! a decimal string); `blocks` lists the path's blocks in order as start addresses, an inner
+//! region as `{"region": n}`. Paths of a function are sorted by count, descending.
+//!
+//! Regions file (`--regions FILE`, [`parse_regions`]): a JSON object whose keys name
+//! functions, by symbol or by entry address, and whose values list that function's regions,
+//! each a list of the start addresses of its blocks (the addresses that `blocks` of a
+//! `--json` profile shows). Addresses are JSON numbers or strings, `"0x..."` hexadecimal or
+//! decimal. Regions must be nested or disjoint; an empty list profiles the function flat.
+//! The functions the file names get exactly its regions, the others those of the mode:
+//!
+//! ```json
+//! { "main": [["0x10450", "0x1045c"], ["0x1045c"]], "0x10500": [[66816, 66820]] }
+//! ```
 
 use std::fmt::Write as _;
 
-use cfg_bl::sink::{PathSink, RegionChoice, Stats};
+use cfg_bl::sink::{EdgeProfile, PathSink, RegionChoice, Stats};
 use cfg_bl::{Child, Mode, Program};
 use isa_emu::Machine;
 use prof_events::CodeView;
@@ -32,14 +43,6 @@ pub enum PathMode {
 }
 
 impl PathMode {
-    fn parts(self) -> (Mode, RegionChoice) {
-        match self {
-            PathMode::Flat => (Mode::RegionBased, RegionChoice::Flat),
-            PathMode::Region => (Mode::RegionBased, RegionChoice::Loops),
-            PathMode::Global => (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
-        }
-    }
-
     fn name(self) -> &'static str {
         match self {
             PathMode::Flat => "flat",
@@ -49,15 +52,147 @@ impl PathMode {
     }
 }
 
-/// A path sink for `machine`'s program: recovers every function (and the ELF entry).
-/// With `hammocks`, hierarchical modes also make single-entry single-exit hammocks regions.
-pub fn sink(machine: &Machine, mode: PathMode, hammocks: bool) -> PathSink {
-    let program = Program::recover(machine, &[machine.image().entry]);
-    let (m, mut r) = mode.parts();
-    if hammocks && r == RegionChoice::Loops {
-        r = RegionChoice::LoopsAndHammocks;
+/// What `profkit paths` profiles with, besides the mode.
+#[derive(Clone, Debug, Default)]
+pub struct PathOptions {
+    /// Hierarchical modes also make single-entry single-exit hammocks regions.
+    pub hammocks: bool,
+    /// Global mode keeps every prolog and epilog edge ([`Mode::GlobalBased`] `{ shrink:
+    /// false }`) instead of only the representative ones.
+    pub no_shrink: bool,
+    /// Regions given per function (see [`parse_regions`]).
+    pub regions: UserRegions,
+    /// A measured edge profile to place increments by (else the static estimate).
+    pub weights: Option<EdgeProfile>,
+}
+
+impl PathOptions {
+    /// The sink's mode and region choice for `mode`.
+    fn parts(&self, mode: PathMode) -> (Mode, RegionChoice) {
+        let auto = if self.hammocks {
+            RegionChoice::LoopsAndHammocks
+        } else {
+            RegionChoice::Loops
+        };
+        match mode {
+            PathMode::Flat => (Mode::RegionBased, RegionChoice::Flat),
+            PathMode::Region => (Mode::RegionBased, auto),
+            PathMode::Global => (
+                Mode::GlobalBased {
+                    shrink: !self.no_shrink,
+                },
+                auto,
+            ),
+        }
     }
-    PathSink::new(program, m, r)
+}
+
+/// Regions given per function: each region a list of block start addresses.
+pub type UserRegions = Vec<(FunctionRef, Vec<Vec<u64>>)>;
+
+/// A function named in a regions file: by symbol or by entry address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FunctionRef {
+    /// The function's symbol.
+    Name(String),
+    /// The function's entry address.
+    Entry(u64),
+}
+
+/// An address: a JSON number, or a string in hexadecimal (`0x...`) or decimal.
+fn address(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
+/// Parses a regions file (format in the module docs): per function, its regions as lists
+/// of block start addresses. Errors say where the file is wrong.
+pub fn parse_regions(text: &str) -> Result<UserRegions, String> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let Value::Object(functions) = doc else {
+        return Err(
+            "expected an object from function names or entry addresses to lists of regions".into(),
+        );
+    };
+    let mut out = Vec::with_capacity(functions.len());
+    for (key, value) in functions {
+        let function = match address(&key) {
+            Some(a) if key.starts_with(|c: char| c.is_ascii_digit()) => FunctionRef::Entry(a),
+            _ => FunctionRef::Name(key.clone()),
+        };
+        let Value::Array(list) = value else {
+            return Err(format!("{key}: expected a list of regions"));
+        };
+        let mut regions = Vec::with_capacity(list.len());
+        for (i, region) in list.iter().enumerate() {
+            let Value::Array(blocks) = region else {
+                return Err(format!(
+                    "{key}: region {i}: expected a list of block start addresses"
+                ));
+            };
+            let mut addrs = Vec::with_capacity(blocks.len());
+            for b in blocks {
+                let a = match b {
+                    Value::Number(n) => n.as_u64(),
+                    Value::String(s) => address(s),
+                    _ => None,
+                };
+                addrs.push(a.ok_or_else(|| {
+                    format!(
+                        "{key}: region {i}: {b} is not an address (a number, \"0x...\" or decimal)"
+                    )
+                })?);
+            }
+            regions.push(addrs);
+        }
+        out.push((function, regions));
+    }
+    Ok(out)
+}
+
+/// The entry address of function `f` of `program`.
+fn resolve(program: &Program, f: &FunctionRef) -> Result<u64, String> {
+    match f {
+        FunctionRef::Entry(a) if program.by_entry.contains_key(a) => Ok(*a),
+        FunctionRef::Entry(a) => Err(format!("no function starts at {a:#x}")),
+        FunctionRef::Name(n) => {
+            let mut found = program.functions.iter().filter(|c| &c.name == n);
+            match (found.next(), found.next()) {
+                (Some(c), None) => Ok(c.addr),
+                (Some(_), Some(_)) => Err(format!(
+                    "{n}: several functions have this name; give the entry address"
+                )),
+                (None, _) => Err(format!("{n}: no such function")),
+            }
+        }
+    }
+}
+
+/// A path sink for `machine`'s program in `mode` with `options`: recovers every function
+/// (and the ELF entry). Fails if a function of `options.regions` does not exist or its
+/// regions cannot be profiled, or the edge profile does not fit the program.
+pub fn sink(machine: &Machine, mode: PathMode, options: &PathOptions) -> Result<PathSink, String> {
+    let program = Program::recover(machine, &[machine.image().entry]);
+    let mut entries = Vec::with_capacity(options.regions.len());
+    for (f, _) in &options.regions {
+        let entry = resolve(&program, f)?;
+        if entries.contains(&entry) {
+            return Err(format!("the function at {entry:#x} is given twice"));
+        }
+        entries.push(entry);
+    }
+    let (m, r) = options.parts(mode);
+    let mut sink = PathSink::new(program, m, r);
+    for (entry, (_, regions)) in entries.into_iter().zip(&options.regions) {
+        sink.set_regions(entry, regions)
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(profile) = &options.weights {
+        sink.set_edge_profile(profile).map_err(|e| e.to_string())?;
+    }
+    Ok(sink)
 }
 
 /// One counted path, ready to print.

@@ -63,3 +63,202 @@ fn paths_json_has_the_schema_and_the_guest_exit_code() {
     assert_eq!(totals[1], totals[2]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `profkit paths ARGS` in the guests directory with no stdin: (exit code, stdout, stderr).
+fn paths(args: &[&str]) -> (Option<i32>, Vec<u8>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_profkit"))
+        .current_dir(guests())
+        .arg("paths")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("profkit runs");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), out.stdout, err)
+}
+
+/// The JSON profile of `args` (written to `file`), after checking the exit code and stdout.
+fn json_profile(args: &[&str], file: &Path) -> serde_json::Value {
+    let f = file.to_str().expect("utf-8 path");
+    let (code, stdout, err) = paths(&[&["--json", "--out", f], args, &["bin/primes.elf"]].concat());
+    assert_eq!(code, Some(3), "{args:?}: {err}");
+    let expected = std::fs::read(guests().join("expected/primes.stdout")).expect("expected");
+    assert_eq!(stdout, expected, "{args:?}: the guest's output, once");
+    serde_json::from_str(&std::fs::read_to_string(file).expect("written")).expect("JSON")
+}
+
+fn temp_dir(what: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("profkit-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Every function's natural loops of primes, as a regions file: `main` by name, the others
+/// by entry address.
+fn loops_file() -> String {
+    use profkit::bl::{Program, RegionTree};
+    let elf = std::fs::read(guests().join("bin/primes.elf")).expect("ELF");
+    let m =
+        profkit::emu::Machine::linux(&elf, Default::default(), Default::default()).expect("loads");
+    let program = Program::recover(&m, &[m.image().entry]);
+    let mut doc = serde_json::Map::new();
+    for cfg in &program.functions {
+        let tree = RegionTree::loops(cfg);
+        if tree.len() < 2 {
+            continue;
+        }
+        let regions: Vec<Vec<String>> = tree.regions[1..]
+            .iter()
+            .map(|r| {
+                r.nodes
+                    .iter()
+                    .map(|&v| format!("{:#x}", cfg.graph[v].start))
+                    .collect()
+            })
+            .collect();
+        let key = if cfg.name == "main" {
+            cfg.name.clone()
+        } else {
+            format!("{:#x}", cfg.addr)
+        };
+        doc.insert(key, serde_json::json!(regions));
+    }
+    assert!(doc.contains_key("main") && doc.len() > 2, "{doc:?}");
+    serde_json::Value::Object(doc).to_string()
+}
+
+#[test]
+fn regions_from_a_file_replace_the_modes_regions() {
+    let dir = temp_dir("regions");
+    let file = dir.join("loops.json");
+    std::fs::write(&file, loops_file()).expect("write");
+    let f = file.to_str().expect("utf-8");
+    for mode in ["region", "global"] {
+        let auto = json_profile(&["--mode", mode], &dir.join("auto.json"));
+        let given = json_profile(&["--mode", mode, "--regions", f], &dir.join("given.json"));
+        // The loops given as user regions profile exactly like the loops found.
+        assert_eq!(auto, given, "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_regions_files_are_clear_errors() {
+    let dir = temp_dir("bad-regions");
+    let file = dir.join("r.json");
+    let f = file.to_str().expect("utf-8");
+    for (text, says) in [
+        ("[1, 2]", "expected an object from function names"),
+        ("{\"main\": [[1,", "not JSON"),
+        ("{\"main\": 3}", "main: expected a list of regions"),
+        (
+            "{\"main\": [3]}",
+            "main: region 0: expected a list of block start addresses",
+        ),
+        (
+            "{\"main\": [[\"zz\"]]}",
+            "main: region 0: \"zz\" is not an address",
+        ),
+        ("{\"no_such_fn\": [[1]]}", "no_such_fn: no such function"),
+        ("{\"0x10\": [[1]]}", "no function starts at 0x10"),
+        (
+            "{\"main\": [[1]]}",
+            "main: region 0: no block of the recovered function starts at 0x1",
+        ),
+        ("{\"main\": [[]]}", "main: region 0 is empty"),
+    ] {
+        std::fs::write(&file, text).expect("write");
+        let (code, stdout, err) = paths(&["--regions", f, "bin/primes.elf"]);
+        assert_eq!(code, Some(2), "{text}: {err}");
+        assert!(err.contains(says), "{text}: {err}");
+        assert!(err.contains("--regions"), "{text}: {err}");
+        assert!(stdout.is_empty(), "{text}: the guest did not run");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (code, _, err) = paths(&["--regions", "/nonexistent/r.json", "bin/primes.elf"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("cannot read /nonexistent/r.json"), "{err}");
+    for (args, says) in [
+        (
+            &["--mode", "flat", "--regions", f][..],
+            "--regions applies to the hierarchical modes",
+        ),
+        (
+            &["--mode", "region", "--no-shrink"][..],
+            "--no-shrink applies to --mode global only",
+        ),
+    ] {
+        let (code, stdout, err) = paths(&[args, &["bin/primes.elf"]].concat());
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(stdout.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn measured_weights_give_the_same_profile() {
+    let dir = temp_dir("weights");
+    for mode in ["flat", "region", "global"] {
+        let estimate = json_profile(&["--mode", mode], &dir.join("e.json"));
+        // The guest runs twice; its output shows once (json_profile checks stdout).
+        let measured = json_profile(
+            &["--mode", mode, "--weights", "measured"],
+            &dir.join("m.json"),
+        );
+        assert_eq!(estimate, measured, "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Per function: its paths as (count, blocks), sorted (path numbers depend on the graph).
+fn counted_paths(v: &serde_json::Value) -> Vec<(String, Vec<(u64, String)>)> {
+    let mut out = Vec::new();
+    for f in v["functions"].as_array().expect("functions") {
+        let mut ps: Vec<(u64, String)> = f["paths"]
+            .as_array()
+            .expect("paths")
+            .iter()
+            .map(|p| (p["count"].as_u64().unwrap_or(0), p["blocks"].to_string()))
+            .collect();
+        ps.sort();
+        out.push((f["name"].to_string(), ps));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn global_mode_shrinks_or_not_with_the_same_counts() {
+    let dir = temp_dir("shrink");
+    let shrunk = json_profile(&["--mode", "global"], &dir.join("s.json"));
+    let full = json_profile(&["--mode", "global", "--no-shrink"], &dir.join("f.json"));
+    assert_eq!(counted_paths(&shrunk), counted_paths(&full));
+    assert!(!counted_paths(&full).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bare_metal_guest_ends_every_path() {
+    let dir = temp_dir("bare");
+    let out = dir.join("bare.json");
+    let o = out.to_str().expect("utf-8");
+    for mode in ["flat", "region", "global"] {
+        let (code, stdout, err) = paths(&[
+            "--json",
+            "--out",
+            o,
+            "--mode",
+            mode,
+            "--bare",
+            "bin/primes.bare.elf",
+        ]);
+        assert_eq!(code, Some(3), "{err}");
+        assert!(!stdout.is_empty());
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("written")).expect("JSON");
+        assert_eq!(v["stats"]["truncated"], 0, "{mode}: {}", v["stats"]);
+        assert_eq!(v["stats"]["desync"], 0, "{mode}: {}", v["stats"]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
