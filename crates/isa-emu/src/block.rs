@@ -137,9 +137,6 @@ pub(crate) struct Block {
     pub count: u32,
     pub interest: Interest,
     pub ends_with: BlockEnd,
-    /// The edge kinds of the sequential exit (to `end`) and the other one, found once here
-    /// so that an edge event picks one by index instead of matching `ends_with`.
-    pub kinds: [EdgeKind; 2],
     /// Chain: the slot of the successor on the fall-through (0) and other (1) exits
     /// (`NONE` if none yet, and always on the other exit of an indirect jump).
     pub chain: [u32; 2],
@@ -176,7 +173,7 @@ impl Block {
             from: id,
             pc: self.last,
             to,
-            kind: self.kinds[usize::from(to != self.end)],
+            kind: edge_kind(self.ends_with, to == self.end),
         }
     }
 }
@@ -339,7 +336,6 @@ impl BlockCache {
             count: self.scratch.len() as u32,
             interest: Interest::NONE,
             ends_with,
-            kinds: [edge_kind(ends_with, true), edge_kind(ends_with, false)],
             chain: [NONE; 2],
         };
         if !self.superblocks {
@@ -350,12 +346,6 @@ impl BlockCache {
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
-    }
-
-    /// True in superblock mode: only then may a block's body leave it (by a side exit).
-    #[inline(always)]
-    pub fn superblocks(&self) -> bool {
-        self.superblocks
     }
 
     /// Sets superblock mode (see the module docs for when the machine turns it on).

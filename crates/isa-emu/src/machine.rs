@@ -372,16 +372,12 @@ impl Machine {
                 }
             };
             prev = None;
-            // Only superblocks test their body for side exits (`SUPER`); a run without
-            // events takes the superblock loop either way (it is correct for plain blocks).
-            let leave = if !chaining {
-                Leave::Slow(slot)
-            } else if run_interest.is_empty() {
-                self.run_chained::<false, true, S>(slot, next_event, sink)
-            } else if self.cache.superblocks() {
-                self.run_chained::<true, true, S>(slot, next_event, sink)
+            let leave = if chaining && run_interest.is_empty() {
+                self.run_chained::<false, S>(slot, next_event, sink)
+            } else if chaining {
+                self.run_chained::<true, S>(slot, next_event, sink)
             } else {
-                self.run_chained::<true, false, S>(slot, next_event, sink)
+                Leave::Slow(slot)
             };
             let mut control = Control::Continue;
             match leave {
@@ -502,11 +498,8 @@ impl Machine {
     /// inside or at its end), and leaves on a translation, a trap, a store into code or a
     /// sink's stop. Per block that is an add, a compare and the successor's chain link; the
     /// state it touches lives in locals of this small function.
-    ///
-    /// `SUPER` must be set if the cache holds superblocks: it compiles the side-exit test
-    /// into their bodies.
     #[inline(never)]
-    fn run_chained<const EVENTS: bool, const SUPER: bool, S: Sink + ?Sized>(
+    fn run_chained<const EVENTS: bool, S: Sink + ?Sized>(
         &mut self,
         mut slot: u32,
         bound: u64,
@@ -540,7 +533,7 @@ impl Machine {
             let (result, control) = if block.interest.is_empty() {
                 let mut hook = MemHook::new(&mut *sink, BlockId(0), Interest::NONE);
                 let here = cache.here(block, retired);
-                let r = run_translated::<false, SUPER, S>(
+                let r = run_translated::<false, S>(
                     cpu,
                     mem,
                     cache.insns(block),
@@ -698,12 +691,7 @@ impl Machine {
         }
         let insns = self.cache.insns(block);
         let here = self.cache.here(block, base);
-        let r = if self.cache.superblocks() {
-            run_translated::<MEM, true, S>(cpu, mem, insns, &here, end, hook)
-        } else {
-            run_translated::<MEM, false, S>(cpu, mem, insns, &here, end, hook)
-        };
-        match r {
+        match run_translated::<MEM, S>(cpu, mem, insns, &here, end, hook) {
             Ok(next) => (limit, Ok(next)),
             Err(Early::SideExit { done, to }) => (done, Ok(to)),
             Err(Early::Trap { done, at }) => {
@@ -817,11 +805,10 @@ fn run_with_events<S: Sink + ?Sized>(
     let insns = cache.insns(block);
     let here = cache.here(block, retired);
     let mut hook = MemHook::new(&mut *sink, id, interest);
-    // A block with events is never a superblock (see `BlockCache`): no side exits.
     let result = if interest.contains(Interest::MEM) {
-        run_translated::<true, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+        run_translated::<true, S>(cpu, mem, insns, &here, block.end, &mut hook)
     } else {
-        run_translated::<false, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+        run_translated::<false, S>(cpu, mem, insns, &here, block.end, &mut hook)
     };
     control = control.or(hook.control);
     match result {
@@ -852,10 +839,8 @@ const FALLS_THROUGH: u64 = 1;
 
 /// Runs the translated code of a whole block at `here` whose end is `end`. Returns the next
 /// pc, or how it ended early: by a superblock's side exit, or by a trap (in `hook.trap`).
-/// `SUPER` must be set if `insns` may be a superblock's: without it, the body is not tested
-/// for side exits (a plain block's body never transfers control).
 #[inline(always)]
-fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
+fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     cpu: &mut Cpu,
     mem: &mut Memory,
     insns: &[Tinsn],
@@ -883,7 +868,7 @@ fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
     macro_rules! body {
         ($insn:expr) => {
             let to = step!($insn, FALLS_THROUGH);
-            if SUPER && to != FALLS_THROUGH {
+            if to != FALLS_THROUGH {
                 let m = here.meta(here.index($insn));
                 return Err(Early::SideExit {
                     done: m.idx + 1,
