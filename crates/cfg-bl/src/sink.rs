@@ -216,10 +216,7 @@ impl PathSink {
     /// and the region by its position in `regions`.
     pub fn set_regions(&mut self, entry: u64, regions: &[Vec<u64>]) -> Result<(), Error> {
         let mode = self.mode;
-        let func = self.pending(entry)?;
-        let Some(cfg) = &func.cfg else {
-            return Err(Error::Invalid(format!("{entry:#x}: already instrumented")));
-        };
+        let (f, cfg) = self.pending(entry)?;
         let at: HashMap<u64, NodeIndex> = cfg
             .graph
             .node_indices()
@@ -246,7 +243,7 @@ impl PathSink {
         Hierarchy::new(cfg.clone(), tree)
             .and_then(|h| Instrumented::new(h, mode, &Weights::Estimate))
             .map_err(named)?;
-        func.user_regions = Some(sets);
+        self.functions[f].user_regions = Some(sets);
         Ok(())
     }
 
@@ -259,16 +256,16 @@ impl PathSink {
     /// Call before the run. Fails, changing nothing, if no recovered function starts at
     /// `entry`, it is already instrumented, or `counts` does not have one count per edge.
     pub fn set_weights(&mut self, entry: u64, counts: Vec<u64>) -> Result<(), Error> {
-        let func = self.pending(entry)?;
-        let edges = func.cfg.as_ref().map_or(0, |c| c.graph.edge_count());
+        let (f, cfg) = self.pending(entry)?;
+        let edges = cfg.graph.edge_count();
         if counts.len() != edges {
             return Err(Error::Invalid(format!(
                 "{}: {} edge counts for {edges} edges (an edge profile of another program?)",
-                func.name(),
+                cfg.name,
                 counts.len()
             )));
         }
-        func.weights = Some(counts);
+        self.functions[f].weights = Some(counts);
         Ok(())
     }
 
@@ -293,19 +290,19 @@ impl PathSink {
             .collect()
     }
 
-    /// The function entered at `entry`, if it is not instrumented yet.
-    fn pending(&mut self, entry: u64) -> Result<&mut Function, Error> {
-        let func = self
+    /// The index and CFG of the function entered at `entry`, if it is not instrumented yet.
+    fn pending(&self, entry: u64) -> Result<(usize, &Cfg), Error> {
+        let f = *self
             .by_entry
             .get(&entry)
-            .and_then(|&f| self.functions.get_mut(f))
+            .filter(|&&f| f < self.functions.len())
             .ok_or_else(|| Error::Invalid(format!("no recovered function starts at {entry:#x}")))?;
-        if func.cfg.is_none() {
-            return Err(Error::Invalid(format!(
+        let cfg = self.functions[f].cfg.as_ref().ok_or_else(|| {
+            Error::Invalid(format!(
                 "the function at {entry:#x} is already instrumented (set regions and weights before the run)"
-            )));
-        }
-        Ok(func)
+            ))
+        })?;
+        Ok((f, cfg))
     }
 
     fn ensure(&mut self, f: usize) -> bool {
