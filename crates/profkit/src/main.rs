@@ -379,7 +379,7 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
     };
     let mut sink = path_sink(&machine, args, &options)?;
     let summary = machine.run(&mut sink);
-    let report = PathReport::new(&machine, &sink, args.mode);
+    let report = PathReport::new(&machine, &sink, args.mode, &options);
     let text = if args.json || args.format == PathsFormat::Json {
         report.to_json()
     } else {
@@ -406,6 +406,9 @@ fn path_sink(
 fn path_options(args: &PathsArgs) -> Result<PathOptions, String> {
     if args.no_shrink && args.mode != PathMode::Global {
         return Err("--no-shrink applies to --mode global only".into());
+    }
+    if args.hammocks && args.mode == PathMode::Flat {
+        return Err("--hammocks applies to the hierarchical modes (region, global)".into());
     }
     let regions = match &args.regions {
         Some(_) if args.mode == PathMode::Flat => {

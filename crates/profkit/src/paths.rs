@@ -3,8 +3,11 @@
 //! hammocks with `--hammocks`, or given per function in a file with `--regions`) of a whole
 //! program, from [`cfg_bl`], rendered as text (hottest paths with symbols) or JSON.
 //!
-//! JSON schema: `{"mode", "stats", "functions": [{"name", "entry", "paths": [{"region",
-//! "number", "count", "blocks"}]}]}`. `entry` is the function's address; `region` is 0 for
+//! JSON schema: `{"mode", "options", "stats", "functions": [{"name", "entry", "paths":
+//! [{"region", "number", "count", "blocks"}]}]}`. `options` records what shaped the profile:
+//! `hammocks` (bool), `shrink` (bool, global mode; `null` otherwise), `weights`
+//! (`"estimate"` or `"measured"`) and `user_regions` (the functions a regions file named,
+//! as given). `entry` is the function's address; `region` is 0 for
 //! the function and `n` for the function's n-th region (larger regions first: loops,
 //! outermost first); `number` is the path sum (a JSON number when it fits in 64 bits, else
 //! a decimal string); `blocks` lists the path's blocks in order as start addresses, an inner
@@ -67,6 +70,47 @@ pub struct PathOptions {
 }
 
 impl PathOptions {
+    /// The options as the JSON profile's `options` object (for `mode`).
+    fn to_json(&self, mode: PathMode) -> Value {
+        let user_regions: Vec<Value> = self
+            .regions
+            .iter()
+            .map(|(f, _)| match f {
+                FunctionRef::Name(n) => json!(n),
+                FunctionRef::Entry(a) => json!(format!("{a:#x}")),
+            })
+            .collect();
+        json!({
+            "hammocks": self.hammocks,
+            "shrink": (mode == PathMode::Global).then_some(!self.no_shrink),
+            "weights": self.weights_name(),
+            "user_regions": user_regions,
+        })
+    }
+
+    fn weights_name(&self) -> &'static str {
+        if self.weights.is_some() {
+            "measured"
+        } else {
+            "estimate"
+        }
+    }
+
+    /// The options that differ from the defaults, for the text report's header.
+    fn summary(&self, mode: PathMode) -> String {
+        let mut parts = vec![format!("weights {}", self.weights_name())];
+        if self.hammocks {
+            parts.push("hammocks".into());
+        }
+        if mode == PathMode::Global && self.no_shrink {
+            parts.push("no shrink".into());
+        }
+        if !self.regions.is_empty() {
+            parts.push(format!("user regions in {} functions", self.regions.len()));
+        }
+        parts.join(", ")
+    }
+
     /// The sink's mode and region choice for `mode`.
     fn parts(&self, mode: PathMode) -> (Mode, RegionChoice) {
         let auto = if self.hammocks {
@@ -209,12 +253,19 @@ pub struct PathReport<'a> {
     machine: &'a Machine,
     sink: &'a PathSink,
     mode: PathMode,
+    options: &'a PathOptions,
     rows: Vec<Row>,
 }
 
 impl<'a> PathReport<'a> {
-    /// Collects the counted paths of `sink` (which ran on `machine`).
-    pub fn new(machine: &'a Machine, sink: &'a PathSink, mode: PathMode) -> Self {
+    /// Collects the counted paths of `sink` (which ran on `machine` in `mode` with
+    /// `options`).
+    pub fn new(
+        machine: &'a Machine,
+        sink: &'a PathSink,
+        mode: PathMode,
+        options: &'a PathOptions,
+    ) -> Self {
         let mut rows: Vec<Row> = sink
             .paths()
             .into_iter()
@@ -241,6 +292,7 @@ impl<'a> PathReport<'a> {
             machine,
             sink,
             mode,
+            options,
             rows,
         }
     }
@@ -281,8 +333,9 @@ impl<'a> PathReport<'a> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{} path profile: {} distinct paths, {} path executions ({})",
+            "{} path profile ({}): {} distinct paths, {} path executions ({})",
             self.mode.name(),
+            self.options.summary(self.mode),
             thousands(self.rows.len() as u64),
             thousands(total),
             Self::stats_text(&self.sink.stats)
@@ -342,6 +395,7 @@ impl<'a> PathReport<'a> {
         let st = &self.sink.stats;
         let doc = json!({
             "mode": self.mode.name(),
+            "options": self.options.to_json(self.mode),
             "stats": {
                 "truncated": st.truncated,
                 "desync": st.desync,

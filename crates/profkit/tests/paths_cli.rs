@@ -135,8 +135,15 @@ fn regions_from_a_file_replace_the_modes_regions() {
     let f = file.to_str().expect("utf-8");
     for mode in ["region", "global"] {
         let auto = json_profile(&["--mode", mode], &dir.join("auto.json"));
-        let given = json_profile(&["--mode", mode, "--regions", f], &dir.join("given.json"));
+        let mut given = json_profile(&["--mode", mode, "--regions", f], &dir.join("given.json"));
+        let named = given["options"]["user_regions"].take();
+        let named = named.as_array().expect("user_regions");
+        assert!(
+            named.len() > 2 && named.contains(&"main".into()),
+            "{named:?}"
+        );
         // The loops given as user regions profile exactly like the loops found.
+        given["options"]["user_regions"] = serde_json::json!([]);
         assert_eq!(auto, given, "{mode}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -187,6 +194,10 @@ fn bad_regions_files_are_clear_errors() {
             &["--mode", "region", "--no-shrink"][..],
             "--no-shrink applies to --mode global only",
         ),
+        (
+            &["--mode", "flat", "--hammocks"][..],
+            "--hammocks applies to the hierarchical modes",
+        ),
     ] {
         let (code, stdout, err) = paths(&[args, &["bin/primes.elf"]].concat());
         assert_eq!(code, Some(2), "{args:?}: {err}");
@@ -200,12 +211,17 @@ fn bad_regions_files_are_clear_errors() {
 fn measured_weights_give_the_same_profile() {
     let dir = temp_dir("weights");
     for mode in ["flat", "region", "global"] {
-        let estimate = json_profile(&["--mode", mode], &dir.join("e.json"));
+        let mut estimate = json_profile(&["--mode", mode], &dir.join("e.json"));
         // The guest runs twice; its output shows once (json_profile checks stdout).
-        let measured = json_profile(
+        let mut measured = json_profile(
             &["--mode", mode, "--weights", "measured"],
             &dir.join("m.json"),
         );
+        assert_eq!(estimate["options"]["weights"], "estimate", "{mode}");
+        assert_eq!(measured["options"]["weights"], "measured", "{mode}");
+        // Everything else is the same.
+        estimate["options"]["weights"].take();
+        measured["options"]["weights"].take();
         assert_eq!(estimate, measured, "{mode}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -234,6 +250,11 @@ fn global_mode_shrinks_or_not_with_the_same_counts() {
     let shrunk = json_profile(&["--mode", "global"], &dir.join("s.json"));
     let full = json_profile(&["--mode", "global", "--no-shrink"], &dir.join("f.json"));
     assert_eq!(counted_paths(&shrunk), counted_paths(&full));
+    assert_eq!(shrunk["options"]["shrink"], true);
+    assert_eq!(full["options"]["shrink"], false);
+    let region = json_profile(&["--mode", "region", "--hammocks"], &dir.join("r.json"));
+    assert_eq!(region["options"]["shrink"], serde_json::Value::Null);
+    assert_eq!(region["options"]["hammocks"], true);
     assert!(!counted_paths(&full).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
