@@ -85,7 +85,13 @@ fn main() {
         }
         _ => {
             let t = measure(Named("sorted", sorted(n, load)), n, &warm, &stream, reps);
-            println!("mean probe depth {:.3}", t.1.stats().mean_probe_depth());
+            let st = t.1.stats();
+            println!(
+                "mean probe depth {:.3}; per pass: {:.0} buckets sorted, {:.0} entries moved",
+                st.mean_probe_depth(),
+                st.buckets_sorted as f64 / st.sorts as f64,
+                st.entries_moved as f64 / st.sorts as f64
+            );
         }
     }
 }

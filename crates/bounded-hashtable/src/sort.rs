@@ -116,25 +116,30 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     }
 
     /// Fills `s.chains[j]` with the slots of bucket `batch[j]`'s chain in order, walking the
-    /// chains side by side (one step of each per round) so their cache misses overlap.
+    /// chains side by side (one step of each per round) so their cache misses overlap. The
+    /// rounds follow the known chain lengths, not the loaded links: a branch on a link
+    /// that missed the cache would, when mispredicted at a chain's end, discard the other
+    /// chains' loads in flight.
     fn gather_chains(&self, batch: &[u32], s: &mut Scratch) {
         if s.chains.len() < batch.len() {
             s.chains.resize_with(batch.len(), Vec::new);
         }
-        let mut at = [NIL.get() as usize; BATCH];
-        for ((cursor, chain), &b) in at.iter_mut().zip(&mut s.chains).zip(batch) {
+        let mut at = [(0usize, 0u32); BATCH];
+        let mut rounds = 0;
+        for ((lane, chain), &b) in at.iter_mut().zip(&mut s.chains).zip(batch) {
             chain.clear();
-            *cursor = b as usize;
+            *lane = (b as usize, self.lens[b as usize]);
+            rounds = rounds.max(lane.1);
         }
-        let mut walking = true;
-        while walking {
-            walking = false;
-            for (cursor, chain) in at.iter_mut().zip(&mut s.chains) {
-                // `NIL` is out of the slots' range: a finished chain stays finished.
-                if let Some(Some(node)) = self.slots.get(*cursor) {
+        for _ in 0..rounds {
+            for ((cursor, left), chain) in at.iter_mut().zip(&mut s.chains) {
+                if *left > 0 {
+                    *left -= 1;
                     chain.push(*cursor as u32);
-                    *cursor = node.next.get() as usize;
-                    walking = true;
+                    *cursor = match self.slots.get(*cursor) {
+                        Some(Some(node)) => node.next.get() as usize,
+                        _ => unreachable!("bucket chains hold `lens` entries"),
+                    };
                 }
             }
         }
