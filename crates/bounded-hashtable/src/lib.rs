@@ -21,7 +21,10 @@
 //!   nodes are aligned to 32 bytes and their size rounds up to a multiple of 32: 32 bytes
 //!   for `u64` keys and values), so a hit on a chain head reads one cache line; the entries behind the heads follow in the same
 //!   `Vec` (indices, not boxes) and no lookup allocates. A sort moves the hottest entry of
-//!   a sorted bucket into its inline slot; removing a head promotes its successor.
+//!   a sorted bucket into its inline slot; removing a head promotes its successor. New
+//!   entries are appended where the arena ends, which scatters a chain over it (a cache
+//!   and TLB miss per probe); once an eighth of the chained entries were placed since,
+//!   a pass lays every chain out again in order, its entries adjacent.
 //!   Growable (one entry per bucket at most, doubling; growth keeps the sorted order) or,
 //!   with [`with_fixed_buckets`](BoundedHashTable::with_fixed_buckets), a fixed bucket count
 //!   whose chains deepen instead.

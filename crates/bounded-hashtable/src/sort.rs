@@ -76,6 +76,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         buckets.clear();
         self.pending = buckets;
         self.scratch = scratch;
+        self.relayout_if_scattered();
         report.phase_change = report.reversals >= self.policy.phase_reversals();
         self.stats.add_report(&report);
         self.last_report = Some(report);
