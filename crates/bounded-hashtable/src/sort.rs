@@ -75,8 +75,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         }
         buckets.clear();
         self.pending = buckets;
+        self.relayout_if_scattered(&mut scratch);
         self.scratch = scratch;
-        self.relayout_if_scattered();
         report.phase_change = report.reversals >= self.policy.phase_reversals();
         self.stats.add_report(&report);
         self.last_report = Some(report);
@@ -143,6 +143,61 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
                     };
                 }
             }
+        }
+    }
+
+    /// Lays the chained entries out again bucket by bucket, each chain's in chain order,
+    /// once at least an eighth of them were appended or moved since the last layout (so
+    /// the work stays a constant per insertion). An entry is appended where the arena
+    /// ends, so the entries of one chain end up scattered over it; a lookup that walks
+    /// past the head then takes a cache and TLB miss per probe, where adjacent entries
+    /// share lines and pages. The heads stay; the chains are walked in lockstep batches,
+    /// then the entries are copied in their new order (independent reads) and relinked.
+    /// Tracks the entry of `self.follow`.
+    fn relayout_if_scattered(&mut self, s: &mut Scratch) {
+        let buckets = self.buckets;
+        let chained = self.slots.len() - buckets;
+        if self.strays == 0 || self.strays < chained / 8 {
+            return;
+        }
+        self.strays = 0;
+        s.order.clear();
+        let mut ids = [0u32; BATCH];
+        for first in (0..buckets).step_by(BATCH) {
+            let n = BATCH.min(buckets - first);
+            for (j, id) in ids[..n].iter_mut().enumerate() {
+                *id = (first + j) as u32;
+            }
+            self.gather_chains(&ids[..n], s);
+            for chain in &s.chains[..n] {
+                s.order.extend(chain.iter().skip(1));
+            }
+        }
+        let mut old = self.slots.split_off(buckets);
+        let old_meta = self.meta.split_off(buckets);
+        let mut follow = self.follow;
+        for &i in &s.order {
+            let k = i as usize - buckets;
+            if i as usize == self.follow {
+                follow = self.slots.len();
+            }
+            self.slots.push(old[k].take());
+            self.meta.push(old_meta[k]);
+        }
+        self.follow = follow;
+        // Bucket b's chained entries now fill slots `at..at + lens[b] - 1`.
+        let mut at = buckets;
+        for b in 0..buckets {
+            let Some(behind) = (self.lens[b] as usize).checked_sub(1) else {
+                continue;
+            };
+            let mut prev = b;
+            for i in at..at + behind {
+                self.node_mut(prev).next = link(i);
+                prev = i;
+            }
+            self.node_mut(prev).next = NIL;
+            at += behind;
         }
     }
 

@@ -975,44 +975,19 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         idx
     }
 
-    /// Rebuilds the chains for `buckets` buckets (the next pass visits every bucket).
+    /// Rebuilds the chains for `buckets` buckets. Old chains are walked in order and entries
+    /// appended to the new tails, so the sorted order survives (doubling splits each chain)
+    /// and each chain's chained entries end up adjacent.
     fn rehash(&mut self, buckets: usize) {
         self.full_pass = true;
-        self.rebuild(buckets);
-    }
-
-    /// Lays the chained entries out again bucket by bucket, each chain's in chain order,
-    /// once at least an eighth of them were appended or moved since the last layout (so
-    /// the work stays a constant per insertion). An entry is appended where the arena
-    /// ends, so the entries of one chain end up scattered over the arena; a lookup that
-    /// walks past the head then takes a cache and TLB miss per probe, where adjacent
-    /// entries share lines and pages.
-    pub(crate) fn relayout_if_scattered(&mut self) {
-        let chained = self.slots.len() - self.buckets;
-        if self.strays > 0 && self.strays >= chained / 8 {
-            self.rebuild(self.buckets);
-        }
-    }
-
-    /// Rebuilds the chains for `buckets` buckets. Old chains are walked in order and
-    /// entries appended to the new tails, so the sorted order survives (doubling splits
-    /// each chain) and each chain's entries end up adjacent. Tracks the entry of
-    /// `self.follow`.
-    fn rebuild(&mut self, buckets: usize) {
         let old_buckets = self.buckets;
         let mut old = std::mem::replace(&mut self.slots, empty_slots(buckets));
         let old_meta = std::mem::replace(&mut self.meta, vec![Meta::default(); buckets]);
-        // Doubling splits the chains: about half the chained entries become heads.
-        let chained = old.len().saturating_sub(old_buckets);
-        self.slots.reserve(if buckets == old_buckets {
-            chained
-        } else {
-            chained / 2
-        });
+        self.slots
+            .reserve(old.len().saturating_sub(old_buckets) / 2);
         self.buckets = buckets;
         self.lens = vec![0; buckets];
         let mut tails = vec![0usize; buckets];
-        let mut follow = usize::MAX;
         for head in 0..old_buckets {
             let mut i = head;
             while let Some(mut node) = old.get_mut(i).and_then(Option::take) {
@@ -1021,13 +996,9 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
                 let b = self.bucket_for(self.hash_of(&node.key));
                 let tail = (self.lens[b] > 0).then_some(tails[b]);
                 tails[b] = self.place(b, tail, node, old_meta[i]);
-                if i == self.follow {
-                    follow = tails[b];
-                }
                 i = next.get() as usize;
             }
         }
-        self.follow = follow;
         self.strays = 0;
     }
 
