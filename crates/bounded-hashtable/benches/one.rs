@@ -10,7 +10,6 @@ mod common;
 
 use std::time::Instant;
 
-use bounded_hashtable::{Period, SortPolicy};
 use common::*;
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -66,20 +65,7 @@ fn main() {
             reps,
         )),
         "unsorted-laid-out" => {
-            // The unsorted table after one pass that moves nothing (no entry qualifies)
-            // but lays the chains out: the layout's share of the sorted table's speed.
-            let policy = SortPolicy {
-                period: Period::Manual,
-                frequency_threshold: u64::MAX,
-                ..SortPolicy::default()
-            };
-            let mut t = prepared(
-                Named("unsorted-laid-out", sorted(n, load).with_policy(policy)),
-                n,
-                &warm,
-            );
-            t.1.sort();
-            let t = measure(t, 0, &[], &stream, reps);
+            let t = measure(laid_out(n, load, &warm), 0, &[], &stream, reps);
             println!("mean probe depth {:.3}", t.1.stats().mean_probe_depth());
         }
         "unsorted" => drop(measure(
