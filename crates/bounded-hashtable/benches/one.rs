@@ -1,10 +1,15 @@
 //! One configuration of the summary's lookup table, for profilers (perf, cachegrind): builds
 //! and warms one table exactly as `summary` does, then counts the stream `BHT_REPS` times.
-//! `BHT_TABLE` = sorted | hashbrown | unsorted | move-to-front, `BHT_KEYS` (default 10^6),
+//! `BHT_TABLE` = sorted | hashbrown | unsorted | move-to-front (or one of the diagnostic
+//! tables below), `BHT_KEYS` (default 10^6),
 //! `BHT_LOAD` (4), `BHT_S` (1.1), `BHT_REPS` (5). Prints Mlookups/s of each pass, the median
-//! and slowest 2^14-lookup chunk, and chunk 2 (the one holding the sorted table's pass), then
+//! and slowest 2^14-lookup chunk, and chunk 2 (at 10^6 keys the one holding the sorted
+//! table's pass), then
 //! the mean probe depth. `probe-mtf` / `probe-plain`: a move-to-front / insertion-order
-//! chained table with 4-byte heads that also counts its probes (for comparing depths).
+//! chained table with 4-byte heads that also counts its probes (for comparing depths);
+//! `heads-copy`: that table (no move-to-front) holding the sorted table's chains after the
+//! warm-up, each chain's nodes adjacent (the same order without inline heads);
+//! `unsorted-laid-out`: the unsorted table after a pass that moves nothing.
 
 mod common;
 
@@ -67,6 +72,30 @@ fn main() {
         "unsorted-laid-out" => {
             let t = measure(laid_out(n, load, &warm), 0, &[], &stream, reps);
             println!("mean probe depth {:.3}", t.1.stats().mean_probe_depth());
+        }
+        "heads-copy" => {
+            // The sorted table's chains after the warm-up, copied in chain order into a
+            // table of 4-byte heads and adjacent 24-byte nodes (no move-to-front): the
+            // same probes without inline heads.
+            let t = prepared(Named("sorted", sorted(n, load)), n, &warm);
+            let mut p = Probe::new(n, load, false);
+            for b in 0..t.1.bucket_count() {
+                let chain: Vec<u64> = t.1.chain(b).map(|(k, _, _)| *k).collect();
+                let start = p.nodes.len();
+                for (j, &k) in chain.iter().enumerate() {
+                    let next = if j + 1 < chain.len() {
+                        (start + j + 1) as u32
+                    } else {
+                        u32::MAX
+                    };
+                    p.nodes.push((k, 0, next));
+                }
+                if !chain.is_empty() {
+                    p.heads[b] = start as u32;
+                }
+            }
+            let t = measure(p, 0, &[], &stream, reps);
+            println!("mean probe depth {:.3}", t.probes as f64 / t.hits as f64);
         }
         "unsorted" => drop(measure(
             Named("unsorted", unsorted(n, load)),
