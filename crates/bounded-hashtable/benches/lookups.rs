@@ -1,8 +1,9 @@
 #![allow(missing_docs)] // criterion_group! generates an undocumented function.
 //! Criterion benchmarks: counted lookups (`*get_mut(k) += 1`) of scrambled u64 keys drawn
 //! from Zipf(s) for the sorted table, hashbrown + foldhash, the same chained table with
-//! sorting off, and a move-to-front chained table. `BHT_FULL=1` sweeps 10^3..10^6 keys; the
-//! default run uses 10^3 and 10^6. The `summary` bench prints the ratios side by side.
+//! sorting off (also once laid out by a pass that moves nothing), and a move-to-front
+//! chained table. `BHT_FULL=1` sweeps 10^3..10^6 keys; the default run uses 10^3 and 10^6.
+//! The `summary` bench prints the ratios side by side.
 
 mod common;
 
@@ -41,6 +42,7 @@ fn lookups(c: &mut Criterion) {
                 bench("sorted", &mut |c| run(&mut t.sorted, c));
                 bench("unsorted", &mut |c| run(&mut t.unsorted, c));
                 bench("move-to-front", &mut |c| run(&mut t.mtf, c));
+                bench("unsorted-laid-out", &mut |c| run(&mut t.laid_out, c));
                 // hashbrown has no load parameter: measured once per (s, n).
                 if load == 1 {
                     bench("hashbrown", &mut |c| run(&mut t.hashbrown, c));

@@ -39,8 +39,8 @@ fn mops(d: Duration) -> f64 {
 
 fn lookup_table() {
     println!("## Counted lookups (*get_mut(k) += 1), Mlookups/s: {REPS} passes of 2^20, each chunk of {CHUNK} timed, sum of the per-chunk minima");
-    println!("| zipf s | keys | load | sorted | hashbrown | unsorted | move-to-front | sorted/hashbrown | sorted/unsorted | sorted/mtf | probe sorted | probe unsorted | probe floor |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| zipf s | keys | load | sorted | hashbrown | unsorted | move-to-front | sorted/hashbrown | sorted/unsorted | sorted/mtf | probe sorted | probe unsorted | probe floor | unsorted laid out | sorted/laid out |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &s in &SKEWS {
         for &n in &sizes() {
             let warm = zipf_stream(n, s, 2 * STREAM, 1);
@@ -50,7 +50,7 @@ fn lookup_table() {
                 t.sorted.1.reset_stats();
                 t.unsorted.1.reset_stats();
                 let chunks = stream.len().div_ceil(CHUNK);
-                let mut best: [Vec<Duration>; 4] =
+                let mut best: [Vec<Duration>; 5] =
                     std::array::from_fn(|_| vec![Duration::MAX; chunks]);
                 let mut probes = (0.0, 0.0);
                 for rep in 0..REPS {
@@ -58,6 +58,7 @@ fn lookup_table() {
                     chunked(&mut best[1], &stream, |c| run(&mut t.hashbrown, c));
                     chunked(&mut best[2], &stream, |c| run(&mut t.unsorted, c));
                     chunked(&mut best[3], &stream, |c| run(&mut t.mtf, c));
+                    chunked(&mut best[4], &stream, |c| run(&mut t.laid_out, c));
                     if rep == 0 {
                         // Mean probe depth of the first pass: the order the warm-up sorts left.
                         probes = (
@@ -68,7 +69,7 @@ fn lookup_table() {
                 }
                 let m: Vec<f64> = best.iter().map(|b| mops(b.iter().sum())).collect();
                 println!(
-                    "| {s} | {n} | {load} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} |",
+                    "| {s} | {n} | {load} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {:.1} | {:.2} |",
                     m[0],
                     m[1],
                     m[2],
@@ -78,7 +79,9 @@ fn lookup_table() {
                     m[0] / m[3],
                     probes.0,
                     probes.1,
-                    probe_floor(&t.sorted.1, n, s)
+                    probe_floor(&t.sorted.1, n, s),
+                    m[4],
+                    m[0] / m[4]
                 );
             }
         }

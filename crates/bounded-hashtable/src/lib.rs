@@ -21,7 +21,10 @@
 //!   nodes are aligned to 32 bytes and their size rounds up to a multiple of 32: 32 bytes
 //!   for `u64` keys and values), so a hit on a chain head reads one cache line; the entries behind the heads follow in the same
 //!   `Vec` (indices, not boxes) and no lookup allocates. A sort moves the hottest entry of
-//!   a sorted bucket into its inline slot; removing a head promotes its successor.
+//!   a sorted bucket into its inline slot; removing a head promotes its successor. New
+//!   entries are appended where the arena ends, which scatters a chain over it (a cache
+//!   and TLB miss per probe); once an eighth of the chained entries were placed since,
+//!   a pass lays every chain out again in order, its entries adjacent.
 //!   Growable (one entry per bucket at most, doubling; growth keeps the sorted order) or,
 //!   with [`with_fixed_buckets`](BoundedHashTable::with_fixed_buckets), a fixed bucket count
 //!   whose chains deepen instead.
@@ -136,29 +139,39 @@
 //! consecutive hits do not chain through one memory counter (0-6% slower at 10^3 keys);
 //! a single range test for entries that already qualify (3-12% slower at 10^3 keys).
 //!
+//! Memory layout (perf `cpu-clock` and cachegrind on the `one` bench, 10^6 keys, load 4,
+//! Zipf 1.1): new entries are appended where the arena ends, so with keys inserted in random
+//! order a chain's entries lay scattered over it and every probe past the head was its own
+//! cache and TLB miss: 75% of the lookup loop's samples sat on the chained slot's load,
+//! while cachegrind (8 MiB last level) counted about as many misses as for the
+//! move-to-front table (0.39 against 0.33 per lookup), whose lookups ran 3-4x faster (it also probes less: 1.13 against
+//! 1.70, as it reorders the tail keys that never reach the frequency threshold). A pass
+//! therefore lays the chains out again, bucket by bucket, once an eighth of the chained
+//! entries were placed since the last layout; that alone made the unsorted table 1.2-1.7x
+//! faster at 10^6 keys, load 4 (the summary's "unsorted laid out" column: the table after
+//! one pass that moves nothing). A pass walks its buckets' chains 16 at a time in lockstep,
+//! driven by the known chain lengths, so their misses overlap (the walk was 95% of a pass).
+//!
 //! The benches (`cargo bench -p bounded-hashtable`; the `summary` bench prints the
-//! comparison table) measure it against hashbrown, an unsorted (this table with
-//! [`Period::Manual`]) and a move-to-front chained table, and print the *probe floor*: the
-//! mean probe depth with every chain ordered by the keys' true probabilities. On a shared
-//! 2-core machine (10^3 and 10^6 keys, Zipf 0.8-1.5, loads 1-16, two runs alternating with
-//! the 40-byte-node build), counted lookups ran at 0.39-0.90x hashbrown's rate at load 1
-//! (0.02-0.56x at loads 4 and 16) and 0.84-2.29x the unsorted table's at load 4
-//! (1.00-3.81x at load 16; the gain grows with skew and load). At load 1 and 10^3 keys
-//! the 32-byte node and the constant clock test raised the rate by 8% on Zipf 1.1 (230 ->
-//! 248 Mlookups/s) and 11% on Zipf 1.5 (293 -> 324); on Zipf 0.8 the runs overlapped
-//! (156-175 -> 169-187). At 10^6 keys the rates moved with the machine's load (hashbrown's
-//! too); the ratios to hashbrown went 0.42-0.47 -> 0.46-0.47 on Zipf 0.8, 0.57-0.60 ->
-//! 0.56-0.64 on 1.1 and 0.77-0.79 -> 0.86-0.90 on 1.5. With the default policy the probe
-//! depth reaches the floor at 10^3 keys (1.097 at load 1, 1.432 at load 4 on Zipf 1.1),
-//! so there the sorted/unsorted ratio is bounded by the probe ratio (2.95/1.90 on Zipf
-//! 0.8, 2.93/1.43 on 1.1 at load 4); at 10^6 keys only entries reaching the frequency
-//! threshold (64 per 2^20 accesses) are sorted (1.152 against a floor of 1.034 at load 1,
-//! 1.605 against 1.138 at load 4).
-//! A `frequency_threshold` of 2 (`BHT_FREQ=2`, one run) brought those to 1.063 and 1.250
-//! with no false phase alarms (the `reversal_threshold` stays 64), but its passes sort tens
-//! of thousands of buckets, each a chain of cache misses, and on Zipf 0.8 at 10^6 keys
-//! (load 1) the table then ran at 0.54x the unsorted one. Use this table for what it adds
-//! (counts, bounded buckets, phase signals), not as a faster general map.
+//! comparison table) measure it against hashbrown, an unsorted chained table (this table
+//! with [`Period::Manual`], as inserted and as laid out by one pass) and a move-to-front
+//! chained table, and print the *probe floor*: the mean probe depth with every chain
+//! ordered by the keys' true probabilities. On a shared 2-core machine (two summary runs,
+//! 10^3 and 10^6 keys), counted lookups ran at 0.43x (Zipf 0.8), 0.60-0.63x (1.1) and
+//! 0.72-0.73x (1.5) hashbrown's rate at load 1 with 10^3 keys, and 0.58-0.69x, 0.72x and
+//! 0.91-0.93x with 10^6 keys; at load 4 they ran 1.33-1.35x, 1.72-1.76x and 2.27-2.32x the
+//! unsorted table's with 10^3 keys and 1.55-1.81x, 2.17-2.26x and 2.55-2.73x with 10^6 keys
+//! (3.8-7.8x at load 16 with 10^6 keys). With the default policy the probe depth reaches
+//! the floor at 10^3 keys (1.097 at load 1, 1.432 at load 4 on Zipf 1.1), so there the
+//! sorted/unsorted ratio is bounded by the probe ratio (2.95/1.90 on Zipf 0.8, 2.93/1.43 on
+//! 1.1 at load 4), and at load 1 each hit past the head (21% of them on Zipf 0.8) costs a
+//! mispredicted branch that hashbrown does not pay. At 10^6 keys only entries reaching the
+//! frequency threshold (64 per 2^20 accesses) are sorted (1.152 against a floor of 1.034 at
+//! load 1, 1.605 against 1.138 at load 4). A threshold of 16 (`BHT_FREQ=16`) brought those
+//! to 1.113 and 1.456 and the load-4 ratio on Zipf 1.1 to 2.5x, but cut the phase-shift
+//! bench's after/before throughput to 0.90-0.92; lower thresholds make passes sort tens of
+//! thousands of buckets. Use this table for what it adds (counts, bounded buckets, phase
+//! signals), not as a faster general map.
 //!
 //! ## Features
 //!

@@ -261,6 +261,9 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     /// A slot whose entry a pass must track while it moves entries (`usize::MAX`: none);
     /// lets an access that ends a period return its entry after the pass.
     pub(crate) follow: usize,
+    /// Chained entries placed or moved since the chains were last laid out bucket by
+    /// bucket (see `relayout`).
+    pub(crate) strays: usize,
 }
 
 impl<K, V> BoundedHashTable<K, V, DefaultHashBuilder> {
@@ -320,6 +323,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
             pending: Vec::new(),
             full_pass: true,
             follow: usize::MAX,
+            strays: 0,
         };
         table.set_clock(pass_every(&table.policy));
         table.refresh_marks();
@@ -453,6 +457,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         self.lens.fill(0);
         self.len = 0;
         self.pending.clear();
+        self.strays = 0;
     }
 
     /// Cumulative statistics.
@@ -480,8 +485,9 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
     }
 
     /// Iterates over `(key, value)` in slot order: the buckets' first entries in bucket
-    /// order, then the chained entries (in insertion order, except that a removal moves the
-    /// last one into the hole and a sort exchanges entries within a chain).
+    /// order, then the chained entries: bucket by bucket in chain order as the last growth
+    /// or pass laid them out, then the ones appended since in insertion order (a removal
+    /// moves the last one into the hole, a sort exchanges entries within a chain).
     pub fn iter(&self) -> Iter<'_, K, V> {
         Iter {
             inner: self.slots.iter().flatten(),
@@ -633,6 +639,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         );
         self.slots.push(Some(node));
         self.meta.push(meta);
+        self.strays += 1;
         let mut t = tail.unwrap_or(b);
         while let Some(Some(n)) = self.slots.get(t) {
             if n.next == NIL {
@@ -969,7 +976,8 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
     }
 
     /// Rebuilds the chains for `buckets` buckets. Old chains are walked in order and entries
-    /// appended to the new tails, so the sorted order survives (doubling splits each chain).
+    /// appended to the new tails, so the sorted order survives (doubling splits each chain)
+    /// and each chain's chained entries end up adjacent.
     fn rehash(&mut self, buckets: usize) {
         self.full_pass = true;
         let old_buckets = self.buckets;
@@ -991,6 +999,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
                 i = next.get() as usize;
             }
         }
+        self.strays = 0;
     }
 
     /// Removes `key`, returning its value (no counting).
@@ -1042,6 +1051,7 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         let last = self.slots.len() - 1;
         self.slots.swap_remove(hole);
         self.meta.swap_remove(hole);
+        self.strays += 1;
         if hole != last {
             let moved = self.bucket_for(self.hash_of(&self.node(hole).key));
             self.relink(moved, last, link(hole));
@@ -1125,6 +1135,7 @@ impl<K: Clone, V: Clone, S: Clone> Clone for BoundedHashTable<K, V, S> {
             pending: self.pending.clone(),
             full_pass: self.full_pass,
             follow: usize::MAX,
+            strays: self.strays,
         }
     }
 }

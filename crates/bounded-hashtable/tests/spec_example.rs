@@ -458,3 +458,52 @@ fn stats_count_hits_and_probes_by_chain_position() {
     assert!(t.get_mut(&3).is_some());
     assert_eq!((t.stats().hits, t.stats().hit_probes), (1, 4));
 }
+
+/// A pass lays scattered chains out again bucket by bucket (slot order = heads, then each
+/// bucket's chained entries in chain order) without changing any chain's order or counts,
+/// and the access that ended the period still gets its own entry's value.
+#[test]
+fn pass_lays_chains_out_and_keeps_the_accessed_entry() {
+    const K: u64 = 50;
+    let mut t = BoundedHashTable::with_fixed_buckets(4).with_policy(SortPolicy {
+        // Nothing qualifies: the pass moves no entry, only the layout can change.
+        frequency_threshold: u64::MAX,
+        ..SortPolicy::every(K)
+    });
+    // Interleaved insertion scatters each chain over the arena.
+    for k in 0..40u64 {
+        t.insert(k, k * 10);
+    }
+    let chains = |t: &BoundedHashTable<u64, u64>| -> Vec<Vec<(u64, u64, u64)>> {
+        (0..t.bucket_count())
+            .map(|b| t.chain(b).map(|(k, v, c)| (*k, *v, c.total)).collect())
+            .collect()
+    };
+    let before = chains(&t);
+    // 40 inserts counted; the 10th lookup ends the period and runs the pass.
+    for k in 0..9u64 {
+        *t.get_mut(&k).expect("present") += 1;
+    }
+    assert_eq!(t.stats().sorts, 0);
+    let last = 37u64;
+    *t.get_mut(&last).expect("present") += 1000;
+    assert_eq!(t.stats().sorts, 1);
+    assert_eq!(t.get(&last), Some(&(last * 10 + 1000)));
+    let mut expect = before;
+    for chain in &mut expect {
+        for e in chain.iter_mut() {
+            if e.0 < 9 {
+                (e.1, e.2) = (e.1 + 1, e.2 + 1);
+            } else if e.0 == last {
+                (e.1, e.2) = (e.1 + 1000, e.2 + 1);
+            }
+        }
+    }
+    let after = chains(&t);
+    assert_eq!(after, expect);
+    let heads = after.iter().filter_map(|c| c.first());
+    let rest = after.iter().flat_map(|c| c.iter().skip(1));
+    let laid_out: Vec<u64> = heads.chain(rest).map(|e| e.0).collect();
+    let slot_order: Vec<u64> = t.keys().copied().collect();
+    assert_eq!(slot_order, laid_out);
+}

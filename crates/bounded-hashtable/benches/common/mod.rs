@@ -138,6 +138,24 @@ pub fn unsorted(n: usize, load: usize) -> Sorted {
     })
 }
 
+/// The unsorted table once a pass that moves no entry (none qualifies) has laid its
+/// chains out bucket by bucket: the sorted table's memory layout without its order, to
+/// tell the two gains apart.
+pub fn laid_out(n: usize, load: usize, warm: &[u64]) -> Named<Sorted> {
+    let policy = SortPolicy {
+        period: Period::Manual,
+        frequency_threshold: u64::MAX,
+        ..SortPolicy::default()
+    };
+    let mut t = prepared(
+        Named("laid-out", sorted(n, load).with_policy(policy)),
+        n,
+        warm,
+    );
+    t.1.sort();
+    t
+}
+
 pub struct Named<T>(pub &'static str, pub T);
 
 pub type Hashbrown = hashbrown::HashMap<u64, u64, FixedState>;
@@ -242,12 +260,13 @@ pub fn prepared<C: Counter>(mut table: C, n: usize, warm: &[u64]) -> C {
     table
 }
 
-/// The four contenders for one (n, load), prepared on `warm`.
+/// The contenders for one (n, load), prepared on `warm`.
 pub struct Contenders {
     pub sorted: Named<Sorted>,
     pub hashbrown: Named<Hashbrown>,
     pub unsorted: Named<Sorted>,
     pub mtf: MoveToFront,
+    pub laid_out: Named<Sorted>,
 }
 
 impl Contenders {
@@ -264,6 +283,7 @@ impl Contenders {
             ),
             unsorted: prepared(Named("unsorted", unsorted(n, load)), n, warm),
             mtf: prepared(MoveToFront::new(n, load), n, warm),
+            laid_out: laid_out(n, load, warm),
         }
     }
 }
