@@ -62,7 +62,8 @@ pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Builds `example` of `package` in release mode (one job: the machine is shared) and
-/// returns the path of its binary.
+/// returns the path of its binary. The benchmark drivers need the package's
+/// `bench-examples` feature.
 pub fn build_example(
     root: &std::path::Path,
     package: &str,
@@ -73,7 +74,7 @@ pub fn build_example(
         Command::new(cargo)
             .current_dir(root)
             .args(["build", "-j1", "--release", "-p", package])
-            .args(["--example", example]),
+            .args(["--example", example, "--features", "bench-examples"]),
     )?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)

@@ -3,7 +3,7 @@
 //! alternating the configurations round by round, and prints each one's median time as a
 //! ratio to the run without sinks.
 //!
-//! `cargo run --release -p cfg-bl --example overhead -- [--runs N] [--dense-limit N] [--only CONFIG] guests/bin/primes.elf [ARGS...]`
+//! `cargo run --release -p cfg-bl --example overhead --features bench-examples -- [--runs N] [--dense-limit N] [--only CONFIG] guests/bin/primes.elf [ARGS...]`
 //! (the guest runs with cwd = the current directory, empty stdin, output captured; every
 //! configuration must print the same and exit the same way).
 //!

@@ -2,7 +2,7 @@
 //! that is asked about every block but answers `Interest::NONE`, alternating, and prints the
 //! median times and their ratio.
 //!
-//! `cargo run --release -p isa-emu --example sink_cost -- guests/bin/crc.elf [RUNS]`
+//! `cargo run --release -p isa-emu --example sink_cost --features bench-examples -- guests/bin/crc.elf [RUNS]`
 
 use std::time::Instant;
 

@@ -3,7 +3,7 @@
 //! size of the SEQUITUR grammar against the raw repeated-path stream and against `xz -9`
 //! of the same stream (if `xz` is installed).
 //!
-//! `cargo run --release -p strata --example strata_cost -- guests/bin/crc.elf [RUNS [ARGS...]]`
+//! `cargo run --release -p strata --example strata_cost --features bench-examples -- guests/bin/crc.elf [RUNS [ARGS...]]`
 //!
 //! ARGS are the guest's arguments. Times are the thread's CPU time (Linux
 //! `/proc/thread-self/schedstat`, so time spent waiting for a CPU on a shared machine is

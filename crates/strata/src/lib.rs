@@ -155,7 +155,8 @@
 //! | chase | 1.99 | 7.05 | 203 | 11.8x | 28.3x |
 //!
 //! (`cargo xtask bench-strata`, which runs `cargo run --release -p strata --example
-//! strata_cost -- guests/bin/GUEST.elf 3` per guest at its default size: CPU time, median of
+//! strata_cost --features bench-examples -- guests/bin/GUEST.elf 3` per guest at its
+//! default size: CPU time, median of
 //! 3 paired alternating runs on a shared 2-core machine (this table: main at f4e4d26, while
 //! another build ran), where repeated measurements vary by 10-20%; "mean trips" is the highest mean trip count of a level, cycles closed per
 //! repeated unit; "grammar ns per RP" is SEQUITUR alone, the stream re-fed to a fresh
