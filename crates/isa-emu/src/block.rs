@@ -137,6 +137,9 @@ pub(crate) struct Block {
     pub count: u32,
     pub interest: Interest,
     pub ends_with: BlockEnd,
+    /// The edge kinds of the sequential exit (to `end`) and the other one, found once here
+    /// so that an edge event picks one by index instead of matching `ends_with`.
+    pub kinds: [EdgeKind; 2],
     /// Chain: the slot of the successor on the fall-through (0) and other (1) exits
     /// (`NONE` if none yet, and always on the other exit of an indirect jump).
     pub chain: [u32; 2],
@@ -173,7 +176,7 @@ impl Block {
             from: id,
             pc: self.last,
             to,
-            kind: edge_kind(self.ends_with, to == self.end),
+            kind: self.kinds[usize::from(to != self.end)],
         }
     }
 }
@@ -336,6 +339,7 @@ impl BlockCache {
             count: self.scratch.len() as u32,
             interest: Interest::NONE,
             ends_with,
+            kinds: [edge_kind(ends_with, true), edge_kind(ends_with, false)],
             chain: [NONE; 2],
         };
         if !self.superblocks {

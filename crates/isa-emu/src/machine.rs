@@ -533,7 +533,7 @@ impl Machine {
             let (result, control) = if block.interest.is_empty() {
                 let mut hook = MemHook::new(&mut *sink, BlockId(0), Interest::NONE);
                 let here = cache.here(block, retired);
-                let r = run_translated::<false, S>(
+                let r = run_translated::<false, true, S>(
                     cpu,
                     mem,
                     cache.insns(block),
@@ -691,7 +691,9 @@ impl Machine {
         }
         let insns = self.cache.insns(block);
         let here = self.cache.here(block, base);
-        match run_translated::<MEM, S>(cpu, mem, insns, &here, end, hook) {
+        // Blocks run here rarely (at the fuel limit or a sample, or on bare metal): one
+        // instantiation that handles superblocks serves them all.
+        match run_translated::<MEM, true, S>(cpu, mem, insns, &here, end, hook) {
             Ok(next) => (limit, Ok(next)),
             Err(Early::SideExit { done, to }) => (done, Ok(to)),
             Err(Early::Trap { done, at }) => {
@@ -805,10 +807,11 @@ fn run_with_events<S: Sink + ?Sized>(
     let insns = cache.insns(block);
     let here = cache.here(block, retired);
     let mut hook = MemHook::new(&mut *sink, id, interest);
+    // A block with events is never a superblock (see `BlockCache`): no side-exit tests.
     let result = if interest.contains(Interest::MEM) {
-        run_translated::<true, S>(cpu, mem, insns, &here, block.end, &mut hook)
+        run_translated::<true, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
     } else {
-        run_translated::<false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+        run_translated::<false, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
     };
     control = control.or(hook.control);
     match result {
@@ -839,8 +842,11 @@ const FALLS_THROUGH: u64 = 1;
 
 /// Runs the translated code of a whole block at `here` whose end is `end`. Returns the next
 /// pc, or how it ended early: by a superblock's side exit, or by a trap (in `hook.trap`).
+/// `SUPER` must be set if `insns` may be a superblock's: without it, the body is not tested
+/// for side exits (a plain block's body never transfers control). Each caller names one
+/// value, so the interpreter loop is compiled no more often than without the parameter.
 #[inline(always)]
-fn run_translated<const MEM: bool, S: Sink + ?Sized>(
+fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
     cpu: &mut Cpu,
     mem: &mut Memory,
     insns: &[Tinsn],
@@ -868,7 +874,7 @@ fn run_translated<const MEM: bool, S: Sink + ?Sized>(
     macro_rules! body {
         ($insn:expr) => {
             let to = step!($insn, FALLS_THROUGH);
-            if to != FALLS_THROUGH {
+            if SUPER && to != FALLS_THROUGH {
                 let m = here.meta(here.index($insn));
                 return Err(Early::SideExit {
                     done: m.idx + 1,
