@@ -78,7 +78,7 @@ fn main() {
             // table of 4-byte heads and adjacent 24-byte nodes (no move-to-front): the
             // same probes without inline heads.
             let t = prepared(Named("sorted", sorted(n, load)), n, &warm);
-            let mut p = Probe::new(n, load, false);
+            let mut p = Chained::<false, true>::new(n, load);
             for b in 0..t.1.bucket_count() {
                 let chain: Vec<u64> = t.1.chain(b).map(|(k, _, _)| *k).collect();
                 let start = p.nodes.len();
@@ -105,17 +105,14 @@ fn main() {
             reps,
         )),
         "move-to-front" => drop(measure(MoveToFront::new(n, load), n, &warm, &stream, reps)),
-        "probe-mtf" | "probe-plain" => {
-            let mut t = Probe::new(n, load, which == "probe-mtf");
-            for k in shuffled_keys(n, 7) {
-                t.put(k);
-            }
-            run(&mut t, &warm);
-            t.probes = 0;
-            t.hits = 0;
-            let t = measure(t, 0, &[], &stream, reps);
-            println!("mean probe depth {:.3}", t.probes as f64 / t.hits as f64);
-        }
+        "probe-mtf" => probe_depth(Chained::<true, true>::new(n, load), n, &warm, &stream, reps),
+        "probe-plain" => probe_depth(
+            Chained::<false, true>::new(n, load),
+            n,
+            &warm,
+            &stream,
+            reps,
+        ),
         _ => {
             let t = measure(Named("sorted", sorted(n, load)), n, &warm, &stream, reps);
             let st = t.1.stats();
@@ -129,69 +126,18 @@ fn main() {
     }
 }
 
-/// Diagnostics only: a chained table with 4-byte heads and 24-byte nodes, move-to-front
-/// optional, counting probes.
-pub struct Probe {
-    heads: Vec<u32>,
-    nodes: Vec<(u64, u64, u32)>,
-    hasher: foldhash::fast::FixedState,
-    mtf: bool,
-    probes: u64,
-    hits: u64,
-}
-
-impl Probe {
-    /// Empty, with `n / load` buckets.
-    pub fn new(n: usize, load: usize, mtf: bool) -> Self {
-        Self {
-            heads: vec![u32::MAX; n.div_ceil(load).max(1)],
-            nodes: Vec::with_capacity(n),
-            hasher: Default::default(),
-            mtf,
-            probes: 0,
-            hits: 0,
-        }
-    }
-    fn bucket(&self, key: u64) -> usize {
-        use std::hash::BuildHasher;
-        ((u128::from(self.hasher.hash_one(key)) * self.heads.len() as u128) >> 64) as usize
-    }
-}
-
-impl Counter for Probe {
-    fn name(&self) -> &'static str {
-        if self.mtf {
-            "probe-mtf"
-        } else {
-            "probe-plain"
-        }
-    }
-    fn put(&mut self, key: u64) {
-        let b = self.bucket(key);
-        self.nodes.push((key, 0, self.heads[b]));
-        self.heads[b] = (self.nodes.len() - 1) as u32;
-    }
-    fn hit(&mut self, key: u64) -> bool {
-        let b = self.bucket(key);
-        let (mut prev, mut i) = (u32::MAX, self.heads[b]);
-        let mut d = 0;
-        while i != u32::MAX {
-            d += 1;
-            let node = self.nodes[i as usize];
-            if node.0 == key {
-                self.probes += d;
-                self.hits += 1;
-                self.nodes[i as usize].1 += 1;
-                if self.mtf && prev != u32::MAX {
-                    self.nodes[prev as usize].2 = node.2;
-                    self.nodes[i as usize].2 = self.heads[b];
-                    self.heads[b] = i;
-                }
-                return true;
-            }
-            prev = i;
-            i = node.2;
-        }
-        false
-    }
+/// Runs a probe-counting chained table like the others (`n` keys, warmed up) and prints
+/// its mean probe depth over the measured passes.
+fn probe_depth<const MTF: bool>(
+    table: Chained<MTF, true>,
+    n: usize,
+    warm: &[u64],
+    stream: &[u64],
+    reps: usize,
+) {
+    let mut t = prepared(table, n, warm);
+    t.probes = 0;
+    t.hits = 0;
+    let t = measure(t, 0, &[], stream, reps);
+    println!("mean probe depth {:.3}", t.probes as f64 / t.hits as f64);
 }

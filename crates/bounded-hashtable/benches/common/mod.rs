@@ -188,19 +188,29 @@ map_counter!(Sorted, Hashbrown);
 
 const NIL: u32 = u32::MAX;
 
-/// A chained table that moves every found entry to the head of its chain.
-pub struct MoveToFront {
-    heads: Vec<u32>,
-    nodes: Vec<(u64, u64, u32)>,
+/// A chained table with 4-byte heads and 24-byte nodes. `MTF` moves every found entry to
+/// the head of its chain (the move-to-front contender); `PROBES` also counts the probes of
+/// hits (diagnostics, off in timed comparisons).
+pub struct Chained<const MTF: bool, const PROBES: bool> {
+    pub heads: Vec<u32>,
+    pub nodes: Vec<(u64, u64, u32)>,
     hasher: FixedState,
+    pub probes: u64,
+    pub hits: u64,
 }
 
-impl MoveToFront {
+/// The move-to-front contender.
+pub type MoveToFront = Chained<true, false>;
+
+impl<const MTF: bool, const PROBES: bool> Chained<MTF, PROBES> {
+    /// Empty, with `n / load` buckets.
     pub fn new(n: usize, load: usize) -> Self {
         Self {
             heads: vec![NIL; n.div_ceil(load).max(1)],
             nodes: Vec::with_capacity(n),
             hasher: FixedState::default(),
+            probes: 0,
+            hits: 0,
         }
     }
 
@@ -209,9 +219,13 @@ impl MoveToFront {
     }
 }
 
-impl Counter for MoveToFront {
+impl<const MTF: bool, const PROBES: bool> Counter for Chained<MTF, PROBES> {
     fn name(&self) -> &'static str {
-        "move-to-front"
+        match (MTF, PROBES) {
+            (true, false) => "move-to-front",
+            (true, true) => "probe-mtf",
+            (false, _) => "probe-plain",
+        }
     }
     fn put(&mut self, key: u64) {
         let b = self.bucket(key);
@@ -222,11 +236,19 @@ impl Counter for MoveToFront {
     fn hit(&mut self, key: u64) -> bool {
         let b = self.bucket(key);
         let (mut prev, mut i) = (NIL, self.heads[b]);
+        let mut depth = 0;
         while i != NIL {
+            if PROBES {
+                depth += 1;
+            }
             let node = self.nodes[i as usize];
             if node.0 == key {
+                if PROBES {
+                    self.probes += depth;
+                    self.hits += 1;
+                }
                 self.nodes[i as usize].1 += 1;
-                if prev != NIL {
+                if MTF && prev != NIL {
                     self.nodes[prev as usize].2 = node.2;
                     self.nodes[i as usize].2 = self.heads[b];
                     self.heads[b] = i;
