@@ -144,8 +144,9 @@
 //! order a chain's entries lay scattered over it and every probe past the head was its own
 //! cache and TLB miss: 75% of the lookup loop's samples sat on the chained slot's load,
 //! while cachegrind (8 MiB last level) counted about as many misses as for the
-//! move-to-front table (0.39 against 0.33 per lookup), whose lookups ran 3-4x faster (it also probes less: 1.13 against
-//! 1.70, as it reorders the tail keys that never reach the frequency threshold). A pass
+//! move-to-front table (0.39 against 0.33 per lookup), whose lookups ran 3-4x faster (it
+//! also probes less: 1.13 against 1.70, as it reorders the tail keys that never reach the
+//! frequency threshold). A pass
 //! therefore lays the chains out again, bucket by bucket, once an eighth of the chained
 //! entries were placed since the last layout; that alone made the unsorted table 1.2-1.7x
 //! faster at 10^6 keys, load 4 (the summary's "unsorted laid out" column: the table after

@@ -262,7 +262,7 @@ pub struct BoundedHashTable<K, V, S = DefaultHashBuilder> {
     /// lets an access that ends a period return its entry after the pass.
     pub(crate) follow: usize,
     /// Chained entries placed or moved since the chains were last laid out bucket by
-    /// bucket (see `relayout`).
+    /// bucket (see `relayout_if_scattered`).
     pub(crate) strays: usize,
 }
 
