@@ -16,13 +16,15 @@
 //! it.
 //!
 //! The hot part of an entry ([`Slot`]) is one cache line: the key, the two successor
-//! addresses, the nodes reached and their additions (an index into the arena for anything
-//! longer); the rest ([`Cold`]) is read only on misses and uncached calls and returns. A
-//! block that ends in a call or return has no flow successors: its entries hold its falls
-//! when they are an addition, and a call's callee when it starts with an assignment
+//! addresses, the keys of the nodes reached (the next hoisted key is a load) and their
+//! additions (an index into the arena for anything longer); the rest ([`Cold`]) is read
+//! only on misses and uncached calls and returns. A block that ends in a call or return
+//! has no flow successors: its key is marked ([`NOT_FLOW`]), so that the hot path's key
+//! compare also tells flow from calls and returns, and its entries hold its falls when
+//! they are an addition, and a call's callee when it starts with an assignment
 //! ([`CachedCall`]), so that most calls and returns skip the general path too.
 
-use prof_events::EdgeKind as EmuEdge;
+use prof_events::{BlockEnd, EdgeKind as EmuEdge};
 
 use crate::plan::Op;
 use crate::pool::{Dense, PathEnd, PlacedOp, Pooled};
@@ -40,6 +42,12 @@ pub(crate) const NO_KEY: u64 = u64::MAX;
 /// Largest arena (operations plus edges) before the cache is cleared and rebuilt; bounds
 /// memory when blocks are shared by functions and keep changing keys.
 const ARENA_LIMIT: usize = 1 << 22;
+
+/// Set in the [`key`] of a slot whose block ends in a call or return: such a slot holds its
+/// falls and cached call, not flow successors, so the hot path's key compare alone tells
+/// the two apart (a flow hit needs neither the edge's kind nor a test of it). No hoisted
+/// key has it (function indices stay far below 2^31).
+pub(crate) const NOT_FLOW: u64 = 1 << 63;
 
 /// The key of function `f` standing at CFG node `node`.
 #[inline]
@@ -95,8 +103,10 @@ pub(crate) struct Slot {
     pub(crate) key: u64,
     /// Successor addresses.
     pub(crate) to: [u64; 2],
-    /// CFG node reached ([`NONE`]: the entry is empty).
-    pub(crate) next: [u32; 2],
+    /// [`key`] of the function and CFG node reached ([`NO_KEY`]: the entry is empty), so
+    /// that a hit's new hoisted key is a load; the node in the low half (a call's entry
+    /// node for the callee in a call block's second entry).
+    pub(crate) next: [u64; 2],
     /// Additions of inline steps.
     pub(crate) add: [i64; 2],
     /// [`NONE`] for an inline addition, else the arena action or ([`END_BIT`] set) path end.
@@ -108,7 +118,7 @@ impl Default for Slot {
         Slot {
             key: NO_KEY,
             to: [0; 2],
-            next: [NONE; 2],
+            next: [NO_KEY; 2],
             add: [0; 2],
             action: [NONE; 2],
         }
@@ -116,15 +126,21 @@ impl Default for Slot {
 }
 
 impl Slot {
-    /// The cached successor of a flow transfer (see [`is_flow`]) to `to`: the node reached
+    /// The cached successor of a flow transfer to `to`: the node reached
     /// and the step. The entry is chosen by address, with no branch on the edge's kind: the
     /// two entries of a block never hold the same address (a fixed exit's are its end and
     /// its target, which the emulator tells apart by address too; an indirect jump's are
     /// cached only on a miss of both).
     #[inline(always)]
     pub(crate) fn find(&self, to: u64) -> Option<(u32, Step)> {
+        self.hit(to).map(|(next, step)| (next as u32, step))
+    }
+
+    /// [`find`](Self::find) with the [`key`] of the node reached, for the hot path.
+    #[inline(always)]
+    pub(crate) fn hit(&self, to: u64) -> Option<(u64, Step)> {
         let i = usize::from(self.to[0] != to);
-        if self.to[i] != to || self.next[i] == NONE {
+        if self.to[i] != to || self.next[i] == NO_KEY {
             return None;
         }
         Some((self.next[i], self.step(i)))
@@ -134,7 +150,7 @@ impl Slot {
     /// the node of its last instruction and their step.
     #[inline(always)]
     pub(crate) fn falls(&self) -> Option<(u32, Step)> {
-        (self.next[0] != NONE).then(|| (self.next[0], self.step(0)))
+        (self.next[0] != NO_KEY).then(|| (self.next[0] as u32, self.step(0)))
     }
 
     /// The step of entry `i`.
@@ -151,11 +167,11 @@ impl Slot {
     #[inline(always)]
     pub(crate) fn call(&self, to: u64) -> Option<((u32, Step), CachedCall)> {
         let falls = self.falls()?;
-        (self.to[0] == to && self.next[1] != NONE).then_some((
+        (self.to[0] == to && self.next[1] != NO_KEY).then_some((
             falls,
             CachedCall {
                 callee: self.action[1],
-                entry: self.next[1],
+                entry: self.next[1] as u32,
                 sum: self.add[1],
                 ret: self.to[1],
             },
@@ -171,7 +187,7 @@ impl Slot {
     pub(crate) fn set_call(&mut self, to: u64, call: CachedCall) {
         self.to[0] = to;
         self.to[1] = call.ret;
-        self.next[1] = call.entry;
+        self.next[1] = u64::from(call.entry);
         self.add[1] = call.sum;
         self.action[1] = call.callee;
     }
@@ -179,7 +195,8 @@ impl Slot {
     /// Stores a successor in entry `i`.
     pub(crate) fn set(&mut self, i: usize, to: u64, next: u32, step: Step) {
         self.to[i] = to;
-        self.next[i] = next;
+        // Flow successors stay in the slot's function.
+        self.next[i] = self.key & !NOT_FLOW & !0xffff_ffff | u64::from(next);
         (self.add[i], self.action[i]) = match step {
             Step::Add(v) => (v, NONE),
             Step::End(a) => (0, a | END_BIT),
@@ -212,13 +229,13 @@ pub(crate) fn entry_of(kind: EmuEdge) -> Option<Option<usize>> {
     }
 }
 
-/// Whether a transfer of `kind` follows a flow edge (not a call or return): a bit test, so
-/// that the hot path takes no indirect branch on the kind.
-#[inline(always)]
-pub(crate) fn is_flow(kind: EmuEdge) -> bool {
-    const NOT_FLOW: u32 =
-        1 << EmuEdge::Call as u32 | 1 << EmuEdge::IndirectCall as u32 | 1 << EmuEdge::Return as u32;
-    NOT_FLOW >> (kind as u32 & 31) & 1 == 0
+/// Whether a block that ends as `end` leaves by flow transfers (not calls or returns): the
+/// kinds of its edges are fixed by how it ends.
+pub(crate) fn ends_in_flow(end: BlockEnd) -> bool {
+    !matches!(
+        end,
+        BlockEnd::Call | BlockEnd::IndirectCall | BlockEnd::Return
+    )
 }
 
 /// The cold part of one emulator block's entry.
@@ -233,20 +250,28 @@ pub(crate) struct Cold {
     pub(crate) falls: Step,
     /// Which successor entry the next miss replaces.
     pub(crate) victim: u8,
+    /// The block ends in a flow transfer (not a call or return: see [`NOT_FLOW`]).
+    pub(crate) flow: bool,
     /// Last call target and its function ([`NONE`]: not a function entry).
     pub(crate) callee: Option<(u64, u32)>,
 }
 
 impl Cold {
-    pub(crate) fn new(start: u64, end: u64) -> Cold {
+    pub(crate) fn new(start: u64, end: u64, flow: bool) -> Cold {
         Cold {
             start,
             end,
             last: NONE,
             falls: Step::Add(0),
             victim: 0,
+            flow,
             callee: None,
         }
+    }
+
+    /// The slot key of this block for function `f` at `node`.
+    pub(crate) fn key(&self, f: usize, node: usize) -> u64 {
+        key(f, node) | if self.flow { 0 } else { NOT_FLOW }
     }
 }
 
@@ -486,11 +511,43 @@ mod tests {
             EmuEdge::Jump,
             EmuEdge::FallThrough,
         ] {
-            assert!(is_flow(kind) && entry_of(kind).is_some_and(|e| e.is_some()));
+            assert!(entry_of(kind).is_some_and(|e| e.is_some()));
         }
-        assert!(is_flow(EmuEdge::IndirectJump) && entry_of(EmuEdge::IndirectJump) == Some(None));
+        assert!(entry_of(EmuEdge::IndirectJump) == Some(None));
         for kind in [EmuEdge::Call, EmuEdge::IndirectCall, EmuEdge::Return] {
-            assert!(!is_flow(kind) && entry_of(kind).is_none());
+            assert!(entry_of(kind).is_none());
+        }
+        // A block's slot is keyed as flow exactly when its edges' kinds are flow.
+        for (end, kinds) in [
+            (
+                BlockEnd::Branch { target: 8 },
+                [EmuEdge::Taken, EmuEdge::NotTaken],
+            ),
+            (BlockEnd::Jump, [EmuEdge::Jump; 2]),
+            (BlockEnd::IndirectJump, [EmuEdge::IndirectJump; 2]),
+            (BlockEnd::Syscall, [EmuEdge::FallThrough; 2]),
+            (BlockEnd::FallThrough, [EmuEdge::FallThrough; 2]),
+            (BlockEnd::Call, [EmuEdge::Call; 2]),
+            (BlockEnd::IndirectCall, [EmuEdge::IndirectCall; 2]),
+            (BlockEnd::Return, [EmuEdge::Return; 2]),
+        ] {
+            for kind in kinds {
+                assert_eq!(ends_in_flow(end), entry_of(kind).is_some(), "{end:?}");
+            }
+        }
+        // A hit gives the key of the node reached, in the slot's function; a call or return
+        // block's key is marked, so that it never equals a hoisted key.
+        let (flow, call) = (Cold::new(0, 8, true), Cold::new(0, 8, false));
+        assert_eq!(flow.key(5, 1), key(5, 1));
+        assert_eq!(call.key(5, 1), key(5, 1) | NOT_FLOW);
+        for k in [flow.key(5, 1), call.key(5, 1)] {
+            let mut s = Slot {
+                key: k,
+                ..Slot::default()
+            };
+            s.set(1, 32, 4, Step::Add(3));
+            assert_eq!(s.hit(32), Some((key(5, 4), Step::Add(3))));
+            assert_eq!(s.find(32), Some((4, Step::Add(3))));
         }
         let mut arena = Arena::default();
         assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));

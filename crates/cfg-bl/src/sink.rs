@@ -38,7 +38,8 @@ use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Sink};
 
 use crate::blockcache::{
-    compose, entry_of, is_flow, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE,
+    compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE, NOT_FLOW,
+    NO_KEY,
 };
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
@@ -534,7 +535,7 @@ impl PathSink {
         self.arena.record = self.record_edges;
         self.slots.fill(Slot::default());
         for c in &mut self.cold {
-            *c = Cold::new(c.start, c.end);
+            *c = Cold::new(c.start, c.end, c.flow);
         }
     }
 
@@ -553,7 +554,7 @@ impl PathSink {
         cold.falls = self.arena.store(ops, edges, &func.dense);
         cold.victim = 0;
         self.slots[id] = Slot {
-            key: key(f, node),
+            key: cold.key(f, node),
             ..Slot::default()
         };
     }
@@ -562,7 +563,7 @@ impl PathSink {
     /// at `to` (or nothing when the emulator block ended inside the last node). `None` if
     /// `to` is not a flow successor of the function.
     fn resolve(&mut self, id: usize, to: u64) -> Option<(u32, Step)> {
-        let k = self.slots.get(id)?.key;
+        let k = self.slots.get(id)?.key & !NOT_FLOW;
         let end = self.cold.get(id)?.end;
         let func = self.functions.get((k >> 32) as usize)?;
         let inst = func.inst.as_ref()?;
@@ -587,7 +588,7 @@ impl PathSink {
         let (Some(slot), Some(cold)) = (self.slots.get_mut(id), self.cold.get_mut(id)) else {
             return;
         };
-        let i = match (entry, slot.next.iter().position(|&n| n == NONE)) {
+        let i = match (entry, slot.next.iter().position(|&n| n == NO_KEY)) {
             (Some(i), _) | (None, Some(i)) => i,
             (None, None) => {
                 cold.victim ^= 1;
@@ -765,7 +766,7 @@ impl PathSink {
         let func = self.acts[top].func;
         if let Some(f) = func {
             let node = self.acts[top].node.index();
-            if self.slots[id].key != key(f, node) {
+            if self.slots[id].key != self.cold[id].key(f, node) {
                 self.rekey(id, f, node);
             }
             if let Some(entry) = entry_of(kind) {
@@ -868,7 +869,7 @@ impl PathSink {
     /// its targets vary (a `switch`) and thrash the slot's two entries, and caching it made
     /// coremark slower (overhead --only region, 1.54x to 1.64x).
     fn resolve_out(&mut self, id: usize, to: u64, kind: EmuEdge) -> Option<(u32, Step)> {
-        let k = self.slots.get(id)?.key;
+        let k = self.slots.get(id)?.key & !NOT_FLOW;
         let f = (k >> 32) as usize;
         let out = self
             .out_to(f, to, kind)
@@ -1226,40 +1227,41 @@ impl Sink for PathSink {
         let i = block.id.index();
         if self.slots.len() <= i {
             self.slots.resize(i + 1, Slot::default());
-            self.cold.resize(i + 1, Cold::new(0, 0));
+            self.cold.resize(i + 1, Cold::new(0, 0, true));
         }
         self.slots[i] = Slot::default();
-        self.cold[i] = Cold::new(block.start, block.end);
+        self.cold[i] = Cold::new(block.start, block.end, ends_in_flow(block.ends_with));
         Interest::EDGE
     }
 
     /// The hot path: a flow transfer from a block whose slot is keyed to the top
     /// activation's function and node (hoisted in `cur`), to a cached successor with an
-    /// inline addition, is a key compare, an address compare, an add and a store (a path's
-    /// end, an indexed add in the pool; a longer arena step, one call); everything else
+    /// inline addition, is a key compare, an address compare, an add and two stores (the
+    /// new key is the entry's); a path's end is an indexed add in the pool, a longer arena
+    /// step one call. The edge's kind is not read: a call or return block's key is marked
+    /// (`NOT_FLOW`), so it fails the first compare and meets the second. Everything else
     /// goes to `on_edge`.
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.cur {
-                let id = edge.from.index();
-                if is_flow(edge.kind) {
-                    if let Some((next, step)) = slot.find(edge.to) {
-                        let f = (self.cur >> 32) as usize;
-                        self.cur = key(f, next as usize);
-                        match step {
-                            Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
-                            Step::End(e) => self.sum = self.end_path(f, e, self.sum),
-                            Step::Action(a) => self.placed_action(f, a),
-                        }
-                        return Control::Continue;
+                if let Some((next, step)) = slot.hit(edge.to) {
+                    let f = (self.cur >> 32) as usize;
+                    self.cur = next;
+                    match step {
+                        Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
+                        Step::End(e) => self.sum = self.end_path(f, e, self.sum),
+                        Step::Action(a) => self.placed_action(f, a),
                     }
-                } else if match edge.kind {
-                    EmuEdge::Return => self.fast_return(id, edge.to),
-                    _ => self.fast_call(id, edge.to),
-                } {
                     return Control::Continue;
                 }
+            } else if slot.key == self.cur | NOT_FLOW
+                && match edge.kind {
+                    EmuEdge::Return => self.fast_return(edge.from.index(), edge.to),
+                    _ => self.fast_call(edge.from.index(), edge.to),
+                }
+            {
+                return Control::Continue;
             }
         }
         self.spill();
