@@ -21,6 +21,8 @@ use profkit::profile::{symbolize, thousands};
 const ISAM_FILE: &str = "strata.isam";
 /// The log summary's name in the output directory.
 const LOG_FILE: &str = "strata.log";
+/// The grammar file's name in the output directory (`strata::grammar_file`).
+const GRAMMAR_FILE: &str = "strata.grammar";
 
 /// Most `--levels`: far more than programs repeat (layers of layers of strata), and few
 /// enough that the level numbers fit the ISAM file's byte.
@@ -150,12 +152,26 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
     let text = report(&name, &machine, &summary, &sink, args.top);
     let log_path = out.join(LOG_FILE);
     fs::write(&log_path, text.as_bytes()).map_err(|e| cannot_write(&log_path, e))?;
-    let wrote = format!(
-        "  wrote {} ({} records, {bytes} bytes) and {}\n",
+    let mut wrote = format!(
+        "  wrote {} ({} records, {bytes} bytes), {}",
         isam_path.display(),
         sink.detector().records().len(),
         log_path.display()
     );
+    if let Some(g) = sink.detector().grammar() {
+        let grammar_path = out.join(GRAMMAR_FILE);
+        let coded = g.encode();
+        fs::write(&grammar_path, &coded).map_err(|e| cannot_write(&grammar_path, e))?;
+        // The raw stream: 12 bytes per repeated path (path id u32, trip count u64).
+        let raw = g.stats().input_len.saturating_mul(12);
+        wrote += &format!(
+            " and {} ({} bytes, {:.1}x smaller than the raw repeated-path stream)",
+            grammar_path.display(),
+            coded.len(),
+            raw as f64 / coded.len().max(1) as f64
+        );
+    }
+    wrote.push('\n');
     crate::emit(None, "report", &(text + &wrote))?;
     Ok(crate::guest_status(&summary))
 }

@@ -45,6 +45,13 @@ fn strata_run_then_query() {
     }
     assert!(out.join("strata.log").exists());
     let isam = std::fs::read(out.join("strata.isam")).unwrap();
+    let grammar = std::fs::read(out.join("strata.grammar")).unwrap();
+    let grammar = strata::grammar_file::decode(&grammar).expect("the grammar file reads back");
+    assert!(grammar.input_len > 0);
+    assert_eq!(
+        grammar.expand().expect("it expands").len() as u64,
+        grammar.input_len
+    );
 
     let query = profkit()
         .args(["strata", "--query"])

@@ -10,7 +10,8 @@
 //! not counted; wall time where it is missing). The last line, `summary key=value ...`, is
 //! what `cargo xtask bench` reads.
 //!
-//! Sizes, both in bytes of a plain fixed-width serialization in which a terminal (a repeated
+//! Sizes: the grammar file ([`strata::grammar_file`], range-coded, read back and checked
+//! here) and, for reference, both the raw stream and the grammar in a plain fixed-width serialization in which a terminal (a repeated
 //! path) costs the same 12 bytes: the raw stream is 12 bytes per repeated path (path id
 //! u32, trip count u64, little endian); the grammar is 4 bytes per body symbol (a rule or
 //! terminal index), 4 per rule (its length) and 12 per distinct terminal (its table). `xz
@@ -267,6 +268,22 @@ fn main() {
         grammar_bytes,
         raw.len() as f64 / grammar_bytes.max(1) as f64
     );
+    // The grammar file (range-coded, see `strata::grammar_file`), checked by reading it back.
+    let encode_start = Instant::now();
+    let coded = g.encode();
+    let encode_s = encode_start.elapsed().as_secs_f64();
+    let back = strata::grammar_file::decode(&coded).expect("the grammar file reads back");
+    assert_eq!(
+        back.expand().expect("the grammar file expands"),
+        expanded,
+        "the grammar file expands to the stream"
+    );
+    println!(
+        "  grammar file {} bytes: {:.1}x smaller than raw (written in {:.1} ms)",
+        coded.len(),
+        raw.len() as f64 / coded.len().max(1) as f64,
+        encode_s * 1e3
+    );
     let xz = xz_len(&raw);
     match xz {
         Some(x) => println!(
@@ -279,13 +296,14 @@ fn main() {
     println!(
         "summary instructions={insns} runs={runs} none_s={a:.6} strata_s={b:.6} ratio={ratio:.4} \
          repeated_paths={} grammar_symbols={} grammar_rules={} terminals={} raw_bytes={} \
-         grammar_bytes={grammar_bytes} xz_bytes={} grammar_ns={grammar_ns:.1} \
+         grammar_bytes={grammar_bytes} coded_bytes={} xz_bytes={} grammar_ns={grammar_ns:.1} \
          trips_paths={trips_per_rep:.3} trips_strata={:.3} trips_layers={:.3} start_rule={rule0}",
         st.input_len,
         st.symbols,
         st.rules,
         st.terminals,
         raw.len(),
+        coded.len(),
         xz.map_or(-1, |x| x as i64),
         mean_trips(1),
         mean_trips(2)

@@ -18,7 +18,7 @@ use bounded_hashtable::{BoundedHashTable, DefaultHashBuilder, Period, SortPolicy
 /// A repeated unit: `trips` consecutive occurrences of the sequence `id` of one level (a
 /// repeated path at level 0, a repeated stratum at level 1, ...). It is the symbol of the
 /// next level up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Rep {
     /// The sequence's id in its level's table.
     pub id: u32,

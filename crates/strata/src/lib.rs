@@ -26,6 +26,9 @@
 //! - [`Sequitur`] builds an online SEQUITUR grammar of the repeated-path stream (digram
 //!   uniqueness and rule utility), expands it, gives its size, and answers hot-subsequence
 //!   queries ([`Sequitur::hot_rules`]) from the grammar without expanding it.
+//!   [`Sequitur::encode`] writes it as a compact, checksummed file ([`grammar_file`]:
+//!   SEQUITUR's implicit code through an adaptive range coder) that
+//!   [`grammar_file::decode`] reads back and expands.
 //! - [`PhaseDetector`] reports phase changes from the conditional-branch count per fixed
 //!   instruction interval and the change of the block working set between intervals;
 //!   [`StrataSink::phases`] merges them with the tables' reorder signal.
@@ -189,9 +192,12 @@
 
 mod cycle;
 mod detector;
+pub mod grammar_file;
 pub mod isam;
 mod level;
 pub mod phase;
+mod rangecoder;
+mod recency;
 pub mod sequitur;
 mod sink;
 
