@@ -12,15 +12,17 @@
 //! # Superblocks
 //!
 //! Most of the run loop's cost is per block, so when no sink wants events the cache forms
-//! longer blocks: in *superblock mode* translation goes on past a forward conditional branch
-//! (usually not taken; a backward one usually closes a loop) along its fall-through, and
-//! past a direct jump or call at its target (a call becomes the write of its return
-//! address), up to the block size limit. A taken branch inside a superblock is a *side
-//! exit*: the block ends there, having retired the instructions up to the branch
-//! (`Meta::idx` + 1), and its target is found through the index (it has no chain slot:
-//! `SIDE_EXIT`). Traps and counter CSRs inside a superblock find their pc and instruction
-//! count in `Meta` as in any block; the offsets are signed, as a followed jump may go
-//! backwards.
+//! longer blocks: in *superblock mode* translation goes on along the likely path of a
+//! conditional branch, up to the block size limit: past a forward one (usually not taken)
+//! along its fall-through, and past a backward one (usually closing a loop, and taken) at its
+//! target, so that short loops are unrolled; there the branch is translated as the inverse
+//! branch to its fall-through. It also goes on past a direct jump or call at its target (a
+//! call becomes the write of its return address). A branch inside a superblock that leaves
+//! the likely path is a *side exit*: the block ends there, having retired the instructions
+//! up to the branch (`Meta::idx` + 1). Its target is fixed, so once found it is chained in
+//! the branch's `Meta::chain` (the block has no exit slot for it: `SIDE_EXIT`). Traps and
+//! counter CSRs inside a superblock find their pc and instruction count in `Meta` as in any
+//! block; the offsets are signed, as a followed jump or branch may go backwards.
 //!
 //! The machine turns the mode on for a cached Linux run (bare metal polls HTIF after every
 //! block) whose sink promises, by [`Sink::watches_blocks`] returning `false`, that it wants
@@ -37,13 +39,13 @@ use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
 use crate::memory::{MemFault, Memory};
-use crate::xlat::{fuse, translate, Here, Meta, Tinsn};
+use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
 const NONE: u32 = u32::MAX;
 
-/// The exit number of a superblock's side exit: it has no chain slot, so its target is
-/// looked up in the index each time.
+/// The exit number of a superblock's side exit: it has no slot in [`Block::chain`] (its
+/// chain is in the branch's [`Meta`]).
 pub(crate) const SIDE_EXIT: usize = 2;
 
 /// Instruction slots (one per 2-byte halfword) in one page of the [`PcIndex`]: 4 KiB of code.
@@ -226,12 +228,22 @@ pub(crate) fn scan_block(
 ) -> Result<(u64, BlockEnd), MemFault> {
     out.clear();
     let mut p = pc;
+    // The fall-through and the end of the last instruction if it ended the block but was
+    // followed: a fetch failure at its target ends the block with it, as without following.
+    let mut followed = None;
     let end = loop {
         let insn = match fetch_decode(mem, p) {
             Ok(i) => i,
             Err(e) if out.is_empty() => return Err(e),
-            Err(_) => break BlockEnd::FallThrough,
+            Err(_) => match followed {
+                Some((fall_through, end)) => {
+                    p = fall_through;
+                    break end;
+                }
+                None => break BlockEnd::FallThrough,
+            },
         };
+        followed = None;
         out.push(insn);
         let at = p;
         p = p.wrapping_add(u64::from(insn.len));
@@ -246,17 +258,21 @@ pub(crate) fn scan_block(
                 FlowClass::Syscall => BlockEnd::Syscall,
                 FlowClass::None | FlowClass::Halt => BlockEnd::FallThrough,
             };
-            // A forward branch is taken less often than not (a backward one usually closes
-            // a loop and is taken): the superblock goes on along the fall-through. A direct
-            // jump or call goes on at its target.
+            // The superblock goes on along the likely path: a forward branch is taken less
+            // often than not, so along its fall-through; a backward one usually closes a
+            // loop and is taken, so at its target (unrolling the loop); a direct jump or
+            // call at its target.
             let go_on = match insn.flow(at) {
                 FlowClass::Branch { target } if target > at => Some(p),
-                FlowClass::Jump { target } | FlowClass::Call { target } => Some(target),
+                FlowClass::Branch { target }
+                | FlowClass::Jump { target }
+                | FlowClass::Call { target } => Some(target),
                 _ => None,
             };
             let Some(to) = go_on.filter(|_| superblock && (out.len() as u32) < max_insns) else {
                 break end;
             };
+            followed = Some((p, end));
             p = to;
             continue;
         }
@@ -375,6 +391,7 @@ impl BlockCache {
             let meta = Meta {
                 off: at.wrapping_sub(pc) as u32,
                 idx: idx as u32,
+                chain: NONE,
             };
             let next = at.wrapping_add(u64::from(insn.len));
             if insn.op == Op::Jal && idx + 1 < count {
@@ -393,6 +410,19 @@ impl BlockCache {
                 at = translate(insn, at).imm;
                 continue;
             }
+            let t = translate(insn, at);
+            if let Some(inverse) = inverse_branch(t.op).filter(|_| idx + 1 < count && t.imm <= at) {
+                // A backward branch followed at its target (see `scan_block`): the inverse
+                // branch, to the fall-through, is the side exit.
+                self.insns.push(Tinsn {
+                    op: inverse,
+                    imm: next,
+                    ..t
+                });
+                self.meta.push(meta);
+                at = t.imm;
+                continue;
+            }
             let fused = match self.insns.last() {
                 Some(prev) if self.insns.len() > first => fuse(prev, insn),
                 _ => None,
@@ -400,7 +430,7 @@ impl BlockCache {
             match (fused, self.insns.last_mut(), self.meta.last_mut()) {
                 (Some(t), Some(prev), Some(m)) => (*prev, *m) = (t, meta),
                 _ => {
-                    self.insns.push(translate(insn, at));
+                    self.insns.push(t);
                     self.meta.push(meta);
                 }
             }
@@ -428,16 +458,15 @@ impl BlockCache {
     }
 
     /// Where `block`'s translated instructions run, after `base` instructions retired
-    /// before it: its start and its [`Meta`] (indexed in the whole arena from
-    /// [`Block::first`], so no slice is computed).
+    /// before it: its start, and the arena's [`Meta`] and address (so that entering a block
+    /// computes no slice or offset for them).
     #[inline(always)]
     pub fn here(&self, block: &Block, base: u64) -> Here<'_> {
         Here {
             start: block.start,
             base,
             meta: &self.meta,
-            first: block.first as usize,
-            code: self.insns(block).as_ptr() as usize,
+            arena: self.insns.as_ptr() as usize,
         }
     }
 
@@ -447,6 +476,23 @@ impl BlockCache {
         let slot = *self.blocks.get(from as usize)?.chain.get(exit)?;
         // `NONE` is out of range too.
         (self.blocks.get(slot as usize)?.start == pc).then_some(slot)
+    }
+
+    /// The block linked to the side exit of translated instruction `at` (an index in the
+    /// arena), if any.
+    #[inline(always)]
+    pub fn side_link(&self, at: usize) -> Option<u32> {
+        let slot = self.meta.get(at)?.chain;
+        (slot != NONE).then_some(slot)
+    }
+
+    /// Records that the side exit of translated instruction `at` led to the block in `to`
+    /// (a side exit is a direct branch: its target never changes).
+    #[inline(always)]
+    pub fn set_side_chain(&mut self, at: usize, to: u32) {
+        if let Some(m) = self.meta.get_mut(at) {
+            m.chain = to;
+        }
     }
 
     /// Records that exit `exit` of the block in `from` led to the block in `to`, if that

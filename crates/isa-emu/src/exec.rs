@@ -117,8 +117,6 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     here: &Here<'_>,
     hook: &mut MemHook<'_, S>,
 ) -> Result<u64, Trapped> {
-    // Only for the pc or instret of this instruction, off the common path.
-    let i = here.index(insn);
     // Integer register numbers index `x` unmasked (it has a slot for every `u8`); the
     // floating-point ones are masked where used.
     let rd = usize::from(insn.rd);
@@ -128,6 +126,18 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     let next = end;
     let x = &mut cpu.x;
 
+    // The pc and the instructions retired before this one, off the common path (computed
+    // where used, so that no path that does not need them computes the index).
+    macro_rules! pc {
+        () => {
+            here.pc(here.index(insn))
+        };
+    }
+    macro_rules! instret {
+        () => {
+            here.instret(here.index(insn))
+        };
+    }
     macro_rules! trap {
         ($t:expr) => {{
             hook.trap = $t;
@@ -152,7 +162,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let addr = x[rs1].wrapping_add(imm);
             let raw = fault!(mem.load_u::<$n>(addr));
             if MEM {
-                hook.emit(here.pc(i), addr, $n, MemKind::Load, raw);
+                hook.emit(pc!(), addr, $n, MemKind::Load, raw);
             }
             let ext: fn(u64) -> u64 = $ext;
             ext(raw)
@@ -165,7 +175,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             fault!(mem.store_u::<$n>(addr, v));
             if MEM {
                 hook.emit(
-                    here.pc(i),
+                    pc!(),
                     addr,
                     $n,
                     MemKind::Store,
@@ -178,7 +188,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         () => {
             // Field by field (not `Cpu::fp_disabled`) so `x` may stay borrowed.
             if cpu.mode == Mode::Machine && cpu.m.mstatus & (3 << 13) == 0 {
-                trap!(illegal(mem, here.pc(i), insn.len));
+                trap!(illegal(mem, pc!(), insn.len));
             }
         };
     }
@@ -202,14 +212,14 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let new = f(old, src);
             fault!(mem.store_u::<$n>(addr, new));
             if MEM {
-                hook.emit(here.pc(i), addr, $n, MemKind::Atomic, old);
+                hook.emit(pc!(), addr, $n, MemKind::Atomic, old);
             }
             x[rd] = if $n == 4 { sext32(old) } else { old };
         }};
     }
 
     match insn.op {
-        Op::Illegal => trap!(illegal(mem, here.pc(i), insn.len)),
+        Op::Illegal => trap!(illegal(mem, pc!(), insn.len)),
         // RV64I
         // Translation turns `auipc` into `lui` of its result.
         Op::Lui | Op::Auipc => alu!(imm),
@@ -310,7 +320,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             };
             if MEM {
                 hook.emit(
-                    here.pc(i),
+                    pc!(),
                     addr,
                     n as u8,
                     MemKind::Load,
@@ -346,7 +356,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 }
                 if MEM {
                     hook.emit(
-                        here.pc(i),
+                        pc!(),
                         addr,
                         n as u8,
                         MemKind::Store,
@@ -381,8 +391,8 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 Op::Csrrw | Op::Csrrs | Op::Csrrc => x[rs1],
                 _ => u64::from(insn.rs1),
             };
-            let Some(old) = cpu.read_csr(num, here.instret(i)) else {
-                trap!(illegal(mem, here.pc(i), insn.len));
+            let Some(old) = cpu.read_csr(num, instret!()) else {
+                trap!(illegal(mem, pc!(), insn.len));
             };
             let new = match insn.op {
                 Op::Csrrw | Op::Csrrwi => Some(src),
@@ -392,21 +402,21 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
                 _ => Some(old & !src),
             };
             if let Some(v) = new {
-                if cpu.write_csr(num, v, here.instret(i)).is_none() {
-                    trap!(illegal(mem, here.pc(i), insn.len));
+                if cpu.write_csr(num, v, instret!()).is_none() {
+                    trap!(illegal(mem, pc!(), insn.len));
                 }
             }
             cpu.x[rd] = old;
         }
         Op::Mret => {
             if cpu.mode != Mode::Machine {
-                trap!(illegal(mem, here.pc(i), insn.len));
+                trap!(illegal(mem, pc!(), insn.len));
             }
             trap!(Trap::MachineReturn);
         }
         Op::Wfi => {
             if cpu.mode != Mode::Machine {
-                trap!(illegal(mem, here.pc(i), insn.len));
+                trap!(illegal(mem, pc!(), insn.len));
             }
             trap!(Trap::WaitForInterrupt);
         }
@@ -493,7 +503,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
             let rm = if fpu::uses_rm(op) {
                 let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
                 if rm > 4 {
-                    trap!(illegal(mem, here.pc(i), insn.len));
+                    trap!(illegal(mem, pc!(), insn.len));
                 }
                 rm
             } else {

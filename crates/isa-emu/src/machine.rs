@@ -554,6 +554,8 @@ impl Machine {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             };
+            // The arena index of a side exit's branch, whose chain is in its `Meta`.
+            let mut side = usize::MAX;
             let (next, exit, link) = match result {
                 Ok(next) => {
                     retired += count;
@@ -568,9 +570,10 @@ impl Machine {
                     };
                     (next, exit, block.link(exit))
                 }
-                Err(Early::SideExit { done, to }) => {
+                Err(Early::SideExit { done, to, at }) => {
                     retired += u64::from(done);
-                    (to, SIDE_EXIT, None)
+                    side = at;
+                    (to, SIDE_EXIT, cache.side_link(at))
                 }
                 Err(Early::Trap { done, at }) => {
                     retired += u64::from(done);
@@ -590,7 +593,11 @@ impl Machine {
                 Some(s) => s,
                 None => match cache.lookup(next) {
                     Some(s) => {
-                        cache.set_chain(slot, exit, s);
+                        if exit == SIDE_EXIT {
+                            cache.set_side_chain(side, s);
+                        } else {
+                            cache.set_chain(slot, exit, s);
+                        }
                         s
                     }
                     None => {
@@ -673,8 +680,7 @@ impl Machine {
                     start: pc,
                     base: base + u64::from(i),
                     meta: &[],
-                    first: 0,
-                    code: &t as *const Tinsn as usize,
+                    arena: &t as *const Tinsn as usize,
                 };
                 match exec::<MEM, S>(cpu, mem, &t, next, &here, hook) {
                     // A transfer inside a superblock (a taken side exit, or a followed jump,
@@ -695,7 +701,7 @@ impl Machine {
         // instantiation that handles superblocks serves them all.
         match run_translated::<MEM, true, S>(cpu, mem, insns, &here, end, hook) {
             Ok(next) => (limit, Ok(next)),
-            Err(Early::SideExit { done, to }) => (done, Ok(to)),
+            Err(Early::SideExit { done, to, .. }) => (done, Ok(to)),
             Err(Early::Trap { done, at }) => {
                 self.trap = hook.trap;
                 (done, Err(at))
@@ -829,9 +835,9 @@ fn run_with_events<S: Sink + ?Sized>(
 
 /// How running a translated block ended before its last instruction.
 enum Early {
-    /// A conditional branch inside a superblock was taken, as instruction `done - 1`;
-    /// control goes to `to`.
-    SideExit { done: u32, to: u64 },
+    /// A conditional branch inside a superblock was taken, as instruction `done - 1` (the
+    /// translated instruction `at` in the arena); control goes to `to`.
+    SideExit { done: u32, to: u64, at: usize },
     /// After `done` instructions retired, the one at `at` trapped (its trap in the hook).
     Trap { done: u32, at: u64 },
 }
@@ -875,10 +881,11 @@ fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
         ($insn:expr) => {
             let to = step!($insn, FALLS_THROUGH);
             if SUPER && to != FALLS_THROUGH {
-                let m = here.meta(here.index($insn));
+                let at = here.index($insn);
                 return Err(Early::SideExit {
-                    done: m.idx + 1,
+                    done: here.meta(at).idx + 1,
                     to,
+                    at,
                 });
             }
         };

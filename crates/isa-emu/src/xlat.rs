@@ -33,14 +33,17 @@ pub(crate) struct Tinsn {
 }
 
 /// Where a translated instruction came from, read only off the hot path (traps, memory
-/// events, counter CSRs): its byte offset from the block's start (signed, as `i32` bits: a
-/// superblock may follow a jump backwards) and its index among the block's guest
-/// instructions (the number retired before it). For a fused pair, those of the second
-/// instruction.
+/// events, counter CSRs, side exits): its byte offset from the block's start (signed, as
+/// `i32` bits: a superblock may follow a jump backwards) and its index among the block's
+/// guest instructions (the number retired before it). For a fused pair, those of the second
+/// instruction. A superblock's side exit (a branch, whose target is fixed) also keeps the
+/// slot of the block it leads to once found (`chain`, `u32::MAX` if none), as a block's
+/// exits do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Meta {
     pub off: u32,
     pub idx: u32,
+    pub chain: u32,
 }
 
 impl Meta {
@@ -53,41 +56,37 @@ impl Meta {
 }
 
 /// The position of running code: the block's start pc, the instructions retired before the
-/// block, where the [`Meta`] of its translated instructions start in `meta` (the whole
-/// arena, so that entering a block computes no slice of it), and the address of its first
-/// translated instruction (`code`), from which an instruction's index is found by its
-/// address when needed, so the loop over a block keeps no counter.
+/// block, the [`Meta`] of the whole arena, and the address of the arena's first translated
+/// instruction (`arena`). An instruction's [`Meta`] is found from its address when needed
+/// (off the hot path), so entering a block stores no more than its start and count.
 pub(crate) struct Here<'a> {
     pub start: u64,
     pub base: u64,
     pub meta: &'a [Meta],
-    pub first: usize,
-    pub code: usize,
+    pub arena: usize,
 }
 
 impl Here<'_> {
-    /// The index in its block of `insn`, one of the block's translated instructions.
+    /// The index in the arena of `insn`, one of its translated instructions.
     #[inline(always)]
     pub fn index(&self, insn: &Tinsn) -> usize {
-        (insn as *const Tinsn as usize).wrapping_sub(self.code) / size_of::<Tinsn>()
+        (insn as *const Tinsn as usize).wrapping_sub(self.arena) / size_of::<Tinsn>()
     }
 
-    /// The [`Meta`] of translated instruction `i` (zero in single-step mode).
+    /// The [`Meta`] of the translated instruction at arena index `i` (zero in single-step
+    /// mode).
     #[inline(always)]
     pub fn meta(&self, i: usize) -> Meta {
-        self.meta
-            .get(self.first.wrapping_add(i))
-            .copied()
-            .unwrap_or_default()
+        self.meta.get(i).copied().unwrap_or_default()
     }
 
-    /// The pc of translated instruction `i`.
+    /// The pc of the translated instruction at arena index `i`.
     #[inline(always)]
     pub fn pc(&self, i: usize) -> u64 {
         self.meta(i).pc(self.start)
     }
 
-    /// The instructions retired before translated instruction `i`.
+    /// The instructions retired before the translated instruction at arena index `i`.
     #[inline(always)]
     pub fn instret(&self, i: usize) -> u64 {
         self.base.wrapping_add(u64::from(self.meta(i).idx))
@@ -115,6 +114,19 @@ pub(crate) fn translate(insn: &Insn, pc: u64) -> Tinsn {
         len: insn.len,
         imm,
     }
+}
+
+/// The conditional branch whose condition is the negation of `op`'s, if `op` is one.
+pub(crate) fn inverse_branch(op: Op) -> Option<Op> {
+    Some(match op {
+        Op::Beq => Op::Bne,
+        Op::Bne => Op::Beq,
+        Op::Blt => Op::Bge,
+        Op::Bge => Op::Blt,
+        Op::Bltu => Op::Bgeu,
+        Op::Bgeu => Op::Bltu,
+        _ => return None,
+    })
 }
 
 /// `prev` followed by `next` as one translated instruction, if they fuse (see the module

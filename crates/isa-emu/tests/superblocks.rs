@@ -234,9 +234,10 @@ fn superblocks_form_only_when_no_sink_watches_blocks() {
     let (plain, plain_summary) = run_with(&code, None, false, &mut ExitOnly);
     assert_eq!(lean, plain);
     // Plain blocks: the entry up to the beq, the loop head, its fall-through, the beq's
-    // target, the exit. Superblocks merge the first two pairs.
+    // target, the exit. Superblocks follow the beq's fall-through and the bne back to the
+    // loop head, so only the entry, the beq's target and the exit start one.
     assert_eq!(plain_summary.blocks_translated, 5);
-    assert_eq!(lean_summary.blocks_translated, 4);
+    assert_eq!(lean_summary.blocks_translated, 3);
     // `None` and `Box<()>` watch nothing either; a sink that wants run-wide events but
     // watches no blocks gets superblocks too, and is never asked about a block.
     let (_, none) = run_with(&code, None, false, &mut None::<ExitOnly>);
@@ -249,7 +250,7 @@ fn superblocks_form_only_when_no_sink_watches_blocks() {
     let (_, quiet_summary) = run_with(&code, None, false, &mut quiet);
     assert_eq!(
         [none, boxed, quiet_summary].map(|s| s.blocks_translated),
-        [4; 3]
+        [3; 3]
     );
     assert_eq!(quiet.asked, 0, "interest() is not asked in superblock mode");
     // One member that watches blocks turns them off for the combination.
@@ -463,6 +464,22 @@ fn a_trap_after_a_backward_jump_inside_a_superblock_has_its_pc() {
     let (outcome, pc, instret, _) = same_as_single_step(&code);
     assert_eq!((pc, instret), (8, 7));
     assert!(matches!(outcome, Outcome::Fault(_)));
+}
+
+/// A superblock that follows a call or a backward branch to code that cannot be fetched
+/// ends with that instruction, as a plain block does: the call links its own return
+/// address, and the branch, not taken, falls through.
+#[test]
+fn a_followed_transfer_to_unfetchable_code_ends_the_superblock() {
+    let call = [addi(A0, 0, 1), jal(RA, 0x8_0000)];
+    let (outcome, pc, instret, regs) = same_as_single_step(&call);
+    assert!(matches!(outcome, Outcome::Fault(_)));
+    assert_eq!((pc, instret), (4 + 0x8_0000, 2));
+    assert_eq!(regs[RA as usize] % 4, 0, "ra holds a return address");
+    let mut branch = vec![addi(A0, 0, 0), bne(A0, 0, -2048), addi(A0, 0, 7)];
+    branch.extend(exit());
+    let (outcome, _, instret, _) = same_as_single_step(&branch);
+    assert_eq!((outcome, instret), (Outcome::Exited(7), 5));
 }
 
 /// Every guest, cached with no sink (superblocks) and single-stepped, at fuel limits that

@@ -253,6 +253,27 @@ pub fn arith_s(op: u8, a: u32, b: u32, flags: &mut u8) -> Option<u64> {
     }
 }
 
+/// `fmadd.s` in RNE on unboxed operands (`a`, `c` already negated per the variant).
+///
+/// The product of two binary32 values is exact in binary64, and TwoSum gives the exact error
+/// of the binary64 sum `s` of it and the addend (no intermediate comes near either end of the
+/// binary64 range). Rounding `s` to binary32 rounds the exact result correctly, except when
+/// `s` is inexact and is itself a binary32 midpoint (a double rounding): those go to the
+/// integer path.
+pub fn fma_s(a: u32, b: u32, c: u32, flags: &mut u8) -> Option<u64> {
+    let [x, y, z] = [a, b, c].map(|v| f64::from(f32::from_bits(v)));
+    let p = x * y;
+    let s = p + z;
+    let err = two_sum_err(p, z, s);
+    // A binary32 midpoint in binary32's normal range: of the 29 fraction bits binary32 drops,
+    // only the top one is set.
+    if err != 0.0 && s.to_bits() & 0x1fff_ffff == 0x1000_0000 {
+        return None;
+    }
+    // NaN or infinite operands or results give a non-normal binary32 result below.
+    finish_s(s, s.is_finite() && err == 0.0, flags)
+}
+
 /// `fsqrt.s` in RNE on an unboxed operand.
 pub fn sqrt_s(a: u32, flags: &mut u8) -> Option<u64> {
     let x = f64::from(f32::from_bits(a));

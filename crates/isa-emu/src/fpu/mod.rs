@@ -2,10 +2,10 @@
 //! with the unprivileged spec (20191213), including exception flags and NaN-boxing.
 //!
 //! [`execute`] takes raw register values and returns the raw value for `rd`. The arithmetic
-//! is integer soft-float (`soft`). Double add, sub, mul, div, sqrt and fused
-//! multiply-add (RNE and the directed modes), single add, sub, mul, div, sqrt (RNE) and all
-//! float-to-integer conversions first try host-float fast paths (`fast`), which are used
-//! only where provably identical, flags included.
+//! is integer soft-float (`soft`). Double add, sub, mul, div, sqrt and fused multiply-add
+//! (RNE and the directed modes), single add, sub, mul, div, sqrt and fused multiply-add (RNE)
+//! and all float-to-integer conversions first try host-float fast paths (`fast`), which are
+//! used only where provably identical, flags included.
 
 mod fast;
 mod soft;
@@ -160,7 +160,10 @@ fn single_to_f(op: Op, a: u64, b: u64, c: u64, rm: u8, fl: &mut u8) -> u64 {
             .unwrap_or_else(|| soft::sqrt(S, a, rm, fl)),
         FmaddS | FmsubS | FnmsubS | FnmaddS => {
             let (a, c) = fma_signs(S, op, a, c);
-            soft::fma(S, a, b, c, rm, fl)
+            (rm == RNE)
+                .then(|| fast::fma_s(a as u32, b as u32, c as u32, fl))
+                .flatten()
+                .unwrap_or_else(|| soft::fma(S, a, b, c, rm, fl))
         }
         FsgnjS => soft::sgnj(S, a, b, 0),
         FsgnjnS => soft::sgnj(S, a, b, 1),

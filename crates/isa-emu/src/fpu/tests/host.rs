@@ -51,8 +51,9 @@ fn soft_only(op: Op, a: u64, b: u64, c: u64, rm: u8, fl: &mut u8) -> u64 {
         FcvtWuD | FcvtWuS => soft::to_int(f, &soft::WU, a, rm, fl),
         FcvtLD | FcvtLS => soft::to_int(f, &soft::L, a, rm, fl),
         FcvtLuD | FcvtLuS => soft::to_int(f, &soft::LU, a, rm, fl),
-        FmsubD => soft::fma(f, a, b, c ^ D.sign(), rm, fl),
-        FnmaddD => soft::fma(f, a ^ D.sign(), b, c ^ D.sign(), rm, fl),
+        FmsubD | FmsubS => soft::fma(f, a, b, c ^ f.sign(), rm, fl),
+        FnmsubD | FnmsubS => soft::fma(f, a ^ f.sign(), b, c, rm, fl),
+        FnmaddD | FnmaddS => soft::fma(f, a ^ f.sign(), b, c ^ f.sign(), rm, fl),
         _ => soft::fma(f, a, b, c, rm, fl),
     }
 }
@@ -117,7 +118,8 @@ fn fpu_matches_host_float_rne() {
 fn fast_paths_match_integer_path() {
     let ops = [
         FaddD, FsubD, FmulD, FdivD, FsqrtD, FmaddD, FmsubD, FnmaddD, FcvtWD, FcvtWuD, FcvtLD,
-        FcvtLuD, FaddS, FsubS, FmulS, FdivS, FsqrtS, FcvtWS, FcvtWuS, FcvtLS, FcvtLuS,
+        FcvtLuD, FaddS, FsubS, FmulS, FdivS, FsqrtS, FcvtWS, FcvtWuS, FcvtLS, FcvtLuS, FnmsubD,
+        FmaddS, FmsubS, FnmsubS, FnmaddS,
     ];
     let mut compared = 0;
     for (i, &op) in ops.iter().enumerate() {
@@ -151,4 +153,23 @@ fn fast_paths_match_integer_path() {
         }
     }
     println!("fast path vs integer path (all modes, with flags): {compared} cases compared");
+}
+
+#[test]
+fn fma_s_double_rounding_goes_to_the_integer_path() {
+    // (1 + 2^-23) * (2^-24 - 2^-47) + (1 + 2^-23) = 1 + 2^-23 + 2^-24 - 2^-70 exactly: just
+    // below a binary32 midpoint, so 1 + 2^-23 (inexact). Its binary64 rounding is the
+    // midpoint itself, which would round to even, 1 + 2^-22.
+    let a = u64::from((1.0f32 + f32::EPSILON).to_bits());
+    let b = u64::from((f32::EPSILON / 2.0 * (1.0 - f32::EPSILON)).to_bits());
+    let mut fl = 0;
+    let r = execute(
+        FmaddS,
+        nan_box(a as u32),
+        nan_box(b as u32),
+        nan_box(a as u32),
+        0,
+        &mut fl,
+    );
+    assert_eq!((r, fl), (nan_box(a as u32), crate::fpu::NX));
 }
