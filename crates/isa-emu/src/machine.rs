@@ -3,7 +3,8 @@
 use std::fmt;
 
 use prof_events::{
-    BlockId, CodeView, Control, Exit, ExitReason, InsnInfo, Interest, Sample, Sink, Syscall,
+    BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest, Sample, Sink,
+    Syscall,
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
@@ -682,10 +683,16 @@ impl Machine {
                     meta: &[],
                     arena: &t as *const Tinsn as usize,
                 };
+                let transfer = matches!(
+                    insn.flow(pc),
+                    FlowClass::Branch { .. } | FlowClass::Jump { .. } | FlowClass::Call { .. }
+                );
                 match exec::<MEM, S>(cpu, mem, &t, next, &here, hook) {
-                    // A transfer inside a superblock (a taken side exit, or a followed jump,
-                    // whose target the run loop then finds as a block of its own) ends it.
-                    Ok(n) if n != next && i + 1 < block.count => return (i + 1, Ok(n)),
+                    // A direct transfer inside a superblock ends it, whichever way it went:
+                    // a side exit, a followed jump, or a branch followed at its target that
+                    // fell through; the run loop then finds the next pc as a block of its own.
+                    // (Stepping on would run code outside the superblock as part of it.)
+                    Ok(n) if transfer && i + 1 < block.count => return (i + 1, Ok(n)),
                     Ok(n) => pc = n,
                     Err(Trapped) => {
                         self.trap = hook.trap;
@@ -722,7 +729,14 @@ impl Machine {
         run_interest: Interest,
         control: &mut Control,
     ) -> Option<Outcome> {
-        let len = if block.end - pc == 2 { 2 } else { 4 };
+        // Only a trap that ends the block (at its last instruction) resumes after it; a
+        // superblock may hold instructions past its end address (a followed backward
+        // branch), whose traps do not use `next`.
+        let len = if block.end.wrapping_sub(pc) == 2 {
+            2
+        } else {
+            4
+        };
         let next = pc + len;
         // Instructions that complete by trapping into the environment count as retired.
         let resumes_at = match (trap, &mut self.env) {
