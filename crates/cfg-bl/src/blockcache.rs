@@ -196,7 +196,7 @@ impl Slot {
     pub(crate) fn set(&mut self, i: usize, to: u64, next: u32, step: Step) {
         self.to[i] = to;
         // Flow successors stay in the slot's function.
-        self.next[i] = self.key & !NOT_FLOW & !0xffff_ffff | u64::from(next);
+        self.next[i] = key(((self.key & !NOT_FLOW) >> 32) as usize, next as usize);
         (self.add[i], self.action[i]) = match step {
             Step::Add(v) => (v, NONE),
             Step::End(a) => (0, a | END_BIT),
