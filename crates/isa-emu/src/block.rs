@@ -16,13 +16,16 @@
 //! conditional branch, up to the block size limit: past a forward one (usually not taken)
 //! along its fall-through, and past a backward one (usually closing a loop, and taken) at its
 //! target, so that short loops are unrolled; there the branch is translated as the inverse
-//! branch to its fall-through. It also goes on past a direct jump or call at its target (a
-//! call becomes the write of its return address). A branch inside a superblock that leaves
-//! the likely path is a *side exit*: the block ends there, having retired the instructions
-//! up to the branch (`Meta::idx` + 1). Its target is fixed, so once found it is chained in
-//! the branch's `Meta::chain` (the block has no exit slot for it: `SIDE_EXIT`). Traps and
-//! counter CSRs inside a superblock find their pc and instruction count in `Meta` as in any
-//! block; the offsets are signed, as a followed jump or branch may go backwards.
+//! branch to its fall-through. A loop is unrolled only by whole iterations and only if its
+//! head is in the superblock; other backward branches and jumps end it, so a loop is not
+//! translated once per rotation of its body. It also goes on past a direct jump or call at
+//! its target (a call becomes the write of its return address). A branch inside a
+//! superblock that leaves the likely path is a *side exit*: the block ends there, having
+//! retired the instructions up to the branch (`Meta::idx` + 1). Its target is fixed, so once
+//! found it is chained in the branch's `Meta::chain` (the block has no exit slot for it:
+//! `SIDE_EXIT`). Traps and counter CSRs inside a superblock find their pc and instruction
+//! count in `Meta` as in any block; the offsets are signed, as a followed jump or branch may
+//! go backwards.
 //!
 //! The machine turns the mode on for a cached Linux run (bare metal polls HTIF after every
 //! block) whose sink promises, by [`Sink::watches_blocks`] returning `false`, that it wants
@@ -231,6 +234,8 @@ pub(crate) fn scan_block(
     // The fall-through and the end of the last instruction if it ended the block but was
     // followed: a fetch failure at its target ends the block with it, as without following.
     let mut followed = None;
+    // The pc of each instruction in `out`, to find a loop's head.
+    let mut pcs = Vec::new();
     let end = loop {
         let insn = match fetch_decode(mem, p) {
             Ok(i) => i,
@@ -245,6 +250,7 @@ pub(crate) fn scan_block(
         };
         followed = None;
         out.push(insn);
+        pcs.push(p);
         let at = p;
         p = p.wrapping_add(u64::from(insn.len));
         if insn.ends_block() {
@@ -264,6 +270,17 @@ pub(crate) fn scan_block(
             // call at its target.
             let go_on = match insn.flow(at) {
                 FlowClass::Branch { target } if target > at => Some(p),
+                FlowClass::Branch { target } | FlowClass::Jump { target } if target <= at => {
+                    // A loop is unrolled only by whole iterations, and only if its head is
+                    // in the superblock: a superblock that ended inside the body would make
+                    // the next one start there, and the loop would be translated once per
+                    // rotation (on a 54-instruction SHA-256 round the hot code then
+                    // outgrew the host's L1 cache, and ran at half speed).
+                    let len = out.len();
+                    let body = pcs.iter().rposition(|&q| q == target).map(|i| len - i);
+                    body.filter(|&b| len + b <= max_insns as usize)
+                        .map(|_| target)
+                }
                 FlowClass::Branch { target }
                 | FlowClass::Jump { target }
                 | FlowClass::Call { target } => Some(target),

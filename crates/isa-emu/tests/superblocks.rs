@@ -235,9 +235,11 @@ fn superblocks_form_only_when_no_sink_watches_blocks() {
     assert_eq!(lean, plain);
     // Plain blocks: the entry up to the beq, the loop head, its fall-through, the beq's
     // target, the exit. Superblocks follow the beq's fall-through and the bne back to the
-    // loop head, so only the entry, the beq's target and the exit start one.
+    // loop head (unrolling whole iterations); the entry's ends at a bne it cannot follow by
+    // a whole iteration, so the entry, the loop head, the beq's target and the exit start
+    // one.
     assert_eq!(plain_summary.blocks_translated, 5);
-    assert_eq!(lean_summary.blocks_translated, 3);
+    assert_eq!(lean_summary.blocks_translated, 4);
     // `None` and `Box<()>` watch nothing either; a sink that wants run-wide events but
     // watches no blocks gets superblocks too, and is never asked about a block.
     let (_, none) = run_with(&code, None, false, &mut None::<ExitOnly>);
@@ -250,12 +252,38 @@ fn superblocks_form_only_when_no_sink_watches_blocks() {
     let (_, quiet_summary) = run_with(&code, None, false, &mut quiet);
     assert_eq!(
         [none, boxed, quiet_summary].map(|s| s.blocks_translated),
-        [3; 3]
+        [4; 3]
     );
     assert_eq!(quiet.asked, 0, "interest() is not asked in superblock mode");
     // One member that watches blocks turns them off for the combination.
     let (_, pair) = run_with(&code, None, false, &mut ((), ExitOnly));
     assert_eq!(pair.blocks_translated, 5);
+}
+
+#[test]
+fn a_loop_longer_than_half_a_superblock_is_not_translated_once_per_rotation() {
+    // A straight 7-instruction body run 10 times. With 10-instruction superblocks no whole
+    // second iteration fits, so every superblock ends at the bne and none starts inside the
+    // body. Following the bne into a partial iteration would end each superblock mid-body
+    // and start the next one there: a translation per rotation of the body (7 of them).
+    let mut code = vec![addi(A0, 0, 0), addi(A1, 0, 10)];
+    code.extend([addi(A0, A0, 1); 5]); // loop (8)
+    code.extend([addi(A1, A1, -1), bne(A1, 0, -24)]);
+    code.extend(exit());
+    let config = |max_block_insns, single_step| Config {
+        max_block_insns,
+        single_step,
+        ..Config::default()
+    };
+    for (max, translated) in [(10, 3), (16, 3), (64, 3)] {
+        let (lean, summary) = run_config(&code, config(max, false), &mut ());
+        let (stepped, _) = run_config(&code, config(max, true), &mut ());
+        assert_eq!(lean, stepped, "max {max}");
+        assert_eq!(lean.0, Outcome::Exited(50));
+        // The entry (with whole iterations), the loop head (unrolled by whole iterations
+        // where they fit), the exit.
+        assert_eq!(summary.blocks_translated, translated, "max {max}");
+    }
 }
 
 /// A `getpid` system call, then a loop that stores, loads and calls across forward
