@@ -192,6 +192,7 @@
 
 mod cycle;
 mod detector;
+mod digram;
 pub mod grammar_file;
 pub mod isam;
 mod level;
