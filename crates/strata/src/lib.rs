@@ -192,7 +192,6 @@
 
 mod cycle;
 mod detector;
-mod digram;
 pub mod grammar_file;
 pub mod isam;
 mod level;

@@ -3,13 +3,12 @@
 //! in the grammar, except overlapping in a run like `a a a`) and rule utility (every rule
 //! but the start rule is used at least twice).
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::hash::Hash;
 
 // foldhash with a fixed seed, as the level tables use: deterministic and fast.
 use bounded_hashtable::DefaultHashBuilder as Fast;
-
-use crate::digram::DigramIndex;
+use std::hash::{Hash, Hasher};
 
 /// A symbol of a rule's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,42 +28,34 @@ enum Sym {
 
 const NIL: u32 = u32::MAX;
 
-/// A symbol's code: a terminal is its index (31 bits), a rule reference its id (30 bits)
-/// with `RULE_BIT`, a guard its rule's id with `RULE_BIT | GUARD_BIT`.
+/// Terminals and rules each get 31 bits in a digram key.
 const RULE_BIT: u32 = 1 << 31;
-const GUARD_BIT: u32 = 1 << 30;
 
 impl Sym {
-    /// The symbol's code: one-to-one, so equal symbols are equal codes, and a digram key
-    /// is two of them.
+    /// The symbol's half of a digram key (guards are never in a digram).
     fn code(self) -> u32 {
         match self {
             Sym::Term(t) => t,
-            Sym::Rule(r) => r | RULE_BIT,
-            Sym::Guard(r) => r | RULE_BIT | GUARD_BIT,
-        }
-    }
-
-    /// The symbol with code `c`.
-    fn of(c: u32) -> Sym {
-        if c & RULE_BIT == 0 {
-            Sym::Term(c)
-        } else if c & GUARD_BIT == 0 {
-            Sym::Rule(c & !RULE_BIT)
-        } else {
-            Sym::Guard(c & !(RULE_BIT | GUARD_BIT))
+            Sym::Rule(r) | Sym::Guard(r) => r | RULE_BIT,
         }
     }
 }
 
-/// A digram index key: two symbol codes ([`Sym::code`]).
-type Digram = [u32; 2];
+/// A digram index key: two symbol codes. Its map entry (key and node) takes 12 bytes where
+/// a packed `u64` key takes 16: the index is the grammar's largest structure and its
+/// lookups miss the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Digram([u32; 2]);
 
-/// A node of a rule body: its symbol as a code (12 bytes a node where the enum took 16;
-/// the rewrites compare and key symbols by code).
+impl Hash for Digram {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(u64::from(self.0[0]) << 32 | u64::from(self.0[1]));
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    code: u32,
+    sym: Sym,
     prev: u32,
     next: u32,
 }
@@ -116,7 +107,7 @@ pub struct Sequitur<T> {
     free: Vec<u32>,
     rules: Vec<RuleData>,
     /// Digram index: (first, second) symbol ([`Sym::code`]) -> first node.
-    digrams: DigramIndex,
+    digrams: HashMap<Digram, u32, Fast>,
     terms: Vec<T>,
     term_ids: HashMap<T, u32, Fast>,
     input_len: u64,
@@ -135,7 +126,7 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
             nodes: Vec::new(),
             free: Vec::new(),
             rules: Vec::new(),
-            digrams: DigramIndex::default(),
+            digrams: HashMap::default(),
             terms: Vec::new(),
             term_ids: HashMap::default(),
             input_len: 0,
@@ -219,7 +210,7 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         let mut out = Vec::new();
         let mut n = self.nodes[rule.guard as usize].next;
         while n != rule.guard {
-            out.push(match self.sym(n) {
+            out.push(match self.nodes[n as usize].sym {
                 Sym::Term(t) => GSym::Term(t),
                 Sym::Rule(x) => GSym::Rule(x),
                 Sym::Guard(_) => break,
@@ -259,7 +250,7 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
             }
             let node = self.nodes[n as usize];
             stack.push((node.next, g));
-            match Sym::of(node.code) {
+            match node.sym {
                 Sym::Term(t) => out.push(self.terms[t as usize].clone()),
                 Sym::Rule(x) => {
                     let gx = self.rules[x as usize].guard;
@@ -395,7 +386,7 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
 
     fn alloc(&mut self, sym: Sym) -> u32 {
         let node = Node {
-            code: sym.code(),
+            sym,
             prev: NIL,
             next: NIL,
         };
@@ -427,16 +418,11 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
     }
 
     fn sym(&self, n: u32) -> Sym {
-        Sym::of(self.code(n))
-    }
-
-    fn code(&self, n: u32) -> u32 {
-        self.nodes[n as usize].code
+        self.nodes[n as usize].sym
     }
 
     fn is_guard(&self, n: u32) -> bool {
-        const GUARD: u32 = RULE_BIT | GUARD_BIT;
-        n == NIL || self.code(n) & GUARD == GUARD
+        n == NIL || matches!(self.sym(n), Sym::Guard(_))
     }
 
     fn next(&self, n: u32) -> u32 {
@@ -449,12 +435,18 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
 
     fn key(&self, n: u32) -> Option<Digram> {
         let m = self.next(n);
-        (!self.is_guard(n) && !self.is_guard(m)).then(|| [self.code(n), self.code(m)])
+        (!self.is_guard(n) && !self.is_guard(m))
+            .then(|| Digram([self.sym(n).code(), self.sym(m).code()]))
     }
 
     fn delete_digram(&mut self, n: u32) {
         if let Some(k) = self.key(n) {
-            self.digrams.remove_at(k, n);
+            // One hash per removal: through the entry.
+            if let Entry::Occupied(e) = self.digrams.entry(k) {
+                if *e.get() == n {
+                    e.remove();
+                }
+            }
         }
     }
 
@@ -475,15 +467,15 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
             } else {
                 debug_assert!(
                     self.key(left)
-                        .is_none_or(|k| self.digrams.get(k) != Some(left)),
+                        .is_none_or(|k| self.digrams.get(&k) != Some(&left)),
                     "node {left}'s digram is indexed"
                 );
             }
             let (rp, rn) = (self.prev(right), self.next(right));
             if rp != NIL
                 && rn != NIL
-                && self.code(right) == self.code(rp)
-                && self.code(right) == self.code(rn)
+                && self.sym(right) == self.sym(rp)
+                && self.sym(right) == self.sym(rn)
             {
                 if let Some(k) = self.key(right) {
                     self.digrams.insert(k, right);
@@ -492,8 +484,8 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
             let (lp, ln) = (self.prev(left), self.next(left));
             if lp != NIL
                 && ln != NIL
-                && self.code(left) == self.code(lp)
-                && self.code(left) == self.code(ln)
+                && self.sym(left) == self.sym(lp)
+                && self.sym(left) == self.sym(ln)
             {
                 if let Some(k) = self.key(lp) {
                     self.digrams.insert(k, lp);
@@ -536,8 +528,12 @@ impl<T: Hash + Eq + Clone> Sequitur<T> {
         let Some(k) = self.key(n) else {
             return false;
         };
-        let Some(m) = self.digrams.get_or_insert(k, n) else {
-            return false;
+        let m = match self.digrams.entry(k) {
+            Entry::Vacant(v) => {
+                v.insert(n);
+                return false;
+            }
+            Entry::Occupied(o) => *o.get(),
         };
         if m == n || self.next(m) == n || self.next(n) == m {
             return false;
