@@ -279,7 +279,8 @@ impl<K, V> BoundedHashTable<K, V, DefaultHashBuilder> {
 
     /// An empty table with exactly `buckets` buckets (at least 1, at most [`MAX_ENTRIES`])
     /// that never grows: chains deepen as entries are added, and sorting keeps the hot
-    /// entries near their heads.
+    /// entries near their heads. Room for as many chained entries as buckets is reserved
+    /// (address space, touched only as entries arrive).
     pub fn with_fixed_buckets(buckets: usize) -> Self {
         Self::with_fixed_buckets_and_hasher(buckets, DefaultHashBuilder::default())
     }
@@ -304,7 +305,7 @@ impl<K, V, S> BoundedHashTable<K, V, S> {
         // A fixed table chains its overflow behind the heads in the same vector. Room for
         // as many chained entries as buckets costs address space only until used, and
         // spares the first chained entry a copy of every head (6 MB for 65536 buckets
-        // of 96-byte nodes: most of strata's cost on short runs).
+        // of 96-byte nodes: a third of the strata sink's time on a short run).
         let chained = if fixed { buckets } else { 0 };
         let mut meta = Vec::with_capacity(buckets + chained);
         meta.resize(buckets, Meta::default());
