@@ -162,15 +162,21 @@ impl<K: Hash + Eq, V, S: BuildHasher> BoundedHashTable<K, V, S> {
         }
         self.strays = 0;
         s.order.clear();
+        // Only buckets with chained entries contribute, in bucket order: a table of many
+        // buckets and few chains (strata's 65536 per level) skips its heads unread.
         let mut ids = [0u32; BATCH];
-        for first in (0..buckets).step_by(BATCH) {
-            let n = BATCH.min(buckets - first);
-            for (j, id) in ids[..n].iter_mut().enumerate() {
-                *id = (first + j) as u32;
+        let mut n = 0;
+        for b in 0..buckets {
+            if self.lens[b] > 1 {
+                ids[n] = b as u32;
+                n += 1;
             }
-            self.gather_chains(&ids[..n], s);
-            for chain in &s.chains[..n] {
-                s.order.extend(chain.iter().skip(1));
+            if n == BATCH || (n > 0 && b + 1 == buckets) {
+                self.gather_chains(&ids[..n], s);
+                for chain in &s.chains[..n] {
+                    s.order.extend(chain.iter().skip(1));
+                }
+                n = 0;
             }
         }
         let mut old = self.slots.split_off(buckets);

@@ -142,7 +142,9 @@
 //! buffered stratum, looked up once per closed stratum) and the grammar's (SEQUITUR, whose
 //! digram-index misses dominate). `examples/strata_cost.rs` measures the slowdown against
 //! the emulator with no sink, and the grammar's size; `cargo xtask bench` (or
-//! `bench-strata` alone) prints it as a table for ten guests.
+//! `bench-strata` alone) prints it as a table for ten guests. `examples/strata_replay.rs`
+//! records a guest's block events once and replays them into fresh sinks: the sink's own
+//! time per block and per path, and a run to profile without the emulator in it.
 //!
 //! | guest | mean trips | strata / no sink | grammar ns per RP | raw RP stream / grammar | raw / xz -9 |
 //! |---|---|---|---|---|---|
