@@ -29,22 +29,12 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use isa_emu::linux::{LinuxConfig, Output};
-use isa_emu::{Config as EmuConfig, Machine};
+use isa_emu::Machine;
 use prof_events::{BlockId, BlockInfo, Control, Interest, Sink};
-use strata::{Config, PhaseConfig, StrataSink};
+use strata::{PhaseConfig, StrataSink};
 
-fn machine(elf: &[u8], args: &[String]) -> Machine {
-    let mut argv = vec![b"guest".to_vec()];
-    argv.extend(args.iter().map(|a| a.as_bytes().to_vec()));
-    let linux = LinuxConfig {
-        args: argv,
-        stdout: Output::Capture,
-        stderr: Output::Capture,
-        ..LinuxConfig::default()
-    };
-    Machine::linux(elf, linux, EmuConfig::default()).expect("guest loads")
-}
+mod common;
+use common::{config_from_env, guest_and_runs, machine, timed};
 
 /// Wants every block's entry and only counts them: the floor of any per-block sink.
 struct CountBlocks(u64);
@@ -56,22 +46,6 @@ impl Sink for CountBlocks {
     fn block(&mut self, _: BlockId, _: u64) -> Control {
         self.0 += 1;
         Control::Continue
-    }
-}
-
-/// Nanoseconds this thread has run on a CPU, if the kernel reports it.
-fn cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
-/// Runs `f` and returns its CPU time in seconds (wall time without schedstat).
-fn timed(f: impl FnOnce()) -> f64 {
-    let (t, c) = (Instant::now(), cpu_ns());
-    f();
-    match (c, cpu_ns()) {
-        (Some(a), Some(b)) => (b - a) as f64 / 1e9,
-        _ => t.elapsed().as_secs_f64(),
     }
 }
 
@@ -97,20 +71,9 @@ fn xz_len(data: &[u8]) -> Option<usize> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "guests/bin/crc.elf".into());
-    let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
+    let (path, elf, runs) = guest_and_runs(&args);
     let guest_args = args.get(2..).unwrap_or(&[]);
-    let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    // STRATA_GRAMMAR=0 leaves the grammar out, STRATA_LEVELS=n sets the upper levels.
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
-    let config = Config {
-        grammar: env("STRATA_GRAMMAR") != Some(0),
-        upper_levels: env("STRATA_LEVELS").unwrap_or(2),
-        ..Config::default()
-    };
+    let config = config_from_env();
     let (mut none, mut with, mut count) = (Vec::new(), Vec::new(), Vec::new());
     let mut insns = 0;
     let mut last = None;

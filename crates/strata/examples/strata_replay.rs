@@ -10,10 +10,11 @@
 
 use std::time::Instant;
 
-use isa_emu::linux::{LinuxConfig, Output};
-use isa_emu::{Config as EmuConfig, Machine};
 use prof_events::{BlockId, BlockInfo, Control, Exit, Interest, Sink};
-use strata::{Config, PhaseConfig, StrataSink};
+use strata::{PhaseConfig, StrataSink};
+
+mod common;
+use common::{config_from_env, guest_and_runs, machine, timed};
 
 /// A recorded event, in run order.
 enum Event {
@@ -56,18 +57,9 @@ fn replay(events: &[Event], sink: &mut StrataSink) {
     }
 }
 
-fn cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "guests/bin/crc.elf".into());
-    let runs: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(5).max(1);
+    let (path, elf, runs) = guest_and_runs(&args);
     let mode = args
         .get(2)
         .filter(|a| *a == "loop" || *a == "once")
@@ -75,22 +67,8 @@ fn main() {
     let guest_args = args
         .get(if mode.is_some() { 3 } else { 2 }..)
         .unwrap_or(&[]);
-    let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
-    let config = Config {
-        grammar: env("STRATA_GRAMMAR") != Some(0),
-        upper_levels: env("STRATA_LEVELS").unwrap_or(2),
-        ..Config::default()
-    };
-    let mut argv = vec![b"guest".to_vec()];
-    argv.extend(guest_args.iter().map(|a| a.as_bytes().to_vec()));
-    let linux = LinuxConfig {
-        args: argv,
-        stdout: Output::Capture,
-        stderr: Output::Capture,
-        ..LinuxConfig::default()
-    };
-    let mut m = Machine::linux(&elf, linux, EmuConfig::default()).expect("guest loads");
+    let config = config_from_env();
+    let mut m = machine(&elf, guest_args);
     let mut rec = Record::default();
     m.run(&mut rec);
     let events = rec.0;
@@ -125,14 +103,11 @@ fn main() {
         let mut sinks: Vec<StrataSink> = (0..batch)
             .map(|_| StrataSink::new(&config, PhaseConfig::default()))
             .collect();
-        let (t, c) = (Instant::now(), cpu_ns());
-        for s in &mut sinks {
-            replay(&events, s);
-        }
-        let secs = match (c, cpu_ns()) {
-            (Some(a), Some(b)) => (b - a) as f64 / 1e9,
-            _ => t.elapsed().as_secs_f64(),
-        };
+        let secs = timed(|| {
+            for s in &mut sinks {
+                replay(&events, s);
+            }
+        });
         times.push(secs / batch as f64);
     }
     times.sort_by(f64::total_cmp);
