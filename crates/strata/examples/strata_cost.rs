@@ -34,7 +34,7 @@ use prof_events::{BlockId, BlockInfo, Control, Interest, Sink};
 use strata::{PhaseConfig, StrataSink};
 
 mod common;
-use common::{config_from_env, guest_and_runs, machine, timed};
+use common::{config_from_env, guest_and_runs, machine, median, timed};
 
 /// Wants every block's entry and only counts them: the floor of any per-block sink.
 struct CountBlocks(u64);
@@ -47,11 +47,6 @@ impl Sink for CountBlocks {
         self.0 += 1;
         Control::Continue
     }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn xz_len(data: &[u8]) -> Option<usize> {

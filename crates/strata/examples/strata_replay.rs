@@ -14,7 +14,7 @@ use prof_events::{BlockId, BlockInfo, Control, Exit, Interest, Sink};
 use strata::{PhaseConfig, StrataSink};
 
 mod common;
-use common::{config_from_env, guest_and_runs, machine, timed};
+use common::{config_from_env, guest_and_runs, machine, median, timed};
 
 /// A recorded event, in run order.
 enum Event {
@@ -82,15 +82,15 @@ fn main() {
         println!("{path}: {blocks} blocks, {} paths", s.detector().closed(0));
         return;
     }
-    let mut paths = 0;
-    let batch = {
+    // One untimed replay: the paths, and how many replays make a timed batch of ~0.3 s.
+    let (paths, batch) = {
         let t = Instant::now();
         let mut s = StrataSink::new(&config, PhaseConfig::default());
         replay(&events, &mut s);
-        paths = s.detector().closed(0).max(paths);
-        (0.3 / t.elapsed().as_secs_f64().max(1e-6)).ceil().max(1.0) as usize
+        let batch = (0.3 / t.elapsed().as_secs_f64().max(1e-6)).ceil().max(1.0) as usize;
+        (s.detector().closed(0), batch)
     };
-    if mode.is_some() {
+    if mode.as_deref() == Some("loop") {
         let end = Instant::now() + std::time::Duration::from_secs(20);
         while Instant::now() < end {
             let mut s = StrataSink::new(&config, PhaseConfig::default());
@@ -110,8 +110,7 @@ fn main() {
         });
         times.push(secs / batch as f64);
     }
-    times.sort_by(f64::total_cmp);
-    let med = times[times.len() / 2];
+    let med = median(&mut times);
     println!(
         "{path}: {blocks} blocks, {paths} paths; sink alone median {:.3} ms: {:.2} ns per block, \
          {:.1} ns per path ({runs} runs of {batch})",

@@ -57,3 +57,9 @@ pub fn timed(f: impl FnOnce()) -> f64 {
         _ => t.elapsed().as_secs_f64(),
     }
 }
+
+/// The median of `v` (sorted in place; the upper one of an even count).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
