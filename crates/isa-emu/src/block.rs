@@ -274,16 +274,14 @@ pub(crate) fn scan_block(
                     // A loop is unrolled only by whole iterations, and only if its head is
                     // in the superblock: a superblock that ended inside the body would make
                     // the next one start there, and the loop would be translated once per
-                    // rotation (on a 54-instruction SHA-256 round the hot code then
-                    // outgrew the host's L1 cache, and ran at half speed).
+                    // rotation (a 54-instruction SHA-256 round then ran at half the speed
+                    // of plain blocks, its cache twice as large).
                     let len = out.len();
                     let body = pcs.iter().rposition(|&q| q == target).map(|i| len - i);
                     body.filter(|&b| len + b <= max_insns as usize)
                         .map(|_| target)
                 }
-                FlowClass::Branch { target }
-                | FlowClass::Jump { target }
-                | FlowClass::Call { target } => Some(target),
+                FlowClass::Jump { target } | FlowClass::Call { target } => Some(target),
                 _ => None,
             };
             let Some(to) = go_on.filter(|_| superblock && (out.len() as u32) < max_insns) else {
