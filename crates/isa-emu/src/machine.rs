@@ -907,18 +907,36 @@ fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
     let Some((last, body)) = insns.split_last() else {
         return Ok(end);
     };
-    // The body unrolled by two, and the last instruction (usually the branch) on its own:
-    // each copy has its own dispatch branch, so the host's branch predictor sees three sites
-    // with their own histories instead of one.
-    let mut pairs = body.chunks_exact(2);
-    for pair in &mut pairs {
-        if let [a, b] = pair {
-            body!(a);
-            body!(b);
+    // The body unrolled, and the last instruction (usually the branch) on its own: each
+    // copy has its own dispatch branch, so the host's branch predictor sees several sites
+    // with their own histories instead of one. Superblocks (the runs without events) are
+    // long: unrolled by four, they ran 2-13% faster than by two; plain blocks (4-6
+    // instructions on the guests) mostly fit a pair, and ran 7-12% slower by four, whose
+    // remainder loop is one site.
+    if SUPER {
+        let mut quads = body.chunks_exact(4);
+        for quad in &mut quads {
+            if let [a, b, c, d] = quad {
+                body!(a);
+                body!(b);
+                body!(c);
+                body!(d);
+            }
         }
-    }
-    if let [one] = pairs.remainder() {
-        body!(one);
+        for one in quads.remainder() {
+            body!(one);
+        }
+    } else {
+        let mut pairs = body.chunks_exact(2);
+        for pair in &mut pairs {
+            if let [a, b] = pair {
+                body!(a);
+                body!(b);
+            }
+        }
+        if let [one] = pairs.remainder() {
+            body!(one);
+        }
     }
     Ok(step!(last, end))
 }
