@@ -42,6 +42,7 @@ use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
 use crate::memory::{MemFault, Memory};
+use crate::threaded::{body_handler, last_handler};
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
@@ -50,6 +51,11 @@ const NONE: u32 = u32::MAX;
 /// The exit number of a superblock's side exit: it has no slot in [`Block::chain`] (its
 /// chain is in the branch's [`Meta`]).
 pub(crate) const SIDE_EXIT: usize = 2;
+
+/// The longest block, in instructions, whatever the configuration asks: the threaded
+/// interpreter runs a block as a chain of handler calls, one per instruction, which a
+/// build that does not turn them into jumps (debug) keeps on the stack.
+pub const MAX_BLOCK_INSNS: u32 = 1024;
 
 /// Instruction slots (one per 2-byte halfword) in one page of the [`PcIndex`]: 4 KiB of code.
 const PAGE_SLOTS: usize = 2048;
@@ -329,7 +335,7 @@ impl BlockCache {
             id_base: 0,
             keep_insns,
             superblocks: false,
-            max_insns: max_insns.max(1),
+            max_insns: max_insns.clamp(1, MAX_BLOCK_INSNS),
             index: PcIndex::new(lo, hi),
             meta: Vec::new(),
             scratch: Vec::new(),
@@ -430,6 +436,7 @@ impl BlockCache {
                 // A backward branch followed at its target (see `scan_block`): the inverse
                 // branch, to the fall-through, is the side exit.
                 self.insns.push(Tinsn {
+                    h: body_handler(inverse),
                     op: inverse,
                     imm: next,
                     ..t
@@ -450,6 +457,10 @@ impl BlockCache {
                 }
             }
             at = next;
+        }
+        // The threaded interpreter's chain ends at the block's last instruction.
+        if let Some(end) = self.insns.get_mut(first..).and_then(<[Tinsn]>::last_mut) {
+            end.h = last_handler(end.op);
         }
     }
 

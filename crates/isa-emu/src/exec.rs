@@ -117,6 +117,21 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
     here: &Here<'_>,
     hook: &mut MemHook<'_, S>,
 ) -> Result<u64, Trapped> {
+    exec_op::<MEM, S>(insn.op, cpu, mem, insn, end, here, hook)
+}
+
+/// [`exec`] with the operation given apart from `insn` (whose `op` it ignores): with a
+/// constant `op`, inlining leaves only that operation's code (see `threaded`).
+#[inline(always)]
+pub(crate) fn exec_op<const MEM: bool, S: Sink + ?Sized>(
+    op: Op,
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    insn: &Tinsn,
+    end: u64,
+    here: &Here<'_>,
+    hook: &mut MemHook<'_, S>,
+) -> Result<u64, Trapped> {
     // Integer register numbers index `x` unmasked (it has a slot for every `u8`); the
     // floating-point ones are masked where used.
     let rd = usize::from(insn.rd);
@@ -218,7 +233,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         }};
     }
 
-    match insn.op {
+    match op {
         Op::Illegal => trap!(illegal(mem, pc!(), insn.len)),
         // RV64I
         // Translation turns `auipc` into `lui` of its result.
@@ -306,7 +321,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         // A
         Op::LrW | Op::LrD => {
             let addr = x[rs1];
-            let n = if insn.op == Op::LrW { 4 } else { 8 };
+            let n = if op == Op::LrW { 4 } else { 8 };
             if addr % n != 0 {
                 trap!(Trap::Misaligned {
                     addr,
@@ -332,7 +347,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         }
         Op::ScW | Op::ScD => {
             let addr = x[rs1];
-            let n = if insn.op == Op::ScW { 4 } else { 8 };
+            let n = if op == Op::ScW { 4 } else { 8 };
             if addr % n != 0 {
                 trap!(Trap::Misaligned {
                     addr,
@@ -387,14 +402,14 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         // Zicsr
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             let num = (insn.imm & 0xfff) as u16;
-            let src = match insn.op {
+            let src = match op {
                 Op::Csrrw | Op::Csrrs | Op::Csrrc => x[rs1],
                 _ => u64::from(insn.rs1),
             };
             let Some(old) = cpu.read_csr(num, instret!()) else {
                 trap!(illegal(mem, pc!(), insn.len));
             };
-            let new = match insn.op {
+            let new = match op {
                 Op::Csrrw | Op::Csrrwi => Some(src),
                 // csrrs/csrrc with rs1 = x0 (or zimm = 0) do not write.
                 _ if insn.rs1 == 0 => None,

@@ -95,6 +95,7 @@ mod machine;
 pub mod memory;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+mod threaded;
 mod xlat;
 
 pub use bare::{Bare, BareConfig};

@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::exec::{exec, MemHook, Trap, Trapped};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
+use crate::threaded::{self, Lean};
 use crate::xlat::{translate, Here, Tinsn};
 
 /// Settings that apply to every environment.
@@ -28,7 +29,9 @@ pub struct Config {
     /// Deliver a [`Sample`] to sinks that want [`Interest::SAMPLE`] at the first block
     /// boundary after every this many instructions.
     pub sample_interval: Option<u64>,
-    /// The longest block, in instructions.
+    /// The longest block, in instructions (at most
+    /// [`MAX_BLOCK_INSNS`](crate::block::MAX_BLOCK_INSNS); larger values count
+    /// as that).
     pub max_block_insns: u32,
     /// Guest memory in bytes (the memory cap): the span that holds the program, its heap,
     /// its mappings and its stack.
@@ -532,19 +535,8 @@ impl Machine {
             // Blocks no sink watches take the lean path: no events, no control to merge;
             // the others run in their own function, which keeps this loop small.
             let (result, control) = if block.interest.is_empty() {
-                let mut hook = MemHook::new(&mut *sink, BlockId(0), Interest::NONE);
                 let here = cache.here(block, retired);
-                let r = run_translated::<false, true, S>(
-                    cpu,
-                    mem,
-                    cache.insns(block),
-                    &here,
-                    block.end,
-                    &mut hook,
-                );
-                if let Err(Early::Trap { .. }) = r {
-                    *trap = hook.trap;
-                }
+                let r = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
                 (r, Control::Continue)
             } else if EVENTS {
                 let id = BlockId(cache.id_base + slot);
@@ -831,7 +823,7 @@ fn run_with_events<S: Sink + ?Sized>(
     let result = if interest.contains(Interest::MEM) {
         run_translated::<true, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
     } else {
-        run_translated::<false, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+        run_threaded(cpu, mem, insns, &here, block.end, &mut hook.trap)
     };
     control = control.or(hook.control);
     match result {
@@ -845,6 +837,47 @@ fn run_with_events<S: Sink + ?Sized>(
         Err(Early::SideExit { .. }) => {}
     }
     (result, control)
+}
+
+/// Runs the translated code of a whole block at `here` whose end is `end` on the threaded
+/// interpreter (no memory events). Returns the next pc, or how it ended early: by a
+/// superblock's side exit, or by a trap (stored in `trap`).
+#[inline(always)]
+fn run_threaded(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    insns: &[Tinsn],
+    here: &Here<'_>,
+    end: u64,
+    trap: &mut Trap,
+) -> Result<u64, Early> {
+    let mut nothing = ();
+    let mut lean = Lean {
+        mem,
+        here,
+        hook: MemHook::new(&mut nothing, BlockId(0), Interest::NONE),
+        end,
+        at: usize::MAX,
+        trapped: false,
+    };
+    let next = threaded::run(cpu, &mut lean, insns);
+    if lean.at == usize::MAX {
+        return Ok(next);
+    }
+    let m = here.meta(lean.at);
+    Err(if lean.trapped {
+        *trap = lean.hook.trap;
+        Early::Trap {
+            done: m.idx,
+            at: m.pc(here.start),
+        }
+    } else {
+        Early::SideExit {
+            done: m.idx + 1,
+            to: next,
+            at: lean.at,
+        }
+    })
 }
 
 /// How running a translated block ended before its last instruction.
@@ -907,36 +940,18 @@ fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
     let Some((last, body)) = insns.split_last() else {
         return Ok(end);
     };
-    // The body unrolled, and the last instruction (usually the branch) on its own: each
-    // copy has its own dispatch branch, so the host's branch predictor sees several sites
-    // with their own histories instead of one. Superblocks (the runs without events) are
-    // long: unrolled by four, they ran 2-13% faster than by two; plain blocks (4-6
-    // instructions on the guests) mostly fit a pair, and ran 7-12% slower by four, whose
-    // remainder loop is one site.
-    if SUPER {
-        let mut quads = body.chunks_exact(4);
-        for quad in &mut quads {
-            if let [a, b, c, d] = quad {
-                body!(a);
-                body!(b);
-                body!(c);
-                body!(d);
-            }
+    // The body unrolled by two, and the last instruction (usually the branch) on its own:
+    // each copy has its own dispatch branch, so the host's branch predictor sees three sites
+    // with their own histories instead of one.
+    let mut pairs = body.chunks_exact(2);
+    for pair in &mut pairs {
+        if let [a, b] = pair {
+            body!(a);
+            body!(b);
         }
-        for one in quads.remainder() {
-            body!(one);
-        }
-    } else {
-        let mut pairs = body.chunks_exact(2);
-        for pair in &mut pairs {
-            if let [a, b] = pair {
-                body!(a);
-                body!(b);
-            }
-        }
-        if let [one] = pairs.remainder() {
-            body!(one);
-        }
+    }
+    if let [one] = pairs.remainder() {
+        body!(one);
     }
     Ok(step!(last, end))
 }

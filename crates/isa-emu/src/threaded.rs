@@ -1,0 +1,204 @@
+//! The threaded interpreter of blocks no sink watches: every translated instruction holds a
+//! pointer to its operation's own handler ([`Handler`]), and each handler, after its
+//! operation, jumps to the next instruction's handler (a tail call), so each operation has
+//! its own dispatch branch and the host predicts the next handler from the current one.
+//! Handlers run [`exec_op`] with their operation constant, so the semantics are exactly
+//! those of [`exec`](crate::exec::exec), which single-stepping and blocks with events run.
+//!
+//! A chain is as long as its block (at most the block size limit), so where the host
+//! compiler does not turn a handler's tail call into a jump (debug builds), the recursion
+//! stays shallow.
+
+use crate::cpu::Cpu;
+use crate::exec::{exec_op, MemHook, Trapped};
+use crate::insn::Op;
+use crate::memory::Memory;
+use crate::xlat::{Here, Tinsn};
+
+/// What a chain of handlers shares: memory, the block's position, the trap and the block's
+/// end, and how the chain left the block.
+pub(crate) struct Lean<'a, 'h> {
+    pub mem: &'a mut Memory,
+    pub here: &'a Here<'h>,
+    pub hook: MemHook<'a, ()>,
+    /// The block's end: the last instruction's fall-through.
+    pub end: u64,
+    /// The arena index of the instruction that took a side exit or trapped (`usize::MAX`:
+    /// the chain ran to the block's end).
+    pub at: usize,
+    /// The instruction at `at` trapped (its trap in the hook); else it took a side exit.
+    pub trapped: bool,
+}
+
+/// Runs `insns[0]` and the rest of the chain after it; returns the next pc (see [`Lean`]
+/// for how the chain left the block). One word, so that a handler's call of the next one
+/// is a jump.
+pub(crate) type Handler = fn(&mut Cpu, &mut Lean<'_, '_>, &[Tinsn]) -> u64;
+
+/// The next pc an instruction of a block's body computes when it does not transfer
+/// control (as in the run loop's `FALLS_THROUGH`).
+const FALLS_THROUGH: u64 = 1;
+
+/// The handler of operation `op` in a block's body: runs it, then the rest of the chain.
+#[inline(always)]
+fn body(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 {
+    let Some((insn, rest)) = insns.split_first() else {
+        return lean.end;
+    };
+    match exec_op::<false, ()>(
+        op,
+        cpu,
+        lean.mem,
+        insn,
+        FALLS_THROUGH,
+        lean.here,
+        &mut lean.hook,
+    ) {
+        Ok(FALLS_THROUGH) => match rest.first() {
+            Some(next) => (next.h)(cpu, lean, rest),
+            // Only a body instruction placed last by mistake gets here: end the block.
+            None => lean.end,
+        },
+        // A superblock's side exit.
+        Ok(to) => {
+            lean.at = lean.here.index(insn);
+            to
+        }
+        Err(Trapped) => trapped(lean, insn),
+    }
+}
+
+/// The handler of operation `op` as a block's last instruction: runs it and returns the
+/// next pc.
+#[inline(always)]
+fn last(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 {
+    let Some(insn) = insns.first() else {
+        return lean.end;
+    };
+    match exec_op::<false, ()>(op, cpu, lean.mem, insn, lean.end, lean.here, &mut lean.hook) {
+        Ok(to) => to,
+        Err(Trapped) => trapped(lean, insn),
+    }
+}
+
+/// Records that `insn` trapped.
+#[cold]
+fn trapped(lean: &mut Lean<'_, '_>, insn: &Tinsn) -> u64 {
+    lean.at = lean.here.index(insn);
+    lean.trapped = true;
+    0
+}
+
+/// Runs the chain of `insns`, a whole block whose last instruction holds its [`last_handler`].
+#[inline(always)]
+pub(crate) fn run(cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 {
+    match insns.first() {
+        Some(first) => (first.h)(cpu, lean, insns),
+        None => lean.end,
+    }
+}
+
+macro_rules! handlers {
+    ($($op:ident),* $(,)?) => {
+        /// The handler of `op` in a block's body.
+        pub(crate) fn body_handler(op: Op) -> Handler {
+            match op {
+                $(Op::$op => |cpu, lean, insns| body(Op::$op, cpu, lean, insns),)*
+            }
+        }
+
+        /// The handler of `op` as a block's last instruction.
+        pub(crate) fn last_handler(op: Op) -> Handler {
+            match op {
+                $(Op::$op => |cpu, lean, insns| last(Op::$op, cpu, lean, insns),)*
+            }
+        }
+    };
+}
+
+handlers!(
+    Illegal, Lui, Auipc, Jal, Jalr, Beq, Bne, Blt, Bge, Bltu, Bgeu, Lb, Lh, Lw, Lbu, Lhu, Lwu, Ld,
+    Sb, Sh, Sw, Sd, Addi, Slti, Sltiu, Xori, Ori, Andi, Slli, Srli, Srai, Add, Sub, Sll, Slt, Sltu,
+    Xor, Srl, Sra, Or, And, Fence, FenceTso, FenceI, Ecall, Ebreak, Addiw, Slliw, Srliw, Sraiw,
+    Addw, Subw, Sllw, Srlw, Sraw, Mul, Mulh, Mulhsu, Mulhu, Div, Divu, Rem, Remu, Mulw, Divw,
+    Divuw, Remw, Remuw, LrW, ScW, AmoswapW, AmoaddW, AmoxorW, AmoandW, AmoorW, AmominW, AmomaxW,
+    AmominuW, AmomaxuW, LrD, ScD, AmoswapD, AmoaddD, AmoxorD, AmoandD, AmoorD, AmominD, AmomaxD,
+    AmominuD, AmomaxuD, Csrrw, Csrrs, Csrrc, Csrrwi, Csrrsi, Csrrci, Mret, Wfi, Flw, Fsw, FmaddS,
+    FmsubS, FnmsubS, FnmaddS, FaddS, FsubS, FmulS, FdivS, FsqrtS, FsgnjS, FsgnjnS, FsgnjxS, FminS,
+    FmaxS, FcvtWS, FcvtWuS, FcvtLS, FcvtLuS, FmvXW, FeqS, FltS, FleS, FclassS, FcvtSW, FcvtSWu,
+    FcvtSL, FcvtSLu, FmvWX, Fld, Fsd, FmaddD, FmsubD, FnmsubD, FnmaddD, FaddD, FsubD, FmulD, FdivD,
+    FsqrtD, FsgnjD, FsgnjnD, FsgnjxD, FminD, FmaxD, FcvtSD, FcvtDS, FcvtWD, FcvtWuD, FcvtLD,
+    FcvtLuD, FmvXD, FeqD, FltD, FleD, FclassD, FcvtDW, FcvtDWu, FcvtDL, FcvtDLu, FmvDX,
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::cpu::Mode;
+    use crate::decode::decode;
+    use crate::exec::Trap;
+    use crate::xlat::translate;
+
+    const ADDI_A0_1: u32 = 0x0015_0513; // addi a0, a0, 1
+    const LD_A1_A0: u32 = 0x0005_3583; // ld a1, 0(a0)
+    const BEQ_A0_A0_8: u32 = 0x00a5_0463; // beq a0, a0, +8
+
+    /// Runs `words` (at 0x1000, 4 bytes apart) as one block on the chain, from a0 = 0x10
+    /// with memory at 0x2000..0x3000 only; the next pc, the chain's exit and a0.
+    fn chain(words: &[u32]) -> (u64, usize, bool, Trap, u64) {
+        let mut insns: Vec<Tinsn> = (0..)
+            .zip(words)
+            .map(|(i, &w)| translate(&decode(w), 0x1000 + 4 * i))
+            .collect();
+        if let Some(end) = insns.last_mut() {
+            end.h = last_handler(end.op);
+        }
+        let here = Here {
+            start: 0x1000,
+            base: 0,
+            meta: &[],
+            arena: insns.as_ptr() as usize,
+        };
+        let mut mem = Memory::new(0x2000, 0x1000).unwrap();
+        let mut cpu = Cpu::new(Mode::User, 0x1000);
+        cpu.x[10] = 0x10;
+        let mut nothing = ();
+        let mut lean = Lean {
+            mem: &mut mem,
+            here: &here,
+            hook: MemHook::new(
+                &mut nothing,
+                prof_events::BlockId(0),
+                prof_events::Interest::NONE,
+            ),
+            end: 0x1000 + 4 * words.len() as u64,
+            at: usize::MAX,
+            trapped: false,
+        };
+        let next = run(&mut cpu, &mut lean, &insns);
+        (next, lean.at, lean.trapped, lean.hook.trap, cpu.x[10])
+    }
+
+    #[test]
+    fn a_chain_runs_its_block_to_the_end() {
+        let (next, at, trapped, _, a0) = chain(&[ADDI_A0_1, ADDI_A0_1, ADDI_A0_1]);
+        assert_eq!((next, at, trapped, a0), (0x100c, usize::MAX, false, 0x13));
+    }
+
+    #[test]
+    fn a_taken_branch_in_the_body_is_a_side_exit_at_its_index() {
+        let (next, at, trapped, _, a0) = chain(&[ADDI_A0_1, BEQ_A0_A0_8, ADDI_A0_1]);
+        assert_eq!((next, at, trapped, a0), (0x100c, 1, false, 0x11));
+    }
+
+    #[test]
+    fn a_trap_stops_the_chain_at_the_trapping_instruction() {
+        let (_, at, trapped, trap, a0) = chain(&[ADDI_A0_1, LD_A1_A0, ADDI_A0_1]);
+        assert_eq!((at, trapped, a0), (1, true, 0x11));
+        assert!(matches!(trap, Trap::AccessFault(f) if f.addr == 0x11));
+        // As the last instruction too.
+        let (_, at, trapped, _, _) = chain(&[ADDI_A0_1, LD_A1_A0]);
+        assert_eq!((at, trapped), (1, true));
+    }
+}
