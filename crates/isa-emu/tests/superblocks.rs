@@ -536,3 +536,24 @@ fn guests_with_superblocks_match_single_step_at_many_fuel_limits() {
         }
     }
 }
+
+#[test]
+fn blocks_are_capped_whatever_the_configured_limit() {
+    // 3000 straight-line instructions: with no limit asked, superblocks are still cut at
+    // MAX_BLOCK_INSNS (the threaded interpreter's chain is a call per instruction where
+    // calls stay calls, as in this debug build), and the run matches single-stepping.
+    let mut code = vec![addi(A0, 0, 0)];
+    code.extend([addi(A0, A0, 1); 3000]);
+    code.extend(exit());
+    let config = |single_step| Config {
+        max_block_insns: u32::MAX,
+        single_step,
+        ..Config::default()
+    };
+    let (lean, summary) = run_config(&code, config(false), &mut ());
+    let (stepped, _) = run_config(&code, config(true), &mut ());
+    assert_eq!(lean, stepped);
+    assert_eq!(lean.0, Outcome::Exited(3000 % 256));
+    let cap = isa_emu::block::MAX_BLOCK_INSNS as u64;
+    assert_eq!(summary.blocks_translated, 3003_u64.div_ceil(cap));
+}
