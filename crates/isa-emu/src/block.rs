@@ -42,7 +42,7 @@ use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
 use crate::memory::{MemFault, Memory};
-use crate::threaded::{body_handler, last_handler};
+use crate::threaded::{self, body_handler};
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
@@ -458,9 +458,8 @@ impl BlockCache {
             }
             at = next;
         }
-        // The threaded interpreter's chain ends at the block's last instruction.
-        if let Some(end) = self.insns.get_mut(first..).and_then(<[Tinsn]>::last_mut) {
-            end.h = last_handler(end.op);
+        if let Some(block) = self.insns.get_mut(first..) {
+            threaded::assign(block);
         }
     }
 

@@ -39,32 +39,41 @@ pub(crate) type Handler = fn(&mut Cpu, &mut Lean<'_, '_>, &[Tinsn]) -> u64;
 /// control (as in the run loop's `FALLS_THROUGH`).
 const FALLS_THROUGH: u64 = 1;
 
+/// Runs `insn` of a block's body as operation `op`: `None` if it falls through, else the
+/// pc the chain leaves the block for (a superblock's side exit, or a trap's 0).
+#[inline(always)]
+fn step(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insn: &Tinsn) -> Option<u64> {
+    let here = lean.here;
+    match exec_op::<false, ()>(op, cpu, lean.mem, insn, FALLS_THROUGH, here, &mut lean.hook) {
+        Ok(FALLS_THROUGH) => None,
+        // A superblock's side exit.
+        Ok(to) => {
+            lean.at = here.index(insn);
+            Some(to)
+        }
+        Err(Trapped) => Some(trapped(lean, insn)),
+    }
+}
+
+/// Goes on with the chain at `rest`, the instructions after a body instruction.
+#[inline(always)]
+fn next(cpu: &mut Cpu, lean: &mut Lean<'_, '_>, rest: &[Tinsn]) -> u64 {
+    match rest.first() {
+        Some(next) => (next.h)(cpu, lean, rest),
+        // Only a body instruction placed last by mistake gets here: end the block.
+        None => lean.end,
+    }
+}
+
 /// The handler of operation `op` in a block's body: runs it, then the rest of the chain.
 #[inline(always)]
 fn body(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 {
     let Some((insn, rest)) = insns.split_first() else {
         return lean.end;
     };
-    match exec_op::<false, ()>(
-        op,
-        cpu,
-        lean.mem,
-        insn,
-        FALLS_THROUGH,
-        lean.here,
-        &mut lean.hook,
-    ) {
-        Ok(FALLS_THROUGH) => match rest.first() {
-            Some(next) => (next.h)(cpu, lean, rest),
-            // Only a body instruction placed last by mistake gets here: end the block.
-            None => lean.end,
-        },
-        // A superblock's side exit.
-        Ok(to) => {
-            lean.at = lean.here.index(insn);
-            to
-        }
-        Err(Trapped) => trapped(lean, insn),
+    match step(op, cpu, lean, insn) {
+        None => next(cpu, lean, rest),
+        Some(pc) => pc,
     }
 }
 
@@ -78,6 +87,34 @@ fn last(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 
     match exec_op::<false, ()>(op, cpu, lean.mem, insn, lean.end, lean.here, &mut lean.hook) {
         Ok(to) => to,
         Err(Trapped) => trapped(lean, insn),
+    }
+}
+
+/// The handler of a common pair of operations `a`, `b` in a block's body: one dispatch
+/// for two instructions (the second's own handler is skipped).
+#[inline(always)]
+fn pair_body(a: Op, b: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 {
+    let [x, y, rest @ ..] = insns else {
+        return body(a, cpu, lean, insns);
+    };
+    if let Some(pc) = step(a, cpu, lean, x) {
+        return pc;
+    }
+    match step(b, cpu, lean, y) {
+        None => next(cpu, lean, rest),
+        Some(pc) => pc,
+    }
+}
+
+/// The handler of a common pair `a`, `b` whose second instruction ends the block.
+#[inline(always)]
+fn pair_last(a: Op, b: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 {
+    let [x, y] = insns else {
+        return body(a, cpu, lean, insns);
+    };
+    match step(a, cpu, lean, x) {
+        None => last(b, cpu, lean, std::slice::from_ref(y)),
+        Some(pc) => pc,
     }
 }
 
@@ -95,6 +132,24 @@ pub(crate) fn run(cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u6
     match insns.first() {
         Some(first) => (first.h)(cpu, lean, insns),
         None => lean.end,
+    }
+}
+
+/// Gives the instructions of a translated block their handlers for a chain: the last
+/// instruction its [`last_handler`], and common pairs, left to right, one handler for both.
+pub(crate) fn assign(block: &mut [Tinsn]) {
+    if let Some(end) = block.last_mut() {
+        end.h = last_handler(end.op);
+    }
+    let mut i = 0;
+    while let [x, y, ..] = &block[i..] {
+        match pair_handler(x.op, y.op, i + 2 == block.len()) {
+            Some(h) => {
+                block[i].h = h;
+                i += 2;
+            }
+            None => i += 1,
+        }
     }
 }
 
@@ -131,6 +186,73 @@ handlers!(
     FcvtLuD, FmvXD, FeqD, FltD, FleD, FclassD, FcvtDW, FcvtDWu, FcvtDL, FcvtDLu, FmvDX,
 );
 
+macro_rules! pairs {
+    ($(($a:ident, $b:ident)),* $(,)?) => {
+        /// The handler of the pair `a`, `b` (its second instruction the block's last if
+        /// `last`), if it is one of the common pairs that get their own.
+        pub(crate) fn pair_handler(a: Op, b: Op, last: bool) -> Option<Handler> {
+            Some(match (a, b, last) {
+                $(
+                    (Op::$a, Op::$b, false) => |cpu, lean, insns| pair_body(Op::$a, Op::$b, cpu, lean, insns),
+                    (Op::$a, Op::$b, true) => |cpu, lean, insns| pair_last(Op::$a, Op::$b, cpu, lean, insns),
+                )*
+                _ => return None,
+            })
+        }
+    };
+}
+
+// The adjacent pairs most frequent in the committed guests (mean share of retired
+// instructions over twelve of them, from 4% for `sd; sd` down to about 0.4%), in translated
+// form: `mv` and `li` are `addi`, `auipc` and `lui` are `lui`, `beqz`/`bnez` compare with x0.
+pairs!(
+    (Sd, Sd),
+    (Ld, Ld),
+    (Add, Add),
+    (Addi, Addi),
+    (Sll, Add),
+    (Ld, Add),
+    (Lbu, Add),
+    (Add, Sd),
+    (Fld, Fld),
+    (Add, Bne),
+    (Flw, Flw),
+    (Add, Srl),
+    (Add, Lbu),
+    (Ld, Addi),
+    (Sd, Add),
+    (Addw, Bne),
+    (Srl, Xor),
+    (Lbu, Beq),
+    (Lh, Lh),
+    (Lui, Ld),
+    (Andi, Bne),
+    (Srl, Andi),
+    (Sll, Srl),
+    (Lh, Add),
+    (Add, Mulw),
+    (Add, Bgeu),
+    (Mulw, Addw),
+    (Add, Lw),
+    (Addi, Add),
+    (Sb, Bne),
+    (Addi, Ld),
+    (Lw, Add),
+    (Addw, Addiw),
+    (Add, Addw),
+    (Add, Sll),
+    (Ld, Beq),
+    (Add, Jalr),
+    (Lui, Add),
+    (Add, Ld),
+    (Addi, Bne),
+    (Addi, Sd),
+    (Lw, Lw),
+    (Sw, Sw),
+    (Lbu, Bne),
+    (Addi, Jalr),
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +265,7 @@ mod tests {
     const ADDI_A0_1: u32 = 0x0015_0513; // addi a0, a0, 1
     const LD_A1_A0: u32 = 0x0005_3583; // ld a1, 0(a0)
     const BEQ_A0_A0_8: u32 = 0x00a5_0463; // beq a0, a0, +8
+    const BNE_A0_0_8: u32 = 0x0005_1463; // bnez a0, +8
 
     /// Runs `words` (at 0x1000, 4 bytes apart) as one block on the chain, from a0 = 0x10
     /// with memory at 0x2000..0x3000 only; the next pc, the chain's exit and a0.
@@ -151,9 +274,7 @@ mod tests {
             .zip(words)
             .map(|(i, &w)| translate(&decode(w), 0x1000 + 4 * i))
             .collect();
-        if let Some(end) = insns.last_mut() {
-            end.h = last_handler(end.op);
-        }
+        assign(&mut insns);
         let here = Here {
             start: 0x1000,
             base: 0,
@@ -200,5 +321,21 @@ mod tests {
         // As the last instruction too.
         let (_, at, trapped, _, _) = chain(&[ADDI_A0_1, LD_A1_A0]);
         assert_eq!((at, trapped), (1, true));
+    }
+
+    #[test]
+    fn pairs_leave_their_block_as_single_handlers_do() {
+        // (addi, bnez) is a pair: its branch's side exit is at the branch.
+        let (next, at, trapped, _, a0) = chain(&[ADDI_A0_1, BNE_A0_0_8, ADDI_A0_1]);
+        assert_eq!((next, at, trapped, a0), (0x100c, 1, false, 0x11));
+        // The same pair ending the block: the branch's target is the next pc, no side exit.
+        let (next, at, trapped, _, a0) = chain(&[ADDI_A0_1, BNE_A0_0_8]);
+        assert_eq!((next, at, trapped, a0), (0x100c, usize::MAX, false, 0x11));
+        // (ld, ld) is a pair: a trap in its first instruction stops it there.
+        let (_, at, trapped, _, a0) = chain(&[LD_A1_A0, LD_A1_A0, ADDI_A0_1]);
+        assert_eq!((at, trapped, a0), (0, true, 0x10));
+        // (addi, addi) twice, then a last addi: all run.
+        let (next, at, _, _, a0) = chain(&[ADDI_A0_1; 5]);
+        assert_eq!((next, at, a0), (0x1014, usize::MAX, 0x15));
     }
 }
