@@ -27,7 +27,7 @@
 use prof_events::{BlockEnd, EdgeKind as EmuEdge};
 
 use crate::plan::Op;
-use crate::pool::{Dense, PathEnd, PlacedOp, Pooled};
+use crate::pool::{PathEnd, Place, PlacedOp, Pooled};
 use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
@@ -304,9 +304,9 @@ impl Arena {
     }
 
     /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
-    /// whose pooled tables are `dense`.
-    pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], dense: &[Option<Dense>]) -> Step {
-        self.store_out(ops, edges, dense, None)
+    /// whose tables are placed at `places`.
+    pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], places: &[Place]) -> Step {
+        self.store_out(ops, edges, places, None)
     }
 
     /// [`store`](Self::store), followed by the transfer `out` if any (always an arena
@@ -315,7 +315,7 @@ impl Arena {
         &mut self,
         ops: &[Op],
         edges: &[u32],
-        dense: &[Option<Dense>],
+        places: &[Place],
         out: Option<Out>,
     ) -> Step {
         if !self.record && out.is_none() {
@@ -324,7 +324,7 @@ impl Arena {
                 [Op::Add(v)] if *v as i64 as u128 == *v => return Step::Add(*v as i64),
                 _ => {}
             }
-            if let Some(end) = PathEnd::of(ops, dense) {
+            if let Some(end) = PathEnd::of(ops, places) {
                 self.ends.push(end);
                 return Step::End(self.ends.len() as u32 - 1);
             }
@@ -338,7 +338,7 @@ impl Arena {
         };
         self.ops.extend_from_slice(ops);
         self.placed
-            .extend(ops.iter().map(|&op| PlacedOp::of(op, dense)));
+            .extend(ops.iter().map(|&op| PlacedOp::of(op, places)));
         self.edges.extend_from_slice(edges);
         self.actions.push(a);
         Step::Action(self.actions.len() as u32 - 1)
@@ -553,8 +553,10 @@ mod tests {
         assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));
         assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));
         let end = [Op::Count { table: 0, add: 1 }, Op::Set(2)];
-        assert_eq!(arena.store(&end, &[1], &[None]), Step::End(0));
-        assert_eq!(arena.end(0).map(PathEnd::place), Some(Place::Sparse(0)));
+        // A sparse table's path end keeps its table and its front cache.
+        let sparse = Place::Sparse { table: 0, front: 7 };
+        assert_eq!(arena.store(&end, &[1], &[sparse]), Step::End(0));
+        assert_eq!(arena.end(0).map(PathEnd::place), Some(sparse));
         let mut pool = Pool::default();
         let dense = pool.place(&Counters {
             tables: vec![crate::runtime::Table::Dense(vec![0; 4])],

@@ -18,15 +18,17 @@
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
 //! a key compare, an address compare and an addition; a path's end at a backedge is, in
 //! addition, one indexed add into the pool of dense counter tables of all functions (a
-//! sparse table: one call); region entries and exits run their composed operations. The
+//! sparse table: one call, and a hit in its front cache in the pool); region entries and
+//! exits run their composed operations. The
 //! top activation's function, node and sum are held in the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
 //! that a call whose callee starts with an assignment (and at most one push), and a return
 //! whose end is a single count and whose caller resumes with an addition, skip the general
 //! path. A tail call's slot entry holds the falls and the callee, so it skips the lookups
 //! that recognise it.
-//! Functions are instrumented and indexed on their first call. The dense tables reach
-//! [`Function::counters`] at the run's exit event.
+//! Functions are instrumented and indexed on their first call. The dense tables and the
+//! counts pending in the sparse tables' front caches reach [`Function::counters`] at the
+//! run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
 
@@ -44,9 +46,9 @@ use crate::blockcache::{
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
-use crate::pool::{Dense, Place, PlacedOp, Pool, Pooled};
+use crate::pool::{Place, PlacedOp, Pool, Pooled};
 use crate::recover::Program;
-use crate::runtime::{Activation, Counters, Tally};
+use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
 use crate::Error;
 
@@ -88,7 +90,8 @@ pub struct Function {
     /// Why instrumentation failed.
     pub error: Option<String>,
     /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables
-    /// in a pool shared by all functions and copies them here at the exit).
+    /// in a pool shared by all functions, and hot sums of sparse tables in front caches
+    /// there, and brings them here at the exit).
     pub counters: Option<Counters>,
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
     /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
@@ -103,8 +106,9 @@ pub struct Function {
     user_regions: Option<Vec<Vec<NodeIndex>>>,
     /// A measured edge profile ([`PathSink::set_weights`]) in place of the estimate.
     weights: Option<Vec<u64>>,
-    /// Per counter table: where it lies in the sink's pool (`None`: sparse, in `counters`).
-    dense: Vec<Option<Dense>>,
+    /// Per counter table: where it counts (in the sink's pool, or sparse in `counters`
+    /// behind a front cache in the pool).
+    places: Vec<Place>,
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
@@ -319,7 +323,7 @@ impl PathSink {
                 Ok(inst) => {
                     func.index(&inst.hier.cfg);
                     let counters = Counters::with_dense_limit(&inst, dense_limit);
-                    func.dense = self.pool.place(&counters);
+                    func.places = self.pool.place(&counters);
                     func.shortcuts(&inst);
                     func.counters = Some(counters);
                     func.inst = Some(inst);
@@ -439,7 +443,7 @@ impl PathSink {
                     if let Some(counters) = &mut func.counters {
                         let mut tally = Pooled {
                             pool: &mut self.pool,
-                            dense: &func.dense,
+                            places: &func.places,
                             counters,
                         };
                         self.arena
@@ -551,7 +555,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         cold.last = func.walk_falls(node, cold.end, ops, edges) as u32;
-        cold.falls = self.arena.store(ops, edges, &func.dense);
+        cold.falls = self.arena.store(ops, edges, &func.places);
         cold.victim = 0;
         self.slots[id] = Slot {
             key: cold.key(f, node),
@@ -579,7 +583,7 @@ impl PathSink {
             edges.push(e as u32);
             w.index()
         };
-        Some((node as u32, self.arena.store(ops, edges, &func.dense)))
+        Some((node as u32, self.arena.store(ops, edges, &func.places)))
     }
 
     /// Caches successor `to` of keyed slot `id` in `entry` (see [`entry_of`]; an indirect
@@ -742,7 +746,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls(act.node.index(), end, ops, edges);
-        let step = self.arena.store(ops, edges, &func.dense);
+        let step = self.arena.store(ops, edges, &func.places);
         self.step_top(f, step);
         if let Some(act) = self.acts.last_mut() {
             act.node = NodeIndex::new(last);
@@ -880,7 +884,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls((k & 0xffff_ffff) as usize, end, ops, edges);
-        let step = self.arena.store_out(ops, edges, &func.dense, Some(out));
+        let step = self.arena.store_out(ops, edges, &func.places, Some(out));
         Some((last as u32, step))
     }
 
@@ -1061,7 +1065,7 @@ impl Function {
                 match ops[..] {
                     // The sum is dead once the activation ends.
                     [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
-                        Some((Place::of(table, &self.dense), add))
+                        Some((Place::of(table, &self.places), add))
                     }
                     _ => None,
                 }
@@ -1083,16 +1087,8 @@ impl Function {
 
     /// Counts `sum` at `place` (a pooled table or a sparse one of the function's counters).
     fn count_at(&mut self, pool: &mut Pool, place: Place, sum: u128) {
-        let Some(counters) = &mut self.counters else {
-            return;
-        };
-        match place {
-            Place::Pool(d) => {
-                if !pool.bump(d, sum) {
-                    counters.out_of_range += 1;
-                }
-            }
-            Place::Sparse(t) => counters.count(t, sum),
+        if let Some(counters) = &mut self.counters {
+            pool.count_at(place, sum, counters);
         }
     }
 
@@ -1110,7 +1106,7 @@ impl Function {
         };
         let mut tally = Pooled {
             pool,
-            dense: &self.dense,
+            places: &self.places,
             counters,
         };
         for &list in lists {
@@ -1170,7 +1166,7 @@ impl Function {
             cfg: Some(cfg),
             user_regions: None,
             weights: None,
-            dense: Vec::new(),
+            places: Vec::new(),
             entry: None,
             finish: Vec::new(),
             resume: Vec::new(),
@@ -1279,7 +1275,7 @@ impl Sink for PathSink {
         }
         for func in &mut self.functions {
             if let Some(c) = &mut func.counters {
-                self.pool.copy_out(&func.dense, c);
+                self.pool.copy_out(&func.places, c);
             }
         }
         self.fill();
