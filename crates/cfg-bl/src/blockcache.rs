@@ -27,7 +27,7 @@
 use prof_events::{BlockEnd, EdgeKind as EmuEdge};
 
 use crate::plan::Op;
-use crate::pool::{PathEnd, Place, PlacedOp, Pooled};
+use crate::pool::{Memo, PathEnd, Place, PlacedOp, Pooled};
 use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
@@ -285,6 +285,9 @@ pub(crate) struct Arena {
     placed: Vec<PlacedOp>,
     edges: Vec<u32>,
     ends: Vec<PathEnd>,
+    /// Per path end: its index in `memos` ([`NONE`]: it has no [`Memo`]).
+    end_memo: Vec<u32>,
+    memos: Vec<Memo>,
     /// Every step goes to the arena (so that edges are recorded).
     pub(crate) record: bool,
 }
@@ -295,12 +298,16 @@ impl Arena {
         self.ops.len() + self.edges.len() + self.actions.len() + self.ends.len() > ARENA_LIMIT
     }
 
+    /// Empties the arena (the caller first moves the memos' counts out and frees their
+    /// counters).
     pub(crate) fn clear(&mut self) {
         self.actions.clear();
         self.ops.clear();
         self.placed.clear();
         self.edges.clear();
         self.ends.clear();
+        self.end_memo.clear();
+        self.memos.clear();
     }
 
     /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
@@ -326,6 +333,7 @@ impl Arena {
             }
             if let Some(end) = PathEnd::of(ops, places) {
                 self.ends.push(end);
+                self.end_memo.push(NONE);
                 return Step::End(self.ends.len() as u32 - 1);
             }
         }
@@ -348,6 +356,35 @@ impl Arena {
     #[inline]
     pub(crate) fn end(&self, i: u32) -> Option<&PathEnd> {
         self.ends.get(i as usize)
+    }
+
+    /// The [`Memo`] of path end `i`, if it has one.
+    pub(crate) fn memo(&self, i: u32) -> Option<Memo> {
+        let m = *self.end_memo.get(i as usize)?;
+        self.memos.get(m as usize).copied()
+    }
+
+    /// Makes path end `i` the window `end` of `memo`.
+    pub(crate) fn set_memo(&mut self, i: u32, end: PathEnd, memo: Memo) {
+        let (Some(e), Some(m)) = (
+            self.ends.get_mut(i as usize),
+            self.end_memo.get_mut(i as usize),
+        ) else {
+            return;
+        };
+        *e = end;
+        match self.memos.get_mut(*m as usize) {
+            Some(old) => *old = memo,
+            None => {
+                *m = self.memos.len() as u32;
+                self.memos.push(memo);
+            }
+        }
+    }
+
+    /// Every memo.
+    pub(crate) fn memos(&self) -> &[Memo] {
+        &self.memos
     }
 
     /// The resolved operations of arena action `a`; `None` when recording edges (the action

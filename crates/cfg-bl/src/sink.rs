@@ -18,17 +18,18 @@
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
 //! a key compare, an address compare and an addition; a path's end at a backedge is, in
 //! addition, one indexed add into the pool of dense counter tables of all functions (a
-//! sparse table: one call, and a hit in its front cache in the pool); region entries and
-//! exits run their composed operations. The
-//! top activation's function, node and sum are held in the sink while edges hit the cache.
+//! sparse table's path end counts its latest sum the same way, in a pool counter of its
+//! own, a memo; another sum is one call, which moves the memo); region entries and exits
+//! run their composed operations. The top activation's function, node and sum are held in
+//! the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
 //! that a call whose callee starts with an assignment (and at most one push), and a return
 //! whose end is a single count and whose caller resumes with an addition, skip the general
 //! path. A tail call's slot entry holds the falls and the callee, so it skips the lookups
 //! that recognise it.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
-//! counts pending in the sparse tables' front caches reach [`Function::counters`] at the
-//! run's exit event.
+//! counts pending in memos and in the sparse tables' front caches reach
+//! [`Function::counters`] at the run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
 
@@ -46,7 +47,7 @@ use crate::blockcache::{
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
-use crate::pool::{Place, PlacedOp, Pool, Pooled};
+use crate::pool::{Memo, Place, PlacedOp, Pool, Pooled};
 use crate::recover::Program;
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
@@ -496,17 +497,82 @@ impl PathSink {
             return sum;
         };
         if let Err(sum) = end.count(&mut self.pool, sum) {
-            self.count_in(f, end.place(), sum);
+            self.count_in(f, e, sum);
         }
         end.set()
     }
 
-    /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
-    /// count is out of range).
+    /// Counts what path end `e` of function `f` did not count in the pool: `sum` is the
+    /// sum counted, or for a sparse table's [`Memo`], that sum less the window's. The memo
+    /// moves its window to the sum (a new memo is made); a pooled table's sum out of range
+    /// goes to the function's counters.
     #[inline(never)]
-    fn count_in(&mut self, f: usize, place: Place, sum: u128) {
-        if let Some(func) = self.functions.get_mut(f) {
-            func.count_at(&mut self.pool, place, sum);
+    fn count_in(&mut self, f: usize, e: u32, sum: u128) {
+        let Some(&end) = self.arena.end(e) else {
+            return;
+        };
+        let (memo, old) = match (self.arena.memo(e), end.place()) {
+            (Some(m), _) => {
+                let n = self.pool.take(m.counter);
+                self.count_sparse(m, m.sum, n);
+                let sum = sum.wrapping_add(m.sum);
+                (Memo { sum, ..m }, true)
+            }
+            (None, Place::Sparse { table, front }) => {
+                let memo = Memo {
+                    func: f as u32,
+                    table,
+                    front,
+                    counter: usize::MAX,
+                    sum,
+                    add: end.addition(),
+                };
+                (memo, false)
+            }
+            (None, place) => {
+                if let Some(func) = self.functions.get_mut(f) {
+                    func.count_at(&mut self.pool, place, sum);
+                }
+                return;
+            }
+        };
+        if end.window(0, memo.add, memo.sum).is_none() {
+            // The window cannot reach this sum: it stays where it is (empty).
+            self.count_sparse(memo, memo.sum, 1);
+            return;
+        }
+        let counter = if old { memo.counter } else { self.pool.alloc() };
+        if let Some(window) = end.window(counter, memo.add, memo.sum) {
+            self.pool.set(counter, 1);
+            self.arena.set_memo(e, window, Memo { counter, ..memo });
+        }
+    }
+
+    /// Counts `n` of `sum` in the sparse table of `memo` (through its front cache).
+    fn count_sparse(&mut self, memo: Memo, sum: u128, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if let Some((s, k)) = self.pool.front_add(memo.front, sum, n) {
+            let func = self.functions.get_mut(memo.func as usize);
+            if let Some(c) = func.and_then(|f| f.counters.as_mut()) {
+                c.add(memo.table, s, k);
+            }
+        }
+    }
+
+    /// Moves the counts of every memo's window to its table's front cache (and frees
+    /// their counters when `free`: the arena is about to be cleared).
+    fn flush_memos(&mut self, free: bool) {
+        for i in 0..self.arena.memos().len() {
+            let Some(&m) = self.arena.memos().get(i) else {
+                break;
+            };
+            let n = self.pool.take(m.counter);
+            self.count_sparse(m, m.sum, n);
+            if free {
+                self.pool.free(m.counter);
+            }
         }
     }
 
@@ -535,6 +601,7 @@ impl PathSink {
 
     /// Empties the cache (when the arena is full or edge recording was switched).
     fn clear_cache(&mut self) {
+        self.flush_memos(true);
         self.arena.clear();
         self.arena.record = self.record_edges;
         self.slots.fill(Slot::default());
@@ -1273,6 +1340,7 @@ impl Sink for PathSink {
             self.finish_top();
             self.pop_act();
         }
+        self.flush_memos(false);
         for func in &mut self.functions {
             if let Some(c) = &mut func.counters {
                 self.pool.copy_out(&func.places, c);
