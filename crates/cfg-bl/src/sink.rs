@@ -655,9 +655,16 @@ impl PathSink {
     /// `to` is not a flow successor of the function.
     fn resolve(&mut self, id: usize, to: u64) -> Option<(u32, Step)> {
         let k = self.slots.get(id)?.key & !NOT_FLOW;
-        let end = self.cold.get(id)?.end;
+        let Cold { end, last, .. } = *self.cold.get(id)?;
         let func = self.functions.get((k >> 32) as usize)?;
         let inst = func.inst.as_ref()?;
+        // A transfer that is no flow edge from the block's last node (found when the slot
+        // was keyed), such as a resynchronising indirect jump (coremark 600K, strings 500K),
+        // fails before the falls are composed.
+        let last = last as usize;
+        if func.node_end.get(last).is_some_and(|&e| e <= end) && func.flow_to(last, to).is_none() {
+            return None;
+        }
         self.scratch_ops.clear();
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
