@@ -27,7 +27,7 @@
 use prof_events::{BlockEnd, EdgeKind as EmuEdge};
 
 use crate::plan::Op;
-use crate::pool::{Dense, PathEnd, PlacedOp, Pooled};
+use crate::pool::{Memo, PathEnd, Place, PlacedOp, Pooled};
 use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
@@ -285,6 +285,9 @@ pub(crate) struct Arena {
     placed: Vec<PlacedOp>,
     edges: Vec<u32>,
     ends: Vec<PathEnd>,
+    /// Per path end: its index in `memos` ([`NONE`]: it has no [`Memo`]).
+    end_memo: Vec<u32>,
+    memos: Vec<Memo>,
     /// Every step goes to the arena (so that edges are recorded).
     pub(crate) record: bool,
 }
@@ -295,18 +298,22 @@ impl Arena {
         self.ops.len() + self.edges.len() + self.actions.len() + self.ends.len() > ARENA_LIMIT
     }
 
+    /// Empties the arena (the caller first moves the memos' counts out and frees their
+    /// counters).
     pub(crate) fn clear(&mut self) {
         self.actions.clear();
         self.ops.clear();
         self.placed.clear();
         self.edges.clear();
         self.ends.clear();
+        self.end_memo.clear();
+        self.memos.clear();
     }
 
     /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
-    /// whose pooled tables are `dense`.
-    pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], dense: &[Option<Dense>]) -> Step {
-        self.store_out(ops, edges, dense, None)
+    /// whose tables are placed at `places`.
+    pub(crate) fn store(&mut self, ops: &[Op], edges: &[u32], places: &[Place]) -> Step {
+        self.store_out(ops, edges, places, None)
     }
 
     /// [`store`](Self::store), followed by the transfer `out` if any (always an arena
@@ -315,7 +322,7 @@ impl Arena {
         &mut self,
         ops: &[Op],
         edges: &[u32],
-        dense: &[Option<Dense>],
+        places: &[Place],
         out: Option<Out>,
     ) -> Step {
         if !self.record && out.is_none() {
@@ -324,8 +331,9 @@ impl Arena {
                 [Op::Add(v)] if *v as i64 as u128 == *v => return Step::Add(*v as i64),
                 _ => {}
             }
-            if let Some(end) = PathEnd::of(ops, dense) {
+            if let Some(end) = PathEnd::of(ops, places) {
                 self.ends.push(end);
+                self.end_memo.push(NONE);
                 return Step::End(self.ends.len() as u32 - 1);
             }
         }
@@ -338,7 +346,7 @@ impl Arena {
         };
         self.ops.extend_from_slice(ops);
         self.placed
-            .extend(ops.iter().map(|&op| PlacedOp::of(op, dense)));
+            .extend(ops.iter().map(|&op| PlacedOp::of(op, places)));
         self.edges.extend_from_slice(edges);
         self.actions.push(a);
         Step::Action(self.actions.len() as u32 - 1)
@@ -348,6 +356,35 @@ impl Arena {
     #[inline]
     pub(crate) fn end(&self, i: u32) -> Option<&PathEnd> {
         self.ends.get(i as usize)
+    }
+
+    /// The [`Memo`] of path end `i`, if it has one.
+    pub(crate) fn memo(&self, i: u32) -> Option<Memo> {
+        let m = *self.end_memo.get(i as usize)?;
+        self.memos.get(m as usize).copied()
+    }
+
+    /// Makes path end `i` the window `end` of `memo`.
+    pub(crate) fn set_memo(&mut self, i: u32, end: PathEnd, memo: Memo) {
+        let (Some(e), Some(m)) = (
+            self.ends.get_mut(i as usize),
+            self.end_memo.get_mut(i as usize),
+        ) else {
+            return;
+        };
+        *e = end;
+        match self.memos.get_mut(*m as usize) {
+            Some(old) => *old = memo,
+            None => {
+                *m = self.memos.len() as u32;
+                self.memos.push(memo);
+            }
+        }
+    }
+
+    /// Every memo.
+    pub(crate) fn memos(&self) -> &[Memo] {
+        &self.memos
     }
 
     /// The resolved operations of arena action `a`; `None` when recording edges (the action
@@ -553,8 +590,10 @@ mod tests {
         assert_eq!(arena.store(&[Op::Add(u128::MAX)], &[1], &[]), Step::Add(-1));
         assert_eq!(arena.store(&[Op::Add(1 << 70)], &[1], &[]), Step::Action(0));
         let end = [Op::Count { table: 0, add: 1 }, Op::Set(2)];
-        assert_eq!(arena.store(&end, &[1], &[None]), Step::End(0));
-        assert_eq!(arena.end(0).map(PathEnd::place), Some(Place::Sparse(0)));
+        // A sparse table's path end keeps its table and its front cache.
+        let sparse = Place::Sparse { table: 0, front: 7 };
+        assert_eq!(arena.store(&end, &[1], &[sparse]), Step::End(0));
+        assert_eq!(arena.end(0).map(PathEnd::place), Some(sparse));
         let mut pool = Pool::default();
         let dense = pool.place(&Counters {
             tables: vec![crate::runtime::Table::Dense(vec![0; 4])],

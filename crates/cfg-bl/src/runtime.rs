@@ -76,8 +76,9 @@ impl Sparse {
         old.1 == 0 || self.flush(old.0, old.1)
     }
 
-    /// Adds `n` counts of `sum` to the table.
-    fn flush(&mut self, sum: u128, n: u64) -> bool {
+    /// Adds `n` counts of `sum` to the table (not through the front cache); `false` if the
+    /// table is full (the counts are dropped).
+    pub(crate) fn flush(&mut self, sum: u128, n: u64) -> bool {
         if self.table.record(&sum, n).is_some() {
             return true;
         }
@@ -167,6 +168,23 @@ impl Counters {
                 }
             }
             None => self.out_of_range += 1,
+        }
+    }
+
+    /// Adds `n` counts of `sum` to table `table` (for counts held in front of it, e.g. in
+    /// the path sink's pool); counts it cannot take are out of range.
+    pub(crate) fn add(&mut self, table: u32, sum: u128, n: u64) {
+        let taken = match self.tables.get_mut(table as usize) {
+            Some(Table::Dense(v)) => usize::try_from(sum)
+                .ok()
+                .and_then(|i| v.get_mut(i))
+                .map(|c| *c += n)
+                .is_some(),
+            Some(Table::Sparse(m)) => m.flush(sum, n),
+            None => false,
+        };
+        if !taken {
+            self.out_of_range += n;
         }
     }
 

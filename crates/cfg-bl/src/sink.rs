@@ -18,14 +18,17 @@
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
 //! a key compare, an address compare and an addition; a path's end at a backedge is, in
 //! addition, one indexed add into the pool of dense counter tables of all functions (a
-//! sparse table: one call); region entries and exits run their composed operations. The
-//! top activation's function, node and sum are held in the sink while edges hit the cache.
+//! sparse table's path end counts its latest sum the same way, in a pool counter of its
+//! own, a memo; another sum is one call, which moves the memo); region entries and exits
+//! run their composed operations. The top activation's function, node and sum are held in
+//! the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
 //! that a call whose callee starts with an assignment (and at most one push), and a return
 //! whose end is a single count and whose caller resumes with an addition, skip the general
 //! path. A tail call's slot entry holds the falls and the callee, so it skips the lookups
 //! that recognise it.
-//! Functions are instrumented and indexed on their first call. The dense tables reach
+//! Functions are instrumented and indexed on their first call. The dense tables and the
+//! counts pending in memos and in the sparse tables' front caches reach
 //! [`Function::counters`] at the run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
@@ -44,9 +47,9 @@ use crate::blockcache::{
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
-use crate::pool::{Dense, Place, PlacedOp, Pool, Pooled};
+use crate::pool::{Memo, Place, PlacedOp, Pool, Pooled};
 use crate::recover::Program;
-use crate::runtime::{Activation, Counters, Tally};
+use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
 use crate::Error;
 
@@ -88,7 +91,8 @@ pub struct Function {
     /// Why instrumentation failed.
     pub error: Option<String>,
     /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables
-    /// in a pool shared by all functions and copies them here at the exit).
+    /// in a pool shared by all functions, and hot sums of sparse tables in front caches
+    /// there, and brings them here at the exit).
     pub counters: Option<Counters>,
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
     /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
@@ -103,8 +107,9 @@ pub struct Function {
     user_regions: Option<Vec<Vec<NodeIndex>>>,
     /// A measured edge profile ([`PathSink::set_weights`]) in place of the estimate.
     weights: Option<Vec<u64>>,
-    /// Per counter table: where it lies in the sink's pool (`None`: sparse, in `counters`).
-    dense: Vec<Option<Dense>>,
+    /// Per counter table: where it counts (in the sink's pool, or sparse in `counters`
+    /// behind a front cache in the pool).
+    places: Vec<Place>,
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
@@ -319,7 +324,7 @@ impl PathSink {
                 Ok(inst) => {
                     func.index(&inst.hier.cfg);
                     let counters = Counters::with_dense_limit(&inst, dense_limit);
-                    func.dense = self.pool.place(&counters);
+                    func.places = self.pool.place(&counters);
                     func.shortcuts(&inst);
                     func.counters = Some(counters);
                     func.inst = Some(inst);
@@ -439,7 +444,7 @@ impl PathSink {
                     if let Some(counters) = &mut func.counters {
                         let mut tally = Pooled {
                             pool: &mut self.pool,
-                            dense: &func.dense,
+                            places: &func.places,
                             counters,
                         };
                         self.arena
@@ -450,21 +455,41 @@ impl PathSink {
         }
     }
 
-    /// Runs arena action `a` of function `f`: a region's entry (push; set) and a path's end
-    /// at a region exit (count into the pool; pop) straight-line on the hoisted sum and the
+    /// Runs arena action `a` of function `f`: a region's entry (push; set), a path's end at
+    /// a region exit (count into the pool; pop), and an entry whose first path ends at once
+    /// (push; set; count into the pool; set or pop) straight-line on the hoisted sum and the
     /// top activation's stack; any other action, or one that must record edges, through
     /// [`step_top`](Self::step_top), the activation's own interpreter.
     #[inline(never)]
     fn placed_action(&mut self, f: usize, a: u32) {
+        use PlacedOp::{Add, Count, Pop, Push, Set};
         if let (Some(ops), Some(act)) = (self.arena.placed(a), self.acts.last_mut()) {
             // A region's entry and a path's end at its exit, straight-line.
             match *ops {
-                [PlacedOp::Push(v), PlacedOp::Set(w)] => {
+                [Push(v), Set(w)] => {
                     act.state.stack.push(self.sum.wrapping_add(v));
                     self.sum = w;
                     return;
                 }
-                [PlacedOp::Count(Place::Pool(d), add), PlacedOp::Pop] => {
+                // An inner loop entered at its first backedge (coremark 585K, strings 1.1M
+                // times in region mode): the count's sum is a constant.
+                // (The guard counts; a count out of range changes nothing and falls through.)
+                [Push(v), Set(w), Count(Place::Pool(d), add), Set(x)]
+                    if self.pool.bump(d, w.wrapping_add(add)) =>
+                {
+                    act.state.stack.push(self.sum.wrapping_add(v));
+                    self.sum = x;
+                    return;
+                }
+                // The same, left at once: the push and the pop cancel.
+                [Push(v), Set(w), Count(Place::Pool(d), add), Pop]
+                    if self.pool.bump(d, w.wrapping_add(add)) =>
+                {
+                    self.sum = self.sum.wrapping_add(v);
+                    return;
+                }
+                // The pop overwrites the sum that the addition leaves.
+                [Count(Place::Pool(d), add), Pop] | [Count(Place::Pool(d), add), Add(_), Pop] => {
                     if let Some(s) = act.state.stack.pop() {
                         if self.pool.bump(d, self.sum.wrapping_add(add)) {
                             self.sum = s;
@@ -492,17 +517,82 @@ impl PathSink {
             return sum;
         };
         if let Err(sum) = end.count(&mut self.pool, sum) {
-            self.count_in(f, end.place(), sum);
+            self.count_in(f, e, sum);
         }
         end.set()
     }
 
-    /// Counts `sum` at `place` of function `f` (a sparse table, or a pooled one where the
-    /// count is out of range).
+    /// Counts what path end `e` of function `f` did not count in the pool: `sum` is the
+    /// sum counted, or for a sparse table's [`Memo`], that sum less the window's. The memo
+    /// moves its window to the sum (a new memo is made); a pooled table's sum out of range
+    /// goes to the function's counters.
     #[inline(never)]
-    fn count_in(&mut self, f: usize, place: Place, sum: u128) {
-        if let Some(func) = self.functions.get_mut(f) {
-            func.count_at(&mut self.pool, place, sum);
+    fn count_in(&mut self, f: usize, e: u32, sum: u128) {
+        let Some(&end) = self.arena.end(e) else {
+            return;
+        };
+        let (memo, old) = match (self.arena.memo(e), end.place()) {
+            (Some(m), _) => {
+                let n = self.pool.take(m.counter);
+                self.count_sparse(m, m.sum, n);
+                let sum = sum.wrapping_add(m.sum);
+                (Memo { sum, ..m }, true)
+            }
+            (None, Place::Sparse { table, front }) => {
+                let memo = Memo {
+                    func: f as u32,
+                    table,
+                    front,
+                    counter: usize::MAX,
+                    sum,
+                    add: end.addition(),
+                };
+                (memo, false)
+            }
+            (None, place) => {
+                if let Some(func) = self.functions.get_mut(f) {
+                    func.count_at(&mut self.pool, place, sum);
+                }
+                return;
+            }
+        };
+        if end.window(0, memo.add, memo.sum).is_none() {
+            // The window cannot reach this sum: it stays where it is (empty).
+            self.count_sparse(memo, memo.sum, 1);
+            return;
+        }
+        let counter = if old { memo.counter } else { self.pool.alloc() };
+        if let Some(window) = end.window(counter, memo.add, memo.sum) {
+            self.pool.set(counter, 1);
+            self.arena.set_memo(e, window, Memo { counter, ..memo });
+        }
+    }
+
+    /// Counts `n` of `sum` in the sparse table of `memo` (through its front cache).
+    fn count_sparse(&mut self, memo: Memo, sum: u128, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if let Some((s, k)) = self.pool.front_add(memo.front, sum, n) {
+            let func = self.functions.get_mut(memo.func as usize);
+            if let Some(c) = func.and_then(|f| f.counters.as_mut()) {
+                c.add(memo.table, s, k);
+            }
+        }
+    }
+
+    /// Moves the counts of every memo's window to its table's front cache (and frees
+    /// their counters when `free`: the arena is about to be cleared).
+    fn flush_memos(&mut self, free: bool) {
+        for i in 0..self.arena.memos().len() {
+            let Some(&m) = self.arena.memos().get(i) else {
+                break;
+            };
+            let n = self.pool.take(m.counter);
+            self.count_sparse(m, m.sum, n);
+            if free {
+                self.pool.free(m.counter);
+            }
         }
     }
 
@@ -531,6 +621,7 @@ impl PathSink {
 
     /// Empties the cache (when the arena is full or edge recording was switched).
     fn clear_cache(&mut self) {
+        self.flush_memos(true);
         self.arena.clear();
         self.arena.record = self.record_edges;
         self.slots.fill(Slot::default());
@@ -551,7 +642,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         cold.last = func.walk_falls(node, cold.end, ops, edges) as u32;
-        cold.falls = self.arena.store(ops, edges, &func.dense);
+        cold.falls = self.arena.store(ops, edges, &func.places);
         cold.victim = 0;
         self.slots[id] = Slot {
             key: cold.key(f, node),
@@ -564,9 +655,16 @@ impl PathSink {
     /// `to` is not a flow successor of the function.
     fn resolve(&mut self, id: usize, to: u64) -> Option<(u32, Step)> {
         let k = self.slots.get(id)?.key & !NOT_FLOW;
-        let end = self.cold.get(id)?.end;
+        let Cold { end, last, .. } = *self.cold.get(id)?;
         let func = self.functions.get((k >> 32) as usize)?;
         let inst = func.inst.as_ref()?;
+        // A transfer that is no flow edge from the block's last node (found when the slot
+        // was keyed), such as a resynchronising indirect jump (coremark 600K, strings 500K),
+        // fails before the falls are composed.
+        let last = last as usize;
+        if func.node_end.get(last).is_some_and(|&e| e <= end) && func.flow_to(last, to).is_none() {
+            return None;
+        }
         self.scratch_ops.clear();
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
@@ -579,7 +677,7 @@ impl PathSink {
             edges.push(e as u32);
             w.index()
         };
-        Some((node as u32, self.arena.store(ops, edges, &func.dense)))
+        Some((node as u32, self.arena.store(ops, edges, &func.places)))
     }
 
     /// Caches successor `to` of keyed slot `id` in `entry` (see [`entry_of`]; an indirect
@@ -742,7 +840,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls(act.node.index(), end, ops, edges);
-        let step = self.arena.store(ops, edges, &func.dense);
+        let step = self.arena.store(ops, edges, &func.places);
         self.step_top(f, step);
         if let Some(act) = self.acts.last_mut() {
             act.node = NodeIndex::new(last);
@@ -880,7 +978,7 @@ impl PathSink {
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls((k & 0xffff_ffff) as usize, end, ops, edges);
-        let step = self.arena.store_out(ops, edges, &func.dense, Some(out));
+        let step = self.arena.store_out(ops, edges, &func.places, Some(out));
         Some((last as u32, step))
     }
 
@@ -1061,7 +1159,7 @@ impl Function {
                 match ops[..] {
                     // The sum is dead once the activation ends.
                     [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
-                        Some((Place::of(table, &self.dense), add))
+                        Some((Place::of(table, &self.places), add))
                     }
                     _ => None,
                 }
@@ -1083,16 +1181,8 @@ impl Function {
 
     /// Counts `sum` at `place` (a pooled table or a sparse one of the function's counters).
     fn count_at(&mut self, pool: &mut Pool, place: Place, sum: u128) {
-        let Some(counters) = &mut self.counters else {
-            return;
-        };
-        match place {
-            Place::Pool(d) => {
-                if !pool.bump(d, sum) {
-                    counters.out_of_range += 1;
-                }
-            }
-            Place::Sparse(t) => counters.count(t, sum),
+        if let Some(counters) = &mut self.counters {
+            pool.count_at(place, sum, counters);
         }
     }
 
@@ -1110,7 +1200,7 @@ impl Function {
         };
         let mut tally = Pooled {
             pool,
-            dense: &self.dense,
+            places: &self.places,
             counters,
         };
         for &list in lists {
@@ -1170,7 +1260,7 @@ impl Function {
             cfg: Some(cfg),
             user_regions: None,
             weights: None,
-            dense: Vec::new(),
+            places: Vec::new(),
             entry: None,
             finish: Vec::new(),
             resume: Vec::new(),
@@ -1277,9 +1367,10 @@ impl Sink for PathSink {
             self.finish_top();
             self.pop_act();
         }
+        self.flush_memos(false);
         for func in &mut self.functions {
             if let Some(c) = &mut func.counters {
-                self.pool.copy_out(&func.dense, c);
+                self.pool.copy_out(&func.places, c);
             }
         }
         self.fill();

@@ -255,6 +255,70 @@ fn dense_and_sparse_counters_give_identical_profiles() {
     }
 }
 
+/// Forwards events to a path sink and switches its edge recording every `every` edges,
+/// which clears its cache (arena, path ends and their memos of sparse tables) each time.
+struct Switching {
+    sink: PathSink,
+    every: u64,
+    edges: u64,
+}
+
+impl prof_events::Sink for Switching {
+    fn wants(&mut self) -> prof_events::Interest {
+        self.sink.wants()
+    }
+
+    fn watches_blocks(&mut self) -> bool {
+        self.sink.watches_blocks()
+    }
+
+    fn interest(&mut self, block: &prof_events::BlockInfo) -> prof_events::Interest {
+        self.sink.interest(block)
+    }
+
+    fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
+        self.edges += 1;
+        if self.edges % self.every == 0 {
+            self.sink.record_edges = !self.sink.record_edges;
+        }
+        self.sink.edge(edge)
+    }
+
+    fn exit(&mut self, exit: &prof_events::Exit) {
+        self.sink.exit(exit)
+    }
+}
+
+/// Clearing the sink's cache mid-run (here by switching edge recording) loses no count
+/// pending in it: sparse tables' path ends count their latest sum in a pool counter of
+/// their own, which the clear moves to the table.
+#[test]
+fn clearing_the_cache_mid_run_changes_no_path_count() {
+    for name in ["coremark", "strings"] {
+        let guest = guest(name);
+        for (mode, regions) in [
+            (Mode::RegionBased, RegionChoice::Flat),
+            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+        ] {
+            for dense_limit in [0, cfg_bl::runtime::DENSE_LIMIT] {
+                let plain = profile(&guest, mode, regions, |s| s.dense_limit = dense_limit);
+                let (mut m, mut sink) = sink_for(&guest, mode, regions);
+                sink.dense_limit = dense_limit;
+                let mut switching = Switching {
+                    sink,
+                    every: 20_000,
+                    edges: 0,
+                };
+                m.run(&mut switching);
+                assert!(switching.edges > 4 * switching.every, "{name}");
+                let sink = switching.sink;
+                assert!(!plain.0.is_empty(), "{name}");
+                assert_eq!(plain, (sink.paths(), sink.stats), "{name} {mode:?}");
+            }
+        }
+    }
+}
+
 fn guest(name: &str) -> Guest {
     linux_guests()
         .into_iter()
