@@ -1,13 +1,15 @@
-//! The threaded interpreter of blocks no sink watches: every translated instruction holds a
-//! pointer to its operation's own handler ([`Handler`]), and each handler, after its
-//! operation, jumps to the next instruction's handler (a tail call), so each operation has
-//! its own dispatch branch and the host predicts the next handler from the current one.
-//! Handlers run [`exec_op`] with their operation constant, so the semantics are exactly
-//! those of [`exec`](crate::exec::exec), which single-stepping and blocks with events run.
+//! The threaded interpreter of blocks without memory events (superblocks, and the blocks of
+//! sinks that watch only blocks and edges): every translated instruction holds a pointer to
+//! its operation's own handler ([`Handler`]), and each handler, after its operation, jumps
+//! to the next instruction's handler (a tail call), so each operation has its own dispatch
+//! branch and the host predicts the next handler from the current one. Handlers run
+//! [`exec_op`] with their operation constant, so the semantics are exactly those of
+//! [`exec`](crate::exec::exec), which single-stepping and blocks with memory events run.
+//! Common adjacent pairs of operations get one handler for both ([`assign`]).
 //!
-//! A chain is as long as its block (at most the block size limit), so where the host
-//! compiler does not turn a handler's tail call into a jump (debug builds), the recursion
-//! stays shallow.
+//! A chain is as long as its block (at most
+//! [`MAX_BLOCK_INSNS`](crate::block::MAX_BLOCK_INSNS)), so where the host compiler does not
+//! turn a handler's tail call into a jump (debug builds), the recursion stays shallow.
 
 use crate::cpu::Cpu;
 use crate::exec::{exec_op, MemHook, Trapped};
