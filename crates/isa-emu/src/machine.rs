@@ -893,8 +893,10 @@ enum Early {
 /// transfer control: odd, so no taken branch's target can be mistaken for it.
 const FALLS_THROUGH: u64 = 1;
 
-/// Runs the translated code of a whole block at `here` whose end is `end`. Returns the next
-/// pc, or how it ended early: by a superblock's side exit, or by a trap (in `hook.trap`).
+/// Runs the translated code of a whole block at `here` whose end is `end` through [`exec`]'s
+/// `match` (blocks with memory events, and the rare whole-superblock runs of `run_slow`; the
+/// others run on [`run_threaded`]). Returns the next pc, or how it ended early: by a
+/// superblock's side exit, or by a trap (in `hook.trap`).
 /// `SUPER` must be set if `insns` may be a superblock's: without it, the body is not tested
 /// for side exits (a plain block's body never transfers control). Each caller names one
 /// value, so the interpreter loop is compiled no more often than without the parameter.
