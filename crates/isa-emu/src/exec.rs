@@ -100,8 +100,10 @@ fn sext32(v: u64) -> u64 {
     v as i32 as i64 as u64
 }
 
-/// Executes translated instruction `insn` of the code at `here`. Returns the address of the
-/// next instruction, which is `end` unless `insn` transfers control (the last instruction
+/// Executes translated instruction `insn` of the code at `here` as operation `op` (its own
+/// `op`, or a constant: inlined with a constant, only that operation's code is left, which
+/// is how the threaded interpreter's handlers are made). Returns the address of the next
+/// instruction, which is `end` unless `insn` transfers control (the last instruction
 /// of a block, with `end` the block's end, or a superblock's side exit), or `Trapped` with
 /// the trap stored in `hook.trap`.
 ///
@@ -110,20 +112,6 @@ fn sext32(v: u64) -> u64 {
 /// access is reported to `hook`.
 #[inline(always)]
 pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
-    cpu: &mut Cpu,
-    mem: &mut Memory,
-    insn: &Tinsn,
-    end: u64,
-    here: &Here<'_>,
-    hook: &mut MemHook<'_, S>,
-) -> Result<u64, Trapped> {
-    exec_op::<MEM, S>(insn.op, cpu, mem, insn, end, here, hook)
-}
-
-/// [`exec`] with the operation given apart from `insn` (whose `op` it ignores): with a
-/// constant `op`, inlining leaves only that operation's code (see `threaded`).
-#[inline(always)]
-pub(crate) fn exec_op<const MEM: bool, S: Sink + ?Sized>(
     op: Op,
     cpu: &mut Cpu,
     mem: &mut Memory,

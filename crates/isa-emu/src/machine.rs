@@ -679,7 +679,7 @@ impl Machine {
                     insn.flow(pc),
                     FlowClass::Branch { .. } | FlowClass::Jump { .. } | FlowClass::Call { .. }
                 );
-                match exec::<MEM, S>(cpu, mem, &t, next, &here, hook) {
+                match exec::<MEM, S>(t.op, cpu, mem, &t, next, &here, hook) {
                     // A direct transfer inside a superblock ends it, whichever way it went:
                     // a side exit, a followed jump, or a branch followed at its target that
                     // fell through; the run loop then finds the next pc as a block of its own.
@@ -912,7 +912,7 @@ fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
     // Evaluates to the next pc that `$insn` computes given `$next`.
     macro_rules! step {
         ($insn:expr, $next:expr) => {
-            match exec::<MEM, S>(cpu, mem, $insn, $next, here, hook) {
+            match exec::<MEM, S>($insn.op, cpu, mem, $insn, $next, here, hook) {
                 Ok(n) => n,
                 Err(Trapped) => {
                     let m = here.meta(here.index($insn));

@@ -3,8 +3,8 @@
 //! its operation's own handler ([`Handler`]), and each handler, after its operation, jumps
 //! to the next instruction's handler (a tail call), so each operation has its own dispatch
 //! branch and the host predicts the next handler from the current one. Handlers run
-//! [`exec_op`] with their operation constant, so the semantics are exactly those of
-//! [`exec`](crate::exec::exec), which single-stepping and blocks with memory events run.
+//! [`exec`] with their operation constant, so their semantics are exactly those that
+//! single-stepping and blocks with memory events run through `exec`'s `match`.
 //! Common adjacent pairs of operations get one handler for both ([`assign`]).
 //!
 //! A chain is as long as its block (at most
@@ -12,7 +12,7 @@
 //! turn a handler's tail call into a jump (debug builds), the recursion stays shallow.
 
 use crate::cpu::Cpu;
-use crate::exec::{exec_op, MemHook, Trapped};
+use crate::exec::{exec, MemHook, Trapped};
 use crate::insn::Op;
 use crate::memory::Memory;
 use crate::xlat::{Here, Tinsn};
@@ -46,7 +46,7 @@ const FALLS_THROUGH: u64 = 1;
 #[inline(always)]
 fn step(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insn: &Tinsn) -> Option<u64> {
     let here = lean.here;
-    match exec_op::<false, ()>(op, cpu, lean.mem, insn, FALLS_THROUGH, here, &mut lean.hook) {
+    match exec::<false, ()>(op, cpu, lean.mem, insn, FALLS_THROUGH, here, &mut lean.hook) {
         Ok(FALLS_THROUGH) => None,
         // A superblock's side exit.
         Ok(to) => {
@@ -86,7 +86,7 @@ fn last(op: Op, cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u64 
     let Some(insn) = insns.first() else {
         return lean.end;
     };
-    match exec_op::<false, ()>(op, cpu, lean.mem, insn, lean.end, lean.here, &mut lean.hook) {
+    match exec::<false, ()>(op, cpu, lean.mem, insn, lean.end, lean.here, &mut lean.hook) {
         Ok(to) => to,
         Err(Trapped) => trapped(lean, insn),
     }

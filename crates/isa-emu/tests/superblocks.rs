@@ -7,7 +7,7 @@
 mod common;
 mod guest_util;
 
-use common::tiny_machine;
+use common::{branch, i_type, s_type, tiny_machine};
 use isa_emu::{Config, Fault, Outcome, RunSummary, Trap};
 use prof_events::{
     BlockEnd, BlockId, BlockInfo, Control, Edge, Event, Exit, Interest, MemAccess, Recorder,
@@ -23,9 +23,6 @@ const A1: u32 = 11;
 const A2: u32 = 12;
 const A7: u32 = 17;
 
-fn i_type(op: u32, f3: u32, rd: u32, rs1: u32, imm: i32) -> u32 {
-    ((imm as u32 & 0xfff) << 20) | rs1 << 15 | f3 << 12 | rd << 7 | op
-}
 fn addi(rd: u32, rs1: u32, imm: i32) -> u32 {
     i_type(0x13, 0, rd, rs1, imm)
 }
@@ -36,8 +33,7 @@ fn ld(rd: u32, rs1: u32, imm: i32) -> u32 {
     i_type(0x03, 3, rd, rs1, imm)
 }
 fn sd(rs2: u32, rs1: u32, imm: i32) -> u32 {
-    let i = imm as u32 & 0xfff;
-    (i >> 5) << 25 | rs2 << 20 | rs1 << 15 | 3 << 12 | (i & 0x1f) << 7 | 0x23
+    s_type(3, rs1, rs2, imm)
 }
 fn jalr(rd: u32, rs1: u32, imm: i32) -> u32 {
     i_type(0x67, 0, rd, rs1, imm)
@@ -48,17 +44,6 @@ fn rdinstret(rd: u32) -> u32 {
 }
 fn add(rd: u32, rs1: u32, rs2: u32) -> u32 {
     rs2 << 20 | rs1 << 15 | rd << 7 | 0x33
-}
-fn branch(f3: u32, rs1: u32, rs2: u32, off: i32) -> u32 {
-    let o = off as u32;
-    (o >> 12 & 1) << 31
-        | (o >> 5 & 0x3f) << 25
-        | rs2 << 20
-        | rs1 << 15
-        | f3 << 12
-        | (o >> 1 & 0xf) << 8
-        | (o >> 11 & 1) << 7
-        | 0x63
 }
 fn beq(rs1: u32, rs2: u32, off: i32) -> u32 {
     branch(0, rs1, rs2, off)

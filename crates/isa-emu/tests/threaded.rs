@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::tiny_machine;
+use common::{branch, i_type, s_type, tiny_machine};
 use isa_emu::{Config, Outcome};
 use prof_events::{Interest, Recorder, Sink};
 use proptest::prelude::*;
@@ -17,25 +17,6 @@ const A7: u32 = 17;
 fn r(f7: u32, f3: u32, op: u32, rd: u32, rs1: u32, rs2: u32) -> u32 {
     f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
 }
-fn i(op: u32, f3: u32, rd: u32, rs1: u32, imm: i32) -> u32 {
-    ((imm as u32 & 0xfff) << 20) | rs1 << 15 | f3 << 12 | rd << 7 | op
-}
-fn s(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
-    let m = imm as u32 & 0xfff;
-    (m >> 5) << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | (m & 0x1f) << 7 | 0x23
-}
-fn b(f3: u32, rs1: u32, rs2: u32, off: i32) -> u32 {
-    let o = off as u32;
-    (o >> 12 & 1) << 31
-        | (o >> 5 & 0x3f) << 25
-        | rs2 << 20
-        | rs1 << 15
-        | f3 << 12
-        | (o >> 1 & 0xf) << 8
-        | (o >> 11 & 1) << 7
-        | 0x63
-}
-
 /// One instruction of a program `len` long at index `at`: `kind` picks the template; a
 /// branch goes at most 4 instructions forward or back, inside the program.
 fn insn(kind: u8, rd: u32, rs1: u32, rs2: u32, imm: i32, at: usize, len: usize) -> u32 {
@@ -45,30 +26,30 @@ fn insn(kind: u8, rd: u32, rs1: u32, rs2: u32, imm: i32, at: usize, len: usize) 
     let boff = if boff == 0 { 4 } else { boff };
     let slot = imm & 0x78; // 8-aligned stack slot 0..120
     match kind % 24 {
-        0 => r(0, 0, 0x33, rd, rs1, rs2),    // add
-        1 => r(0x20, 0, 0x33, rd, rs1, rs2), // sub
-        2 => r(0, 1, 0x33, rd, rs1, rs2),    // sll
-        3 => r(0, 5, 0x33, rd, rs1, rs2),    // srl
-        4 => r(0, 4, 0x33, rd, rs1, rs2),    // xor
-        5 => r(0, 0, 0x3b, rd, rs1, rs2),    // addw
-        6 => r(1, 0, 0x3b, rd, rs1, rs2),    // mulw
-        7 => r(0, 2, 0x33, rd, rs1, rs2),    // slt
-        8 => i(0x13, 0, rd, rs1, imm),       // addi
-        9 => i(0x13, 7, rd, rs1, imm),       // andi
-        10 => i(0x1b, 0, rd, rs1, imm),      // addiw
-        11 => i(0x13, 1, rd, rs1, imm & 63), // slli
-        12 => i(0x03, 3, rd, SP, slot),      // ld from the stack
-        13 => i(0x03, 4, rd, SP, slot),      // lbu from the stack
-        14 => i(0x03, 2, rd, SP, slot),      // lw from the stack
-        15 => i(0x03, 1, rd, SP, slot),      // lh from the stack
-        16 => s(3, SP, rs2, slot),           // sd to the stack
-        17 => s(2, SP, rs2, slot),           // sw to the stack
-        18 => s(0, SP, rs2, slot),           // sb to the stack
-        19 => i(0x03, 3, rd, rs1, imm),      // ld anywhere (may fault)
-        20 => b(1, rs1, rs2, boff),          // bne
-        21 => b(0, rs1, rs2, boff),          // beq
-        22 => b(7, rs1, rs2, boff),          // bgeu
-        _ => b(4, rs1, rs2, boff),           // blt
+        0 => r(0, 0, 0x33, rd, rs1, rs2),         // add
+        1 => r(0x20, 0, 0x33, rd, rs1, rs2),      // sub
+        2 => r(0, 1, 0x33, rd, rs1, rs2),         // sll
+        3 => r(0, 5, 0x33, rd, rs1, rs2),         // srl
+        4 => r(0, 4, 0x33, rd, rs1, rs2),         // xor
+        5 => r(0, 0, 0x3b, rd, rs1, rs2),         // addw
+        6 => r(1, 0, 0x3b, rd, rs1, rs2),         // mulw
+        7 => r(0, 2, 0x33, rd, rs1, rs2),         // slt
+        8 => i_type(0x13, 0, rd, rs1, imm),       // addi
+        9 => i_type(0x13, 7, rd, rs1, imm),       // andi
+        10 => i_type(0x1b, 0, rd, rs1, imm),      // addiw
+        11 => i_type(0x13, 1, rd, rs1, imm & 63), // slli
+        12 => i_type(0x03, 3, rd, SP, slot),      // ld from the stack
+        13 => i_type(0x03, 4, rd, SP, slot),      // lbu from the stack
+        14 => i_type(0x03, 2, rd, SP, slot),      // lw from the stack
+        15 => i_type(0x03, 1, rd, SP, slot),      // lh from the stack
+        16 => s_type(3, SP, rs2, slot),           // sd to the stack
+        17 => s_type(2, SP, rs2, slot),           // sw to the stack
+        18 => s_type(0, SP, rs2, slot),           // sb to the stack
+        19 => i_type(0x03, 3, rd, rs1, imm),      // ld anywhere (may fault)
+        20 => branch(1, rs1, rs2, boff),          // bne
+        21 => branch(0, rs1, rs2, boff),          // beq
+        22 => branch(7, rs1, rs2, boff),          // bgeu
+        _ => branch(4, rs1, rs2, boff),           // blt
     }
 }
 
@@ -88,8 +69,8 @@ fn program() -> impl Strategy<Value = Vec<u32>> {
             .map(|(at, &(k, rd, rs1, rs2, imm))| insn(k, rd, rs1, rs2, imm, at, len))
             .collect();
         // Make room on the stack first (so the slots are the program's), exit last.
-        code.insert(0, i(0x13, 0, SP, SP, -128));
-        code.extend([i(0x13, 0, A7, 0, 93), 0x73]);
+        code.insert(0, i_type(0x13, 0, SP, SP, -128));
+        code.extend([i_type(0x13, 0, A7, 0, 93), 0x73]);
         code
     })
 }

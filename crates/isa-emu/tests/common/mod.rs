@@ -128,3 +128,27 @@ pub fn tiny_machine(code: &[u32], config: Config) -> (Machine, u64) {
     let m = Machine::linux(&elf, linux, config).expect("tiny ELF loads");
     (m, entry)
 }
+
+/// An I-type instruction (`op`, `f3`, `rd`, `rs1`, a 12-bit immediate).
+pub fn i_type(op: u32, f3: u32, rd: u32, rs1: u32, imm: i32) -> u32 {
+    ((imm as u32 & 0xfff) << 20) | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+
+/// An S-type store (`f3` picks the width) of `rs2` at `imm(rs1)`.
+pub fn s_type(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
+    let i = imm as u32 & 0xfff;
+    (i >> 5) << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | (i & 0x1f) << 7 | 0x23
+}
+
+/// A conditional branch (`f3` picks the condition) by `off` bytes.
+pub fn branch(f3: u32, rs1: u32, rs2: u32, off: i32) -> u32 {
+    let o = off as u32;
+    (o >> 12 & 1) << 31
+        | (o >> 5 & 0x3f) << 25
+        | rs2 << 20
+        | rs1 << 15
+        | f3 << 12
+        | (o >> 1 & 0xf) << 8
+        | (o >> 11 & 1) << 7
+        | 0x63
+}
