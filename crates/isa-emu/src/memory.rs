@@ -88,9 +88,14 @@ impl Memory {
         // `vec!` aborts the process when the host refuses, and a fallible zeroed allocation
         // needs unsafe code; so first reserve the same size and give it back. Untouched, it
         // costs no pages, and the zeroed allocation below then gets the same answer.
-        Vec::<u8>::new()
+        let mut probe = Vec::<u8>::new();
+        probe
             .try_reserve_exact(len)
             .map_err(|_| fail("the host refused the allocation"))?;
+        // The probe must be observed: an optimiser may assume that an allocation nobody
+        // uses succeeds and drop it (plain release builds did, and the zeroed allocation
+        // then aborted the process).
+        std::hint::black_box(&mut probe);
         Ok(Memory {
             base,
             bytes: vec![0; len],
