@@ -3,25 +3,14 @@
 //! the function to its counters and table). The tables are copied into each function's
 //! [`Counters`] at the end of the run.
 //!
-//! Sparse tables get a front cache of pending counts in the pool too (direct-mapped by sum,
-//! [`FRONT`] entries per table), so that a hot path's count in a huge region (a flat
-//! profile's `main`: coremark counts 14M path ends in a sparse table) is a hash, a compare
-//! and an add, without reaching the function's [`Counters`]; an evicted entry's counts go
-//! to its table at once, the rest at the end of the run. In front of that, a cached path
-//! end of a sparse table counts its latest sum in a pool counter of its own ([`Memo`]),
-//! exactly as a dense table's path end counts.
+//! A sparse table stays in the function's [`Counters`] (behind its own front cache), but a
+//! cached path end of a sparse table counts its latest sum in a pool counter of its own
+//! ([`Memo`]), exactly as a dense table's path end counts: a hot path's count in a huge
+//! region (a flat profile's `main`: coremark counts 14M path ends in a sparse table) is
+//! an indexed add.
 
 use crate::plan::Op;
 use crate::runtime::{Counters, Table, Tally};
-
-/// log2 of [`FRONT`].
-const FRONT_BITS: u32 = 6;
-
-/// Entries of a sparse table's front cache in the pool.
-const FRONT: usize = 1 << FRONT_BITS;
-
-/// The front of a sparse table that has none in the pool (its counts go to the table).
-const NO_FRONT: u32 = u32::MAX;
 
 /// Where one dense table lies in the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,20 +21,17 @@ pub(crate) struct Dense {
     size: u128,
 }
 
-/// The pool of dense counters and of the front caches of sparse tables.
+/// The pool of dense counters and of [`Memo`]s' counters.
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
     counts: Vec<u64>,
-    /// [`FRONT`] entries `(sum, pending count)` per sparse table; a count of 0 marks an
-    /// empty entry.
-    fronts: Vec<(u128, u64)>,
     /// Counters of [`Memo`]s given back, for reuse.
     free: Vec<usize>,
 }
 
 impl Pool {
     /// Places `counters`' tables in the pool: per table, where it counts (a dense table in
-    /// the pool, a sparse one in `counters` behind a front cache in the pool).
+    /// the pool, a sparse one in `counters`).
     pub(crate) fn place(&mut self, counters: &Counters) -> Vec<Place> {
         (0u32..)
             .zip(&counters.tables)
@@ -58,18 +44,7 @@ impl Pool {
                         size: v.len() as u128,
                     })
                 }
-                Table::Sparse(_) => {
-                    let front = u32::try_from(self.fronts.len() / FRONT)
-                        .ok()
-                        .filter(|&f| f != NO_FRONT);
-                    if front.is_some() {
-                        self.fronts.resize(self.fronts.len() + FRONT, (0, 0));
-                    }
-                    Place::Sparse {
-                        table,
-                        front: front.unwrap_or(NO_FRONT),
-                    }
-                }
+                Table::Sparse(_) => Place::Sparse(table),
             })
             .collect()
     }
@@ -100,32 +75,6 @@ impl Pool {
         if let Some(c) = self.counts.get_mut(i) {
             *c = n;
         }
-    }
-
-    /// Counts `sum` in front cache `front`: `None` when it holds the count, else the
-    /// `(sum, count)` its table must take (the entry it evicted, or this count where there
-    /// is no front).
-    #[inline]
-    pub(crate) fn front_bump(&mut self, front: u32, sum: u128) -> Option<(u128, u64)> {
-        self.front_add(front, sum, 1)
-    }
-
-    /// [`front_bump`](Self::front_bump) of `n` counts.
-    #[inline]
-    pub(crate) fn front_add(&mut self, front: u32, sum: u128, n: u64) -> Option<(u128, u64)> {
-        let h = ((sum as u64) ^ ((sum >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let i = (front as usize)
-            .wrapping_mul(FRONT)
-            .wrapping_add((h >> (64 - FRONT_BITS)) as usize);
-        let Some(e) = self.fronts.get_mut(i) else {
-            return Some((sum, n));
-        };
-        if e.1 != 0 && e.0 == sum {
-            e.1 += n;
-            return None;
-        }
-        let old = std::mem::replace(e, (sum, n));
-        (old.1 != 0).then_some(old)
     }
 
     /// `cnt[sum]++` in table `d`; `false` if `sum` lies outside it (a plan bug).
@@ -165,33 +114,17 @@ impl Pool {
                     counters.out_of_range += 1;
                 }
             }
-            Place::Sparse { table, front } => {
-                if let Some((s, n)) = self.front_bump(front, sum) {
-                    counters.add(table, s, n);
-                }
-            }
+            Place::Sparse(table) => counters.add(table, sum, 1),
         }
     }
 
     /// Brings `counters` up to date with the pool (`places` as [`place`](Self::place) gave
-    /// them): copies the dense tables and moves the pending counts of the sparse tables'
-    /// fronts into them, so that calling it again adds nothing twice.
+    /// them): copies the dense tables into them.
     pub(crate) fn copy_out(&mut self, places: &[Place], counters: &mut Counters) {
         for (place, t) in places.iter().zip(&mut counters.tables) {
             if let (Place::Pool(d), Table::Dense(v)) = (place, t) {
                 if let Some(src) = self.counts.get(d.base..d.base + v.len()) {
                     v.copy_from_slice(src);
-                }
-            }
-        }
-        for &place in places {
-            if let Place::Sparse { table, front } = place {
-                let start = (front as usize).wrapping_mul(FRONT);
-                for e in self.fronts.iter_mut().skip(start).take(FRONT) {
-                    if e.1 != 0 {
-                        counters.add(table, e.0, e.1);
-                    }
-                    *e = (0, 0);
                 }
             }
         }
@@ -223,14 +156,8 @@ impl Tally for Pooled<'_> {
 pub(crate) enum Place {
     /// A pooled dense table.
     Pool(Dense),
-    /// Sparse table `table` of the function's [`Counters`], behind front cache `front` of
-    /// the pool ([`NO_FRONT`]: none).
-    Sparse {
-        /// The table's index.
-        table: u32,
-        /// Its front cache.
-        front: u32,
-    },
+    /// Sparse table `table` of the function's [`Counters`].
+    Sparse(u32),
 }
 
 /// A path's end at a backedge, `cnt[sum + add]++; sum = set`: the common long step of a
@@ -239,8 +166,7 @@ pub(crate) enum Place {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(align(32))]
 pub(crate) struct PathEnd {
-    /// A pooled table: the pool index of its counter of sum 0; a sparse one: its front
-    /// cache in the high half, its index in the low half.
+    /// A pooled table: the pool index of its counter of sum 0; a sparse one: its index.
     base: u64,
     /// A pooled table: its NumPaths; a sparse one: 0 (no sum is in range, so every count
     /// takes [`place`](Self::place)).
@@ -258,17 +184,14 @@ impl Place {
         places
             .get(table as usize)
             .copied()
-            .unwrap_or(Place::Sparse {
-                table,
-                front: NO_FRONT,
-            })
+            .unwrap_or(Place::Sparse(table))
     }
 }
 
 /// A sparse table's path end that counts its latest sum in a pool counter of its own: its
 /// [`PathEnd`] is a [`window`](PathEnd::window) of that one sum, which the hot path counts
 /// like a dense table's. Another sum moves the window to it, and the counts pending at the
-/// old sum go to the table's front cache (a path end's sums repeat: on coremark, flat,
+/// old sum go to the table (a path end's sums repeat: on coremark, flat,
 /// 98% of the 14.5M counts in sparse tables are the same path end's previous sum).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Memo {
@@ -276,8 +199,6 @@ pub(crate) struct Memo {
     pub(crate) func: u32,
     /// The table.
     pub(crate) table: u32,
-    /// The table's front cache.
-    pub(crate) front: u32,
     /// The window's pool counter.
     pub(crate) counter: usize,
     /// The sum the window counts.
@@ -328,7 +249,7 @@ impl PathEnd {
                 (u64::try_from(d.base).ok()?, u64::try_from(d.size).ok()?)
             }
             Place::Pool(_) => return None,
-            Place::Sparse { table, front } => (u64::from(front) << 32 | u64::from(table), 0),
+            Place::Sparse(table) => (u64::from(table), 0),
         };
         let (a, s) = (add as i64, set as i64);
         if a as i128 as u128 != add || s as i128 as u128 != set {
@@ -382,10 +303,7 @@ impl PathEnd {
     /// Where a count that the pool did not take goes.
     pub(crate) fn place(&self) -> Place {
         match self.size {
-            0 => Place::Sparse {
-                table: self.base as u32,
-                front: (self.base >> 32) as u32,
-            },
+            0 => Place::Sparse(self.base as u32),
             size => Place::Pool(Dense {
                 base: self.base as usize,
                 size: u128::from(size),
@@ -421,8 +339,8 @@ mod tests {
     }
 
     proptest! {
-        /// Counting through the pool (dense tables, sparse tables' fronts, a table that
-        /// does not exist), by plan operations and by path ends, and copying out at any
+        /// Counting through the pool (dense tables, sparse tables, a table that does not
+        /// exist), by plan operations and by path ends, and copying out at any
         /// point and more than once, gives the counts of the counters alone.
         #[test]
         fn pooled_counts_are_the_counters_counts(
@@ -490,23 +408,5 @@ mod tests {
         pool.free(c);
         assert_eq!(pool.alloc(), c);
         assert_eq!(pool.take(c), 0);
-    }
-
-    #[test]
-    fn a_sparse_front_holds_a_hot_sum_and_evicts_on_a_collision() {
-        let mut pool = Pool::default();
-        let places = pool.place(&tables());
-        let Place::Sparse { front, .. } = places[1] else {
-            panic!("table 1 is sparse: {places:?}");
-        };
-        assert_eq!(pool.front_bump(front, 5), None);
-        assert_eq!(pool.front_bump(front, 5), None);
-        // Some sum among the next FRONT + 1 maps to 5's entry and evicts its two counts.
-        let evicted: Vec<_> = (6..6 + FRONT as u128 + 1)
-            .filter_map(|s| pool.front_bump(front, s))
-            .collect();
-        assert!(evicted.contains(&(5, 2)), "{evicted:?}");
-        // No front: every count goes to the table.
-        assert_eq!(pool.front_bump(NO_FRONT, 5), Some((5, 1)));
     }
 }

@@ -60,25 +60,25 @@ impl Default for Sparse {
 }
 
 impl Sparse {
-    /// Counts one occurrence of `sum`; `false` if the table is full (a new sum is dropped).
+    /// Counts `n` occurrences of `sum`; `false` if the table is full (a new sum is dropped).
     #[inline]
-    fn bump(&mut self, sum: u128) -> bool {
+    fn add(&mut self, sum: u128, n: u64) -> bool {
         let h = ((sum as u64) ^ ((sum >> 64) as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let i = (h >> 58) as usize % FRONT;
         let Some(e) = self.front.get_mut(i) else {
             return false;
         };
         if e.1 != 0 && e.0 == sum {
-            e.1 += 1;
+            e.1 += n;
             return true;
         }
-        let old = std::mem::replace(e, (sum, 1));
+        let old = std::mem::replace(e, (sum, n));
         old.1 == 0 || self.flush(old.0, old.1)
     }
 
     /// Adds `n` counts of `sum` to the table (not through the front cache); `false` if the
     /// table is full (the counts are dropped).
-    pub(crate) fn flush(&mut self, sum: u128, n: u64) -> bool {
+    fn flush(&mut self, sum: u128, n: u64) -> bool {
         if self.table.record(&sum, n).is_some() {
             return true;
         }
@@ -152,27 +152,10 @@ impl Counters {
         }
     }
 
+    /// Adds `n` counts of `sum` to table `table` (`n` > 1: counts held in front of it, e.g.
+    /// in the path sink's pool); counts it cannot take (at a sum outside a dense table, a
+    /// plan bug, or beyond a sparse table's [`MAX_ENTRIES`]) are out of range.
     #[inline]
-    fn bump(&mut self, table: u32, sum: u128) {
-        match self.tables.get_mut(table as usize) {
-            Some(Table::Dense(v)) => {
-                // `sum` is below the table size (at most DENSE_LIMIT) for a correct plan.
-                match usize::try_from(sum).ok().and_then(|i| v.get_mut(i)) {
-                    Some(c) => *c += 1,
-                    None => self.out_of_range += 1,
-                }
-            }
-            Some(Table::Sparse(m)) => {
-                if !m.bump(sum) {
-                    self.out_of_range += 1;
-                }
-            }
-            None => self.out_of_range += 1,
-        }
-    }
-
-    /// Adds `n` counts of `sum` to table `table` (for counts held in front of it, e.g. in
-    /// the path sink's pool); counts it cannot take are out of range.
     pub(crate) fn add(&mut self, table: u32, sum: u128, n: u64) {
         let taken = match self.tables.get_mut(table as usize) {
             Some(Table::Dense(v)) => usize::try_from(sum)
@@ -180,7 +163,7 @@ impl Counters {
                 .and_then(|i| v.get_mut(i))
                 .map(|c| *c += n)
                 .is_some(),
-            Some(Table::Sparse(m)) => m.flush(sum, n),
+            Some(Table::Sparse(m)) => m.add(sum, n),
             None => false,
         };
         if !taken {
@@ -232,7 +215,7 @@ pub trait Tally {
 impl Tally for Counters {
     #[inline]
     fn count(&mut self, table: u32, sum: u128) {
-        self.bump(table, sum);
+        self.add(table, sum, 1);
     }
 
     fn underflow(&mut self) {

@@ -28,8 +28,7 @@
 //! path. A tail call's slot entry holds the falls and the callee, so it skips the lookups
 //! that recognise it.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
-//! counts pending in memos and in the sparse tables' front caches reach
-//! [`Function::counters`] at the run's exit event.
+//! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
 
@@ -90,9 +89,9 @@ pub struct Function {
     pub inst: Option<Instrumented>,
     /// Why instrumentation failed.
     pub error: Option<String>,
-    /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables
-    /// in a pool shared by all functions, and hot sums of sparse tables in front caches
-    /// there, and brings them here at the exit).
+    /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables,
+    /// and sparse tables' latest sums at cached path ends, in a pool shared by all
+    /// functions, and brings them here at the exit).
     pub counters: Option<Counters>,
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
     /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
@@ -107,8 +106,7 @@ pub struct Function {
     user_regions: Option<Vec<Vec<NodeIndex>>>,
     /// A measured edge profile ([`PathSink::set_weights`]) in place of the estimate.
     weights: Option<Vec<u64>>,
-    /// Per counter table: where it counts (in the sink's pool, or sparse in `counters`
-    /// behind a front cache in the pool).
+    /// Per counter table: where it counts (in the sink's pool, or sparse in `counters`).
     places: Vec<Place>,
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
@@ -538,11 +536,10 @@ impl PathSink {
                 let sum = sum.wrapping_add(m.sum);
                 (Memo { sum, ..m }, true)
             }
-            (None, Place::Sparse { table, front }) => {
+            (None, Place::Sparse(table)) => {
                 let memo = Memo {
                     func: f as u32,
                     table,
-                    front,
                     counter: usize::MAX,
                     sum,
                     add: end.addition(),
@@ -568,20 +565,18 @@ impl PathSink {
         }
     }
 
-    /// Counts `n` of `sum` in the sparse table of `memo` (through its front cache).
+    /// Counts `n` of `sum` in the sparse table of `memo`.
     fn count_sparse(&mut self, memo: Memo, sum: u128, n: u64) {
         if n == 0 {
             return;
         }
-        if let Some((s, k)) = self.pool.front_add(memo.front, sum, n) {
-            let func = self.functions.get_mut(memo.func as usize);
-            if let Some(c) = func.and_then(|f| f.counters.as_mut()) {
-                c.add(memo.table, s, k);
-            }
+        let func = self.functions.get_mut(memo.func as usize);
+        if let Some(c) = func.and_then(|f| f.counters.as_mut()) {
+            c.add(memo.table, sum, n);
         }
     }
 
-    /// Moves the counts of every memo's window to its table's front cache (and frees
+    /// Moves the counts of every memo's window to its table (and frees
     /// their counters when `free`: the arena is about to be cleared).
     fn flush_memos(&mut self, free: bool) {
         for i in 0..self.arena.memos().len() {
