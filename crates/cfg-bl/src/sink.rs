@@ -553,15 +553,20 @@ impl PathSink {
                 return;
             }
         };
-        if end.window(0, memo.add, memo.sum).is_none() {
-            // The window cannot reach this sum: it stays where it is (empty).
-            self.count_sparse(memo, memo.sum, 1);
-            return;
-        }
         let counter = if old { memo.counter } else { self.pool.alloc() };
-        if let Some(window) = end.window(counter, memo.add, memo.sum) {
-            self.pool.set(counter, 1);
-            self.arena.set_memo(e, window, Memo { counter, ..memo });
+        match end.window(counter, memo.add, memo.sum) {
+            Some(window) => {
+                self.pool.set(counter, 1);
+                self.arena.set_memo(e, window, Memo { counter, ..memo });
+            }
+            None => {
+                // The window cannot reach this sum: it stays where it was (empty), and a
+                // new memo's counter goes back unused.
+                if !old {
+                    self.pool.free(counter);
+                }
+                self.count_sparse(memo, memo.sum, 1);
+            }
         }
     }
 
