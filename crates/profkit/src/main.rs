@@ -129,7 +129,10 @@ struct GuestArgs {
     /// Host directory the guest may open files in (nothing else is reachable).
     #[arg(long, value_name = "DIR")]
     allow_dir: Option<PathBuf>,
-    /// Start the guest with an empty environment instead of the host's.
+    /// Start the guest with an empty environment instead of the host's. The host's holds
+    /// variables that differ between shells and runs (such as `_`, the path profkit was
+    /// started by), which a guest's libc reads, so profiles to compare byte for byte across
+    /// hosts or builds want this flag.
     #[arg(long)]
     clear_env: bool,
     /// Set a guest environment variable (repeatable).
