@@ -1,12 +1,17 @@
 //! Runs one Linux guest under a chosen sink, for `cargo xtask bench`: the guest's stdout and
 //! stderr pass through, and the last line on stderr is `instret N` (instructions retired).
 //!
-//! `bench_guest none|edges|mem FILE [ARGS...]`
+//! `bench_guest none|edges|mem|plain|empty-events FILE [ARGS...]`
 //!
 //! - `none`: no sink (`()`), what `profkit run --no-profile` does;
 //! - `edges`: a sink that counts every block entry and every control-flow edge;
 //! - `mem`: a sink that receives every memory access with its value (and folds them into a
 //!   checksum so the work cannot be optimised away).
+//!
+//! Two more modes split the cost of `edges` from that of `none`: `plain`, a sink that
+//! watches blocks but wants no event of any (plain blocks, as for every sink that watches
+//! blocks, instead of superblocks, and no events), and `empty-events`, every block and edge
+//! event delivered to a sink that does nothing with them.
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -82,6 +87,32 @@ impl Sink for EdgeCounter {
     }
 }
 
+/// Watches blocks (so the cache forms plain blocks, not superblocks) but wants no event.
+struct Plain;
+
+impl Sink for Plain {
+    fn wants(&mut self) -> Interest {
+        Interest::BLOCK | Interest::EDGE
+    }
+
+    fn interest(&mut self, _: &BlockInfo) -> Interest {
+        Interest::NONE
+    }
+}
+
+/// Receives every block and edge event and does nothing with them.
+struct EmptyEvents;
+
+impl Sink for EmptyEvents {
+    fn wants(&mut self) -> Interest {
+        Interest::BLOCK | Interest::EDGE
+    }
+
+    fn interest(&mut self, _: &BlockInfo) -> Interest {
+        Interest::BLOCK | Interest::EDGE
+    }
+}
+
 /// Receives every memory access with its value.
 #[derive(Default)]
 struct MemChecksum {
@@ -111,7 +142,7 @@ impl Sink for MemChecksum {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(mode), Some(path)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: bench_guest none|edges|mem FILE [ARGS...]");
+        eprintln!("usage: bench_guest none|edges|mem|plain|empty-events FILE [ARGS...]");
         return ExitCode::from(2);
     };
     let elf = match std::fs::read(path) {
@@ -141,6 +172,8 @@ fn main() -> ExitCode {
             eprintln!("blocks {blocks} edges {}", s.edges());
             r
         }
+        "plain" => m.run(&mut Plain),
+        "empty-events" => m.run(&mut EmptyEvents),
         "mem" => {
             let mut s = MemChecksum::default();
             let r = m.run(&mut s);
@@ -148,7 +181,7 @@ fn main() -> ExitCode {
             r
         }
         other => {
-            eprintln!("unknown mode `{other}` (none, edges, mem)");
+            eprintln!("unknown mode `{other}` (none, edges, mem, plain, empty-events)");
             return ExitCode::from(2);
         }
     };
