@@ -87,29 +87,21 @@ impl Sink for EdgeCounter {
     }
 }
 
-/// Watches blocks (so the cache forms plain blocks, not superblocks) but wants no event.
-struct Plain;
+/// Watches blocks (so the cache forms plain blocks, not superblocks) and, with `EVENTS`,
+/// receives every block and edge event and does nothing with them; without, wants none.
+struct Watching<const EVENTS: bool>;
 
-impl Sink for Plain {
+impl<const EVENTS: bool> Sink for Watching<EVENTS> {
     fn wants(&mut self) -> Interest {
         Interest::BLOCK | Interest::EDGE
     }
 
     fn interest(&mut self, _: &BlockInfo) -> Interest {
-        Interest::NONE
-    }
-}
-
-/// Receives every block and edge event and does nothing with them.
-struct EmptyEvents;
-
-impl Sink for EmptyEvents {
-    fn wants(&mut self) -> Interest {
-        Interest::BLOCK | Interest::EDGE
-    }
-
-    fn interest(&mut self, _: &BlockInfo) -> Interest {
-        Interest::BLOCK | Interest::EDGE
+        if EVENTS {
+            Interest::BLOCK | Interest::EDGE
+        } else {
+            Interest::NONE
+        }
     }
 }
 
@@ -172,8 +164,8 @@ fn main() -> ExitCode {
             eprintln!("blocks {blocks} edges {}", s.edges());
             r
         }
-        "plain" => m.run(&mut Plain),
-        "empty-events" => m.run(&mut EmptyEvents),
+        "plain" => m.run(&mut Watching::<false>),
+        "empty-events" => m.run(&mut Watching::<true>),
         "mem" => {
             let mut s = MemChecksum::default();
             let r = m.run(&mut s);
