@@ -115,9 +115,21 @@ struct ReportArgs {
     top: usize,
 }
 
-/// The guest program and how to run it: shared by `run` and `paths`.
+/// The guest program, its arguments and how to run it: shared by `run` and `paths`.
 #[derive(clap::Args, Debug)]
 struct GuestArgs {
+    #[command(flatten)]
+    opts: GuestOptions,
+    /// The program to run.
+    file: PathBuf,
+    /// Its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+/// How to run a guest program: shared by every subcommand that runs one.
+#[derive(clap::Args, Debug)]
+struct GuestOptions {
     /// Stop after this many instructions.
     #[arg(long, value_name = "N")]
     fuel: Option<u64>,
@@ -147,11 +159,6 @@ struct GuestArgs {
     /// The program is a bare-metal machine-mode ELF (HTIF console and exit).
     #[arg(long)]
     bare: bool,
-    /// The program to run.
-    file: PathBuf,
-    /// Its arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    args: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -216,7 +223,7 @@ fn host_env() -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn guest_env(args: &GuestArgs) -> Vec<Vec<u8>> {
+fn guest_env(args: &GuestOptions) -> Vec<Vec<u8>> {
     let mut env = if args.clear_env {
         Vec::new()
     } else {
@@ -226,17 +233,25 @@ fn guest_env(args: &GuestArgs) -> Vec<Vec<u8>> {
     env
 }
 
-/// Loads the guest `elf` as `args` say, its standard streams the host's.
-fn load(elf: &[u8], name: &str, args: &GuestArgs) -> Result<Machine, String> {
-    load_with(elf, name, args, Input::Inherit, Output::Inherit)
+/// Loads the guest `elf` as `guest` says, its standard streams the host's.
+fn load(elf: &[u8], name: &str, guest: &GuestArgs) -> Result<Machine, String> {
+    load_with(
+        elf,
+        name,
+        &guest.args,
+        &guest.opts,
+        Input::Inherit,
+        Output::Inherit,
+    )
 }
 
-/// Loads the guest `elf` as `args` say, with `stdin` and its output (stdout, stderr, the
-/// bare-metal console) to `output`.
+/// Loads the guest `elf` with arguments `argv` (after its name) as `args` say, with `stdin`
+/// and its output (stdout, stderr, the bare-metal console) to `output`.
 fn load_with(
     elf: &[u8],
     name: &str,
-    args: &GuestArgs,
+    argv: &[String],
+    args: &GuestOptions,
     stdin: Input,
     output: Output,
 ) -> Result<Machine, String> {
@@ -251,10 +266,11 @@ fn load_with(
     if args.bare {
         Machine::bare_metal(elf, BareConfig { console: output }, config)
     } else {
-        let mut argv = vec![name.as_bytes().to_vec()];
-        argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
         let linux = LinuxConfig {
-            args: argv,
+            args: std::iter::once(name)
+                .chain(argv.iter().map(String::as_str))
+                .map(|a| a.as_bytes().to_vec())
+                .collect(),
             env: guest_env(args),
             stdin,
             stdout: output,
@@ -354,7 +370,7 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
     let mut machine = if args.weights == PathWeights::Measured {
         // Both runs read the same input; the first one's output goes nowhere.
         let mut input = Vec::new();
-        if !args.guest.bare {
+        if !args.guest.opts.bare {
             io::stdin()
                 .read_to_end(&mut input)
                 .map_err(|e| format!("cannot read stdin: {e}"))?;
@@ -362,7 +378,8 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
         let mut first = load_with(
             &elf,
             &name,
-            &args.guest,
+            &args.guest.args,
+            &args.guest.opts,
             Input::Bytes(input.clone()),
             Output::Capture,
         )?;
@@ -373,7 +390,8 @@ fn paths(args: &PathsArgs) -> Result<i32, String> {
         load_with(
             &elf,
             &name,
-            &args.guest,
+            &args.guest.args,
+            &args.guest.opts,
             Input::Bytes(input),
             Output::Inherit,
         )?

@@ -12,8 +12,8 @@ use clap::Parser;
 
 use ::strata::isam::IsamFile;
 use ::strata::{Config, PhaseConfig, Signal, StrataSink};
-use isa_emu::linux::{Input, LinuxConfig, Output};
-use isa_emu::{Config as EmuConfig, Machine, RunSummary};
+use isa_emu::linux::{Input, Output};
+use isa_emu::RunSummary;
 use prof_events::CodeView;
 use profkit::profile::{symbolize, thousands};
 
@@ -63,12 +63,8 @@ pub struct StrataArgs {
     /// Phase interval in instructions (at least 1).
     #[arg(long, value_name = "N", default_value_t = 1 << 20, value_parser = RangedU64ValueParser::<u64>::new().range(1..))]
     interval: u64,
-    /// Stop after this many instructions.
-    #[arg(long, value_name = "N")]
-    fuel: Option<u64>,
-    /// Host directory the guest may open files in.
-    #[arg(long, value_name = "DIR")]
-    allow_dir: Option<PathBuf>,
+    #[command(flatten)]
+    guest: crate::GuestOptions,
     /// The program to run.
     file: Option<PathBuf>,
     /// Its arguments.
@@ -103,25 +99,16 @@ pub fn run(args: &StrataArgs) -> Result<i32, String> {
         ));
     }
     let (elf, name) = crate::read_guest(file)?;
-    let mut argv = vec![name.as_bytes().to_vec()];
-    argv.extend(args.args.iter().map(|a| a.as_bytes().to_vec()));
-    let linux = LinuxConfig {
-        args: argv,
-        env: crate::host_env(),
-        stdin: Input::Inherit,
-        stdout: Output::Inherit,
-        stderr: Output::Inherit,
-        allow_dir: args.allow_dir.clone(),
-        cwd: std::env::current_dir().ok(),
-        ..LinuxConfig::default()
-    };
-    let emu = EmuConfig {
-        fuel: args.fuel,
-        // The sink writes the ISAM file's finished batches at every sample.
-        sample_interval: Some(crate::progress::INTERVAL),
-        ..EmuConfig::default()
-    };
-    let mut machine = Machine::linux(&elf, linux, emu).map_err(|e| format!("{name}: {e}"))?;
+    // Samples come every `progress::INTERVAL` instructions: the sink writes the ISAM
+    // file's finished batches at each.
+    let mut machine = crate::load_with(
+        &elf,
+        &name,
+        &args.args,
+        &args.guest,
+        Input::Inherit,
+        Output::Inherit,
+    )?;
     let config = Config {
         upper_levels: args.levels,
         stratum_max_len: args.max_stratum,

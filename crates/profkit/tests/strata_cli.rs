@@ -130,3 +130,47 @@ fn a_query_into_a_closed_pipe_ends_quietly() {
     assert!(err.is_empty(), "no panic, no message: {err}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `profkit strata` takes the guest options of `run` and `paths`: a bare-metal guest runs
+/// with `--bare` (its console is its stdout), and with `--clear-env` the files do not
+/// depend on the host's environment.
+#[test]
+fn strata_takes_the_guest_options_of_run_and_paths() {
+    let dir = std::env::temp_dir().join(format!("profkit-strata-opts-{}", std::process::id()));
+    let bare = profkit()
+        .args(["strata", "--bare", "--out"])
+        .arg(dir.join("bare"))
+        .arg("bin/crc.bare.elf")
+        .current_dir(guests())
+        .output()
+        .unwrap();
+    assert_eq!(bare.status.code(), Some(0), "{bare:?}");
+    let expected = std::fs::read(guests().join("expected/crc.stdout")).unwrap();
+    assert_eq!(bare.stdout, expected);
+    assert!(dir.join("bare/strata.isam").is_file());
+    // Two runs whose hosts' environments differ give the same files.
+    let files = |tag: &str, host_var: &str| {
+        let out = dir.join(tag);
+        let run = profkit()
+            .args([
+                "strata",
+                "--clear-env",
+                "--env",
+                "LANG=C",
+                "--seed",
+                "7",
+                "--out",
+            ])
+            .arg(&out)
+            .arg("bin/sort.elf")
+            .arg("2000")
+            .env("PROFKIT_TEST_HOST_VAR", host_var)
+            .current_dir(guests())
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(0), "{run:?}");
+        ["strata.isam", "strata.log", "strata.grammar"].map(|f| std::fs::read(out.join(f)).unwrap())
+    };
+    assert_eq!(files("a", "1"), files("b", "a much longer value"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
