@@ -120,7 +120,7 @@ impl Pool {
 
     /// Brings `counters` up to date with the pool (`places` as [`place`](Self::place) gave
     /// them): copies the dense tables into them.
-    pub(crate) fn copy_out(&mut self, places: &[Place], counters: &mut Counters) {
+    pub(crate) fn copy_out(&self, places: &[Place], counters: &mut Counters) {
         for (place, t) in places.iter().zip(&mut counters.tables) {
             if let (Place::Pool(d), Table::Dense(v)) = (place, t) {
                 if let Some(src) = self.counts.get(d.base..d.base + v.len()) {

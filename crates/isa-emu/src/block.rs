@@ -42,7 +42,7 @@ use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
 use crate::memory::{MemFault, Memory};
-use crate::threaded::{self, body_handler};
+use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
 
 /// "No block" in the index and chain slots.
@@ -436,7 +436,6 @@ impl BlockCache {
                 // A backward branch followed at its target (see `scan_block`): the inverse
                 // branch, to the fall-through, is the side exit.
                 self.insns.push(Tinsn {
-                    h: body_handler(inverse),
                     op: inverse,
                     imm: next,
                     ..t

@@ -44,6 +44,11 @@ pub enum Trap {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Trapped;
 
+/// The next pc to give [`exec`] for an instruction of a block's body, which it returns when
+/// the instruction does not transfer control: odd, so no taken branch's target can be
+/// mistaken for it.
+pub(crate) const FALLS_THROUGH: u64 = 1;
+
 /// Where memory events go while a block that asked for them runs, and where a trap is
 /// recorded.
 pub(crate) struct MemHook<'a, S: ?Sized> {

@@ -12,7 +12,7 @@ use crate::block::{fetch_decode, Block, BlockCache, SIDE_EXIT};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
-use crate::exec::{exec, MemHook, Trap, Trapped};
+use crate::exec::{exec, MemHook, Trap, Trapped, FALLS_THROUGH};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
 use crate::threaded::{self, Lean};
@@ -888,10 +888,6 @@ enum Early {
     /// After `done` instructions retired, the one at `at` trapped (its trap in the hook).
     Trap { done: u32, at: u64 },
 }
-
-/// The next pc that [`exec`] returns for an instruction of a block's body when it does not
-/// transfer control: odd, so no taken branch's target can be mistaken for it.
-const FALLS_THROUGH: u64 = 1;
 
 /// Runs the translated code of a whole block at `here` whose end is `end` through [`exec`]'s
 /// `match` (blocks with memory events, and the rare whole-superblock runs of `run_slow`; the

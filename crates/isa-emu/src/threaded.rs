@@ -12,7 +12,7 @@
 //! turn a handler's tail call into a jump (debug builds), the recursion stays shallow.
 
 use crate::cpu::Cpu;
-use crate::exec::{exec, MemHook, Trapped};
+use crate::exec::{exec, MemHook, Trapped, FALLS_THROUGH};
 use crate::insn::Op;
 use crate::memory::Memory;
 use crate::xlat::{Here, Tinsn};
@@ -36,10 +36,6 @@ pub(crate) struct Lean<'a, 'h> {
 /// for how the chain left the block). One word, so that a handler's call of the next one
 /// is a jump.
 pub(crate) type Handler = fn(&mut Cpu, &mut Lean<'_, '_>, &[Tinsn]) -> u64;
-
-/// The next pc an instruction of a block's body computes when it does not transfer
-/// control (as in the run loop's `FALLS_THROUGH`).
-const FALLS_THROUGH: u64 = 1;
 
 /// Runs `insn` of a block's body as operation `op`: `None` if it falls through, else the
 /// pc the chain leaves the block for (a superblock's side exit, or a trap's 0).
@@ -137,9 +133,13 @@ pub(crate) fn run(cpu: &mut Cpu, lean: &mut Lean<'_, '_>, insns: &[Tinsn]) -> u6
     }
 }
 
-/// Gives the instructions of a translated block their handlers for a chain: the last
+/// Gives the instructions of a translated block their handlers for a chain, each derived
+/// from its operation (whatever translation did to it): body handlers, the last
 /// instruction its [`last_handler`], and common pairs, left to right, one handler for both.
 pub(crate) fn assign(block: &mut [Tinsn]) {
+    for t in block.iter_mut() {
+        t.h = body_handler(t.op);
+    }
     if let Some(end) = block.last_mut() {
         end.h = last_handler(end.op);
     }
