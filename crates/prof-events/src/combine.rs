@@ -63,6 +63,10 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
         self.a.watches_blocks() | self.b.watches_blocks()
     }
 
+    fn may_stop(&mut self) -> bool {
+        self.a.may_stop() | self.b.may_stop()
+    }
+
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         let ia = self.a.interest(block) & Interest::ALL_BLOCK;
         let ib = self.b.interest(block) & Interest::ALL_BLOCK;
@@ -173,6 +177,10 @@ macro_rules! tuple_sink {
             fn watches_blocks(&mut self) -> bool {
                 // Every member is asked (no short circuit), as for `wants`.
                 false $(| self.$idx.watches_blocks())+
+            }
+            #[inline]
+            fn may_stop(&mut self) -> bool {
+                false $(| self.$idx.may_stop())+
             }
             #[inline]
             fn interest(&mut self, block: &BlockInfo) -> Interest {
@@ -319,6 +327,34 @@ mod tests {
         assert!(().and(Recorder::default()).watches_blocks());
         assert!(((), Recorder::default()).watches_blocks());
         assert!(!((), None::<Recorder>, ()).watches_blocks());
+    }
+
+    /// Never stops, or may (the default).
+    struct Stops(bool);
+    impl Sink for Stops {
+        fn may_stop(&mut self) -> bool {
+            self.0
+        }
+    }
+
+    #[test]
+    fn combinators_may_stop_if_any_member_may() {
+        for (a, b) in [(false, false), (false, true), (true, false), (true, true)] {
+            assert_eq!(Stops(a).and(Stops(b)).may_stop(), a || b, "Both {a} {b}");
+            assert_eq!((Stops(a), Stops(b)).may_stop(), a || b, "pair {a} {b}");
+            assert_eq!(
+                (Stops(a), (), Stops(b)).may_stop(),
+                a || b,
+                "triple {a} {b}"
+            );
+        }
+        // `()`, `None` and the recorder never stop; a sink with the default may.
+        assert!(!().and(Recorder::default()).may_stop());
+        assert!(!Option::<Stops>::None.may_stop());
+        assert!(Some(Stops(true)).may_stop());
+        assert!(Watches::default().may_stop(), "the default is true");
+        let mut boxed: Box<dyn Sink> = Box::new(Stops(false));
+        assert!(!boxed.may_stop());
     }
 
     #[test]

@@ -40,6 +40,11 @@
 //! at the start of a run; `()` and `None` say `false`). The driver then need not ask it
 //! about blocks at all, and is free to run several basic blocks as one.
 //!
+//! A sink that watches blocks but never stops a run from [`Sink::block`] or [`Sink::edge`]
+//! says so with [`Sink::may_stop`] returning `false` (the default is `true`). The driver may
+//! then also run several basic blocks as one and deliver their events, unchanged and in
+//! order, after them: a counting or recording sink should say it.
+//!
 //! The driver's run loop is generic over `S: Sink`, so with `()` every hook is an inlined
 //! empty function and the interest test folds to a constant.
 //!
@@ -145,6 +150,19 @@ pub trait Sink {
         true
     }
 
+    /// Whether this sink may return [`Control::Stop`] from [`Sink::block`] or
+    /// [`Sink::edge`]. Asked once when a run starts.
+    ///
+    /// A sink that returns `false` promises never to stop a run from those two hooks. The
+    /// driver may then run several basic blocks as one and deliver their block and edge
+    /// events, in the same order and with the same contents, after the whole run of them
+    /// (event superblocks): a stop would land several blocks late. The default, `true`, is
+    /// always correct; a sink that only counts or records should return `false`.
+    #[inline]
+    fn may_stop(&mut self) -> bool {
+        true
+    }
+
     /// Called once when the driver translates a block; the answer is cached with the block.
     /// Block ids are dense and assigned in order of first translation, so a sink may use
     /// them to index its own vectors. Not called in a run where
@@ -198,6 +216,10 @@ impl Sink for () {
     fn watches_blocks(&mut self) -> bool {
         false
     }
+    #[inline(always)]
+    fn may_stop(&mut self) -> bool {
+        false
+    }
 }
 
 /// Pointers to sinks are sinks: every hook forwards to the pointee.
@@ -211,6 +233,10 @@ macro_rules! forward_sink {
             #[inline(always)]
             fn watches_blocks(&mut self) -> bool {
                 (**self).watches_blocks()
+            }
+            #[inline(always)]
+            fn may_stop(&mut self) -> bool {
+                (**self).may_stop()
             }
             #[inline(always)]
             fn interest(&mut self, block: &BlockInfo) -> Interest {
@@ -255,6 +281,10 @@ impl<S: Sink> Sink for Option<S> {
     #[inline]
     fn watches_blocks(&mut self) -> bool {
         self.as_mut().is_some_and(Sink::watches_blocks)
+    }
+    #[inline]
+    fn may_stop(&mut self) -> bool {
+        self.as_mut().is_some_and(Sink::may_stop)
     }
     #[inline]
     fn interest(&mut self, block: &BlockInfo) -> Interest {

@@ -46,6 +46,9 @@ impl Sink for Recorder {
     fn wants(&mut self) -> Interest {
         self.interest
     }
+    fn may_stop(&mut self) -> bool {
+        false
+    }
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         self.events.push(Event::Interest(*block));
         self.interest & Interest::ALL_BLOCK
