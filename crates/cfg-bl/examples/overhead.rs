@@ -44,6 +44,11 @@ fn machine(elf: &[u8], argv: &[String]) -> Machine {
 struct EdgesOnly;
 
 impl Sink for EdgesOnly {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn interest(&mut self, _: &prof_events::BlockInfo) -> prof_events::Interest {
         prof_events::Interest::EDGE
     }

@@ -1309,6 +1309,11 @@ impl Function {
 }
 
 impl Sink for PathSink {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn wants(&mut self) -> Interest {
         Interest::EXIT
     }

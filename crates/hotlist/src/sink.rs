@@ -48,6 +48,11 @@ impl MemValueSink {
 }
 
 impl Sink for MemValueSink {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         if self
             .pcs

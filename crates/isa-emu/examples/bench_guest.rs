@@ -47,6 +47,11 @@ impl Sink for EdgeCounter {
         Interest::BLOCK | Interest::EDGE
     }
 
+    /// It only counts, so the emulator may run it on event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn interest(&mut self, info: &BlockInfo) -> Interest {
         let i = info.id.index();
         if i >= self.blocks.len() {
@@ -87,8 +92,9 @@ impl Sink for EdgeCounter {
     }
 }
 
-/// Watches blocks (so the cache forms plain blocks, not superblocks) and, with `EVENTS`,
-/// receives every block and edge event and does nothing with them; without, wants none.
+/// Watches blocks and may stop (so the cache forms plain blocks, neither superblocks nor
+/// event superblocks) and, with `EVENTS`, receives every block and edge event and does
+/// nothing with them; without, wants none.
 struct Watching<const EVENTS: bool>;
 
 impl<const EVENTS: bool> Sink for Watching<EVENTS> {

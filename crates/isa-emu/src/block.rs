@@ -33,6 +33,16 @@
 //! block boundary after its threshold, which a superblock would move). In that mode the sink
 //! is not asked about blocks at all. Changing the mode flushes the cache, so a sink that
 //! watches blocks never sees the id of a superblock nor has one run.
+//!
+//! Sinks that watch blocks but never stop a run get *event superblocks* instead
+//! ([`event_super`]): superblocks formed later, from blocks already translated, that keep
+//! their ids and events.
+//!
+//! Which way a superblock went past a conditional branch is recorded in the pc of its next
+//! instruction (`scan_block`'s `pcs`); translation turns a branch followed at its target
+//! into the inverse branch.
+
+mod event_super;
 
 use std::collections::HashMap;
 
@@ -45,8 +55,10 @@ use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
 
+pub(crate) use event_super::{EventSuper, Part, UNFORMED};
+
 /// "No block" in the index and chain slots.
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// The exit number of a superblock's side exit: it has no slot in [`Block::chain`] (its
 /// chain is in the branch's [`Meta`]).
@@ -154,6 +166,11 @@ pub(crate) struct Block {
     /// Chain: the slot of the successor on the fall-through (0) and other (1) exits
     /// (`NONE` if none yet, and always on the other exit of an indirect jump).
     pub chain: [u32; 2],
+    /// The event superblock that starts with this block: its index in
+    /// `BlockCache::supers`, [`UNFORMED`] while the block warms up, or `NONE`.
+    pub sup: u32,
+    /// Runs of the block while [`UNFORMED`].
+    pub heat: u32,
 }
 
 impl Block {
@@ -222,7 +239,8 @@ pub(crate) fn fetch_decode(mem: &Memory, pc: u64) -> Result<Insn, MemFault> {
     Ok(insn)
 }
 
-/// Decodes the block starting at `pc` into `out` (cleared first). Fails only if the first
+/// Decodes the block starting at `pc` into `out`, and the pc of each instruction into `pcs`
+/// (both cleared first; the pcs say which way a superblock went). Fails only if the first
 /// instruction cannot be fetched; a fetch failure later ends the block before it.
 ///
 /// Returns the end pc (of the fall-through) and how the block ends. With `superblock` set
@@ -234,14 +252,14 @@ pub(crate) fn scan_block(
     max_insns: u32,
     superblock: bool,
     out: &mut Vec<Insn>,
+    pcs: &mut Vec<u64>,
 ) -> Result<(u64, BlockEnd), MemFault> {
     out.clear();
+    pcs.clear();
     let mut p = pc;
     // The fall-through and the end of the last instruction if it ended the block but was
     // followed: a fetch failure at its target ends the block with it, as without following.
     let mut followed = None;
-    // The pc of each instruction in `out`, to find a loop's head.
-    let mut pcs = Vec::new();
     let end = loop {
         let insn = match fetch_decode(mem, p) {
             Ok(i) => i,
@@ -317,9 +335,18 @@ pub(crate) struct BlockCache {
     keep_insns: bool,
     /// Form superblocks (see the module docs).
     superblocks: bool,
+    /// Form event superblocks (see [`event_super`]).
+    event_supers: bool,
+    /// The event superblocks, and their parts (ranges of `parts`).
+    pub supers: Vec<EventSuper>,
+    parts: Vec<Part>,
+    /// Event superblocks formed since the run began (all flushes included).
+    pub supers_formed: u64,
     max_insns: u32,
     index: PcIndex,
     scratch: Vec<Insn>,
+    /// The pc of each instruction in `scratch`.
+    scratch_pcs: Vec<u64>,
     /// Blocks translated since the run began (all flushes included).
     pub translated: u64,
     /// Times the cache was flushed.
@@ -335,10 +362,15 @@ impl BlockCache {
             id_base: 0,
             keep_insns,
             superblocks: false,
+            event_supers: false,
+            supers: Vec::new(),
+            parts: Vec::new(),
+            supers_formed: 0,
             max_insns: max_insns.clamp(1, MAX_BLOCK_INSNS),
             index: PcIndex::new(lo, hi),
             meta: Vec::new(),
             scratch: Vec::new(),
+            scratch_pcs: Vec::new(),
             translated: 0,
             flushes: 0,
         }
@@ -360,12 +392,18 @@ impl BlockCache {
         pc: u64,
         sink: &mut S,
     ) -> Result<u32, MemFault> {
-        let (end, ends_with) =
-            scan_block(mem, pc, self.max_insns, self.superblocks, &mut self.scratch)?;
+        let (end, ends_with) = scan_block(
+            mem,
+            pc,
+            self.max_insns,
+            self.superblocks,
+            &mut self.scratch,
+            &mut self.scratch_pcs,
+        )?;
         let slot = self.blocks.len() as u32;
         let first = self.insns.len();
         if self.keep_insns {
-            self.append_translation(pc);
+            self.append_translation();
         }
         let mut block = Block {
             start: pc,
@@ -378,6 +416,8 @@ impl BlockCache {
             ends_with,
             kinds: [edge_kind(ends_with, true), edge_kind(ends_with, false)],
             chain: [NONE; 2],
+            sup: if self.event_supers { UNFORMED } else { NONE },
+            heat: 0,
         };
         if !self.superblocks {
             block.interest =
@@ -401,21 +441,26 @@ impl BlockCache {
         }
     }
 
-    /// Translates the decoded block in `scratch`, which starts at `pc`, onto the arenas,
-    /// fusing pairs. A direct jump or call inside a (super)block is followed: it becomes the
-    /// write of its return address (nothing for `j`), and translation goes on at its target.
-    fn append_translation(&mut self, pc: u64) {
+    /// Translates the decoded block in `scratch` (its pcs in `scratch_pcs`) onto the
+    /// arenas, fusing pairs. A direct jump or call inside a (super)block is followed: it
+    /// becomes the write of its return address (nothing for `j`), and translation goes on at
+    /// its target. A conditional branch inside one is followed where the next pc says: at
+    /// its fall-through, or at its target as the inverse branch to its fall-through.
+    fn append_translation(&mut self) {
         let first = self.insns.len();
-        let mut at = pc;
-        let count = self.scratch.len();
-        for (idx, insn) in self.scratch.iter().enumerate() {
+        let Some(&pc) = self.scratch_pcs.first() else {
+            return;
+        };
+        for (idx, (insn, &at)) in self.scratch.iter().zip(&self.scratch_pcs).enumerate() {
             let meta = Meta {
                 off: at.wrapping_sub(pc) as u32,
                 idx: idx as u32,
                 chain: NONE,
             };
             let next = at.wrapping_add(u64::from(insn.len));
-            if insn.op == Op::Jal && idx + 1 < count {
+            // Where the (super)block goes on, if this instruction is not its last.
+            let followed = self.scratch_pcs.get(idx + 1).copied();
+            if insn.op == Op::Jal && followed.is_some() {
                 if insn.rd != 32 {
                     let link = Insn {
                         op: Op::Lui,
@@ -428,20 +473,19 @@ impl BlockCache {
                     });
                     self.meta.push(meta);
                 }
-                at = translate(insn, at).imm;
                 continue;
             }
             let t = translate(insn, at);
-            if let Some(inverse) = inverse_branch(t.op).filter(|_| idx + 1 < count && t.imm <= at) {
-                // A backward branch followed at its target (see `scan_block`): the inverse
-                // branch, to the fall-through, is the side exit.
+            let taken = followed == Some(t.imm) && t.imm != next;
+            if let Some(inverse) = inverse_branch(t.op).filter(|_| taken) {
+                // A branch followed at its target: the inverse branch, to the fall-through,
+                // is the side exit.
                 self.insns.push(Tinsn {
                     op: inverse,
                     imm: next,
                     ..t
                 });
                 self.meta.push(meta);
-                at = t.imm;
                 continue;
             }
             let fused = match self.insns.last() {
@@ -455,7 +499,6 @@ impl BlockCache {
                     self.meta.push(meta);
                 }
             }
-            at = next;
         }
         if let Some(block) = self.insns.get_mut(first..) {
             threaded::assign(block);
@@ -469,6 +512,8 @@ impl BlockCache {
         self.insns.clear();
         self.meta.clear();
         self.index.clear();
+        self.supers.clear();
+        self.parts.clear();
         self.flushes += 1;
     }
 
@@ -544,5 +589,7 @@ impl BlockCache {
             + self.insns.capacity() * size_of::<Tinsn>()
             + self.meta.capacity() * size_of::<Meta>()
             + self.index.bytes()
+            + self.supers.capacity() * size_of::<EventSuper>()
+            + self.parts.capacity() * size_of::<Part>()
     }
 }

@@ -8,7 +8,7 @@ use prof_events::{
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
-use crate::block::{fetch_decode, Block, BlockCache, SIDE_EXIT};
+use crate::block::{fetch_decode, Block, BlockCache, EventSuper, SIDE_EXIT};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
@@ -135,6 +135,9 @@ pub struct RunSummary {
     pub instret: u64,
     /// Blocks translated (every flush included).
     pub blocks_translated: u64,
+    /// Event superblocks formed (every flush included; see [`Config`] and
+    /// [`Sink::may_stop`]).
+    pub event_superblocks: u64,
     /// Times translated code was discarded (`fence.i`, stores into code).
     pub cache_flushes: u64,
     /// Bytes held by the block cache at the end.
@@ -291,12 +294,15 @@ impl Machine {
         // Superblocks only where blocks chain, no sink watches blocks, and no sample is
         // due at a block boundary that a superblock would move (see `BlockCache`).
         let watches_blocks = sink.watches_blocks();
+        let may_stop = sink.may_stop();
+        let chaining = !self.config.single_step && matches!(self.env, Env::Linux(_));
         self.cache.set_superblocks(
-            !self.config.single_step
-                && matches!(self.env, Env::Linux(_))
-                && !watches_blocks
-                && self.sample_interval(run_interest).is_none(),
+            chaining && !watches_blocks && self.sample_interval(run_interest).is_none(),
         );
+        // Event superblocks keep fuel and samples exact, but deliver block and edge events
+        // late, which only a sink that never stops cannot tell.
+        self.cache
+            .set_event_superblocks(chaining && watches_blocks && !may_stop);
         let outcome = if self.config.single_step {
             self.run_loop::<true, S>(sink, run_interest)
         } else {
@@ -307,6 +313,7 @@ impl Machine {
             pc: self.cpu.pc,
             instret: self.instret,
             blocks_translated: self.cache.translated,
+            event_superblocks: self.cache.supers_formed,
             cache_flushes: self.cache.flushes,
             cache_bytes: self.cache.footprint(),
         };
@@ -524,6 +531,40 @@ impl Machine {
         let mem = &mut local_mem;
         let mut retired = *instret;
         let leave = loop {
+            // The event superblock starting here, if any, runs instead of the block when
+            // the fuel or sample threshold is not inside it; it ends in one of its parts,
+            // which the rest of the loop then treats as the block that ran.
+            let sup = if EVENTS {
+                cache
+                    .event_super(slot, mem)
+                    .and_then(|s| cache.supers.get(s as usize).copied())
+                    .filter(|s| retired + u64::from(s.count) < bound)
+            } else {
+                None
+            };
+            if let Some(sup) = sup {
+                let (result, control, part, done) =
+                    run_event_super(cpu, mem, cache, &sup, retired, sink, trap);
+                slot = part;
+                match result {
+                    Ok(next) => {
+                        retired += u64::from(done);
+                        let block = &cache.blocks[slot as usize];
+                        let exit = usize::from(next != block.end);
+                        let to = (next, exit, block.link(exit), usize::MAX);
+                        match follow(cache, cpu, mem, slot, to, control) {
+                            Ok(s) => slot = s,
+                            Err(leave) => break leave,
+                        }
+                    }
+                    Err(at) => {
+                        retired += u64::from(done);
+                        cpu.pc = at;
+                        break Leave::Trapped { slot, control };
+                    }
+                }
+                continue;
+            }
             let Some(block) = cache.blocks.get(slot as usize) else {
                 break Leave::Slow(slot);
             };
@@ -574,31 +615,10 @@ impl Machine {
                     break Leave::Trapped { slot, control };
                 }
             };
-            if control == Control::Stop || mem.code_written() {
-                cpu.pc = next;
-                break Leave::Boundary {
-                    from: slot,
-                    exit,
-                    control,
-                };
+            match follow(cache, cpu, mem, slot, (next, exit, link, side), control) {
+                Ok(s) => slot = s,
+                Err(leave) => break leave,
             }
-            slot = match link {
-                Some(s) => s,
-                None => match cache.lookup(next) {
-                    Some(s) => {
-                        if exit == SIDE_EXIT {
-                            cache.set_side_chain(side, s);
-                        } else {
-                            cache.set_chain(slot, exit, s);
-                        }
-                        s
-                    }
-                    None => {
-                        cpu.pc = next;
-                        break Leave::Untranslated { from: slot, exit };
-                    }
-                },
-            };
         };
         *machine_mem = local_mem;
         *instret = retired;
@@ -793,6 +813,97 @@ impl Machine {
             }
         }
     }
+}
+
+/// The block [`Machine::run_chained`] runs next after the block in `slot` left by `exit`
+/// for `next`, through `link` (the exit's chain, if any) or the index, recording the chain
+/// (in the `Meta` of the side exit's branch at arena index `side` for [`SIDE_EXIT`]). Or
+/// how the loop leaves: at a sink's stop, a store into code, or code not yet translated.
+#[inline(always)]
+fn follow(
+    cache: &mut BlockCache,
+    cpu: &mut Cpu,
+    mem: &Memory,
+    slot: u32,
+    (next, exit, link, side): (u64, usize, Option<u32>, usize),
+    control: Control,
+) -> Result<u32, Leave> {
+    if control == Control::Stop || mem.code_written() {
+        cpu.pc = next;
+        return Err(Leave::Boundary {
+            from: slot,
+            exit,
+            control,
+        });
+    }
+    if let Some(s) = link {
+        return Ok(s);
+    }
+    match cache.lookup(next) {
+        Some(s) => {
+            if exit == SIDE_EXIT {
+                cache.set_side_chain(side, s);
+            } else {
+                cache.set_chain(slot, exit, s);
+            }
+            Ok(s)
+        }
+        None => {
+            cpu.pc = next;
+            Err(Leave::Untranslated { from: slot, exit })
+        }
+    }
+}
+
+/// Runs the event superblock `sup` (after `retired` instructions) for
+/// [`Machine::run_chained`], then delivers the block and edge events of the parts that ran
+/// (see `block::event_super`). Returns how it ended as the part it ended in would have on
+/// its own: the next pc, or the pc of the instruction that trapped (its trap in `trap`);
+/// and the sinks' control, that part's slot, and the instructions retired.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn run_event_super<S: Sink + ?Sized>(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    cache: &BlockCache,
+    sup: &EventSuper,
+    retired: u64,
+    sink: &mut S,
+    trap: &mut Trap,
+) -> (Result<u64, u64>, Control, u32, u32) {
+    let (insns, here) = cache.super_code(sup, retired);
+    let parts = cache.parts(sup);
+    // The part holding the superblock's instruction `i`.
+    let part_of = |i: u32| {
+        parts
+            .iter()
+            .position(|p| i < p.done)
+            .unwrap_or(parts.len() - 1)
+    };
+    let (k, done, result) = match run_threaded(cpu, mem, insns, &here, sup.end, trap) {
+        Ok(next) => (parts.len() - 1, sup.count, Ok(next)),
+        // A side exit is the exit of the part whose branch it is.
+        Err(Early::SideExit { done, to, .. }) => (part_of(done - 1), done, Ok(to)),
+        Err(Early::Trap { done, at }) => (part_of(done), done, Err(at)),
+    };
+    let mut control = Control::Continue;
+    for p in &parts[..k] {
+        if p.interest.contains(Interest::BLOCK) {
+            control = control.or(sink.block(p.id, p.pc));
+        }
+        if p.interest.contains(Interest::EDGE) {
+            control = control.or(sink.edge(&p.edge));
+        }
+    }
+    let last = &parts[k];
+    if last.interest.contains(Interest::BLOCK) {
+        control = control.or(sink.block(last.id, last.pc));
+    }
+    if let (Ok(next), true) = (result, last.interest.contains(Interest::EDGE)) {
+        let edge = cache.blocks[last.slot as usize].edge(last.id, next);
+        control = control.or(sink.edge(&edge));
+    }
+    (result, control, last.slot, done)
 }
 
 /// Runs `block` (as block `id`, after `retired` instructions) whole for [`Machine::run_chained`]

@@ -13,21 +13,24 @@ use prof_events::{
 };
 
 /// Folds every event into a hash and keeps the first few for a readable diff. Blocks get
-/// the interest `pick` gives them.
+/// the interest `pick` gives them. A fingerprint that never stops lets the emulator form
+/// event superblocks.
 struct Fingerprint {
     hasher: DefaultHasher,
     count: u64,
     first: Vec<Event>,
     pick: fn(&BlockInfo) -> Interest,
+    may_stop: bool,
 }
 
 impl Fingerprint {
-    fn new(pick: fn(&BlockInfo) -> Interest) -> Self {
+    fn new(pick: fn(&BlockInfo) -> Interest, may_stop: bool) -> Self {
         Fingerprint {
             hasher: DefaultHasher::new(),
             count: 0,
             first: Vec::new(),
             pick,
+            may_stop,
         }
     }
     fn add(&mut self, e: Event) {
@@ -42,6 +45,9 @@ impl Fingerprint {
 impl Sink for Fingerprint {
     fn wants(&mut self) -> Interest {
         Interest::ALL
+    }
+    fn may_stop(&mut self) -> bool {
+        self.may_stop
     }
     fn interest(&mut self, block: &BlockInfo) -> Interest {
         self.add(Event::Interest(*block));
@@ -77,10 +83,12 @@ impl Sink for Fingerprint {
 const FUEL: u64 = 3_000_000;
 
 /// Runs every guest cached and single-stepped with blocks given interest by `pick`, and
-/// asserts both give the same summary and event stream.
-fn compare_modes(pick: fn(&BlockInfo) -> Interest, fuel: u64) {
+/// asserts both give the same summary and event stream. Returns the event superblocks the
+/// cached runs formed.
+fn compare_modes(pick: fn(&BlockInfo) -> Interest, fuel: u64, may_stop: bool) -> u64 {
+    let mut formed = 0;
     for g in common::guests() {
-        let run = |single_step: bool| {
+        let mut run = |single_step: bool| {
             let config = Config {
                 fuel: Some(fuel),
                 single_step,
@@ -88,8 +96,9 @@ fn compare_modes(pick: fn(&BlockInfo) -> Interest, fuel: u64) {
                 ..Config::default()
             };
             let mut m = common::machine(&g, config);
-            let mut f = Fingerprint::new(pick);
+            let mut f = Fingerprint::new(pick, may_stop);
             let summary = m.run(&mut f);
+            formed += summary.event_superblocks;
             (
                 summary.instret,
                 summary.outcome,
@@ -105,31 +114,48 @@ fn compare_modes(pick: fn(&BlockInfo) -> Interest, fuel: u64) {
         assert_eq!(cached, stepped, "{}: event streams differ", g.name);
         assert!(cached.3 > 100, "{}: the run produced events", g.name);
     }
+    formed
 }
 
 #[test]
 fn cached_and_single_step_event_streams_are_identical() {
-    compare_modes(|_| Interest::ALL_BLOCK, FUEL);
+    compare_modes(|_| Interest::ALL_BLOCK, FUEL, false);
 }
 
 /// Blocks without events run chained back to back; samples, system calls, the exit and the
 /// fuel limit must still fall exactly where single-stepping puts them.
 #[test]
 fn chained_blocks_without_events_keep_samples_and_fuel_exact() {
-    compare_modes(|_| Interest::NONE, FUEL + 12_345);
+    compare_modes(|_| Interest::NONE, FUEL + 12_345, true);
 }
 
 /// Chained runs that deliver block and edge events, and that alternate with blocks wanting
 /// memory events and with blocks wanting nothing.
 #[test]
 fn chained_blocks_with_some_events_match_single_step() {
-    compare_modes(|_| Interest::BLOCK | Interest::EDGE, FUEL / 2 + 1);
-    compare_modes(
-        |b| match b.id.0 % 3 {
-            0 => Interest::NONE,
-            1 => Interest::MEM_VALUES | Interest::EDGE,
-            _ => Interest::BLOCK,
-        },
-        FUEL / 2 + 7,
-    );
+    compare_modes(|_| Interest::BLOCK | Interest::EDGE, FUEL / 2 + 1, true);
+    compare_modes(mixed, FUEL / 2 + 7, true);
+}
+
+/// Every third block wants nothing, memory events and its edge, or its entry.
+fn mixed(b: &BlockInfo) -> Interest {
+    match b.id.0 % 3 {
+        0 => Interest::NONE,
+        1 => Interest::MEM_VALUES | Interest::EDGE,
+        _ => Interest::BLOCK,
+    }
+}
+
+/// A sink that never stops gets event superblocks (blocks run as one, their events
+/// delivered after them): the events, fuel and samples stay exactly those of
+/// single-stepping, with side exits, traps and system calls inside them, parts that want
+/// nothing, and blocks with memory events (which are never parts).
+#[test]
+fn event_superblocks_match_single_step() {
+    let formed = compare_modes(|_| Interest::BLOCK | Interest::EDGE, FUEL / 2 + 3, false);
+    assert!(formed > 100, "event superblocks formed: {formed}");
+    let formed = compare_modes(mixed, FUEL / 2 + 11, false);
+    assert!(formed > 10, "event superblocks formed: {formed}");
+    let edges_only = compare_modes(|_| Interest::EDGE, FUEL / 3, false);
+    assert!(edges_only > 100, "event superblocks formed: {edges_only}");
 }

@@ -39,6 +39,11 @@ impl Default for Progress {
 }
 
 impl Sink for Progress {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn wants(&mut self) -> Interest {
         if self.enabled {
             Interest::SAMPLE | Interest::EXIT

@@ -40,6 +40,11 @@ use common::{config_from_env, guest_and_runs, machine, median, timed};
 struct CountBlocks(u64);
 
 impl Sink for CountBlocks {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn interest(&mut self, _: &BlockInfo) -> Interest {
         Interest::BLOCK
     }

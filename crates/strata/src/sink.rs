@@ -141,6 +141,11 @@ impl StrataSink {
 }
 
 impl Sink for StrataSink {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn wants(&mut self) -> Interest {
         if self.stream.is_some() {
             Interest::EXIT | Interest::SAMPLE

@@ -65,6 +65,11 @@ impl BlockProfile {
 }
 
 impl Sink for BlockProfile {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn wants(&mut self) -> Interest {
         Interest::SYSCALL | Interest::EXIT
     }

@@ -137,6 +137,11 @@ impl CallGraph {
 }
 
 impl Sink for CallGraph {
+    /// It never stops a run, so blocks may run as event superblocks.
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
     fn wants(&mut self) -> Interest {
         Interest::EXIT
     }
