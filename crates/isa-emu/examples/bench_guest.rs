@@ -1,10 +1,12 @@
 //! Runs one Linux guest under a chosen sink, for `cargo xtask bench`: the guest's stdout and
 //! stderr pass through, and the last line on stderr is `instret N` (instructions retired).
 //!
-//! `bench_guest none|edges|mem|plain|empty-events FILE [ARGS...]`
+//! `bench_guest none|edges|edges-each|mem|plain|empty-events FILE [ARGS...]`
 //!
 //! - `none`: no sink (`()`), what `profkit run --no-profile` does;
-//! - `edges`: a sink that counts every block entry and every control-flow edge;
+//! - `edges`: a sink that counts every block entry and every control-flow edge (exactly:
+//!   it counts the runs of each trace, an event superblock, and adds them to its parts'
+//!   counters at the end; `edges-each` counts every block and edge event one by one);
 //! - `mem`: a sink that receives every memory access with its value (and folds them into a
 //!   checksum so the work cannot be optimised away).
 //!
@@ -18,7 +20,10 @@ use std::process::ExitCode;
 
 use isa_emu::linux::LinuxConfig;
 use isa_emu::{Config, Machine};
-use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind, Interest, MemAccess, Sink};
+use prof_events::{
+    BlockId, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, MemAccess, Sink, TraceId,
+    TracePart,
+};
 
 /// Counts per block, and per (block, successor) edge. Each block has two exit counters:
 /// for a block ending in a branch, jump or call, its sequential exit and its direct
@@ -26,7 +31,8 @@ use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind, Interest, MemAcce
 /// first two targets, found by address, with any further ones counted in a map.
 ///
 /// The counters grow in `interest`, called once per translated block, so that `block`
-/// and `edge`, called on every execution, only index and add.
+/// and `edge`, called on every execution, only index and add. With `traces`, it takes
+/// every trace, counts its runs by length, and adds them to the parts' counters at the exit.
 #[derive(Default)]
 struct EdgeCounter {
     blocks: Vec<u64>,
@@ -34,11 +40,53 @@ struct EdgeCounter {
     exits: Vec<[(u64, u64); 2]>,
     /// Targets of indirect exits beyond a block's first two.
     more: HashMap<(u32, u64), u64>,
+    traces: bool,
+    /// Per trace: its parts, and its runs through the first 1, 2, ... parts.
+    runs: Vec<(Box<[TracePart]>, Vec<u64>)>,
 }
 
 impl EdgeCounter {
     fn edges(&self) -> u64 {
         self.exits.iter().flatten().map(|x| x.0).sum::<u64>() + self.more.values().sum::<u64>()
+    }
+
+    /// Counts `n` runs along edge `e`.
+    #[inline(always)]
+    fn count_edge(&mut self, e: &Edge, n: u64) {
+        let Some(x) = self.exits.get_mut(e.from.index()) else {
+            return;
+        };
+        let exit = match e.kind {
+            EdgeKind::NotTaken | EdgeKind::FallThrough => &mut x[0],
+            EdgeKind::Taken | EdgeKind::Jump | EdgeKind::Call => &mut x[1],
+            EdgeKind::Return | EdgeKind::IndirectJump | EdgeKind::IndirectCall => {
+                match x.iter_mut().find(|s| s.1 == e.to || s.1 == u64::MAX) {
+                    Some(s) => s,
+                    None => {
+                        *self.more.entry((e.from.0, e.to)).or_insert(0) += n;
+                        return;
+                    }
+                }
+            }
+        };
+        *exit = (exit.0 + n, e.to);
+    }
+
+    /// Adds the runs of every trace to its parts' counters.
+    fn settle(&mut self) {
+        for (parts, runs) in std::mem::take(&mut self.runs) {
+            for (len, &n) in runs.iter().enumerate().filter(|r| *r.1 > 0) {
+                let ran = &parts[..=len];
+                for (i, p) in ran.iter().enumerate() {
+                    if p.interest.contains(Interest::BLOCK) {
+                        self.blocks[p.block.index()] += n;
+                    }
+                    if i + 1 < ran.len() && p.interest.contains(Interest::EDGE) {
+                        self.count_edge(&p.edge, n);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -71,24 +119,30 @@ impl Sink for EdgeCounter {
 
     #[inline(always)]
     fn edge(&mut self, e: &Edge) -> Control {
-        let Some(x) = self.exits.get_mut(e.from.index()) else {
-            return Control::Continue;
-        };
-        let exit = match e.kind {
-            EdgeKind::NotTaken | EdgeKind::FallThrough => &mut x[0],
-            EdgeKind::Taken | EdgeKind::Jump | EdgeKind::Call => &mut x[1],
-            EdgeKind::Return | EdgeKind::IndirectJump | EdgeKind::IndirectCall => {
-                match x.iter_mut().find(|s| s.1 == e.to || s.1 == u64::MAX) {
-                    Some(s) => s,
-                    None => {
-                        *self.more.entry((e.from.0, e.to)).or_insert(0) += 1;
-                        return Control::Continue;
-                    }
-                }
-            }
-        };
-        *exit = (exit.0 + 1, e.to);
+        self.count_edge(e, 1);
         Control::Continue
+    }
+
+    fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+        if self.traces {
+            if self.runs.len() <= id.index() {
+                self.runs.resize_with(id.index() + 1, Default::default);
+            }
+            self.runs[id.index()] = (parts.into(), vec![0; parts.len()]);
+        }
+        self.traces
+    }
+
+    #[inline(always)]
+    fn trace(&mut self, id: TraceId, n: u32) -> Control {
+        if let Some(r) = self.runs.get_mut(id.index()) {
+            r.1[n as usize - 1] += 1;
+        }
+        Control::Continue
+    }
+
+    fn exit(&mut self, _: &Exit) {
+        self.settle();
     }
 }
 
@@ -140,7 +194,7 @@ impl Sink for MemChecksum {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(mode), Some(path)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: bench_guest none|edges|mem|plain|empty-events FILE [ARGS...]");
+        eprintln!("usage: bench_guest none|edges|edges-each|mem|plain|empty-events FILE [ARGS...]");
         return ExitCode::from(2);
     };
     let elf = match std::fs::read(path) {
@@ -163,8 +217,11 @@ fn main() -> ExitCode {
     };
     let summary = match mode.as_str() {
         "none" => m.run(&mut ()),
-        "edges" => {
-            let mut s = EdgeCounter::default();
+        "edges" | "edges-each" => {
+            let mut s = EdgeCounter {
+                traces: mode == "edges",
+                ..EdgeCounter::default()
+            };
             let r = m.run(&mut s);
             let blocks: u64 = s.blocks.iter().sum();
             eprintln!("blocks {blocks} edges {}", s.edges());
@@ -179,7 +236,7 @@ fn main() -> ExitCode {
             r
         }
         other => {
-            eprintln!("unknown mode `{other}` (none, edges, mem, plain, empty-events)");
+            eprintln!("unknown mode `{other}` (none, edges, edges-each, mem, plain, empty-events)");
             return ExitCode::from(2);
         }
     };

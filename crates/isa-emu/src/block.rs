@@ -34,9 +34,9 @@
 //! is not asked about blocks at all. Changing the mode flushes the cache, so a sink that
 //! watches blocks never sees the id of a superblock nor has one run.
 //!
-//! Sinks that watch blocks but never stop a run get *event superblocks* instead
-//! ([`event_super`]): superblocks formed later, from blocks already translated, that keep
-//! their ids and events.
+//! Sinks that watch blocks but never stop a run get *event superblocks* instead (the
+//! private `event_super` module): superblocks formed later, from blocks already translated,
+//! that keep their ids and events.
 //!
 //! Which way a superblock went past a conditional branch is recorded in the pc of its next
 //! instruction (`scan_block`'s `pcs`); translation turns a branch followed at its target
@@ -46,7 +46,9 @@ mod event_super;
 
 use std::collections::HashMap;
 
-use prof_events::{BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Sink};
+use prof_events::{
+    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Sink, TracePart,
+};
 
 use crate::decode::decode;
 use crate::exec::writes_xreg;
@@ -337,9 +339,10 @@ pub(crate) struct BlockCache {
     superblocks: bool,
     /// Form event superblocks (see [`event_super`]).
     event_supers: bool,
-    /// The event superblocks, and their parts (ranges of `parts`).
+    /// The event superblocks, and their parts (ranges of `parts` and `part_events`).
     pub supers: Vec<EventSuper>,
     parts: Vec<Part>,
+    part_events: Vec<TracePart>,
     /// Event superblocks formed since the run began (all flushes included).
     pub supers_formed: u64,
     max_insns: u32,
@@ -365,6 +368,7 @@ impl BlockCache {
             event_supers: false,
             supers: Vec::new(),
             parts: Vec::new(),
+            part_events: Vec::new(),
             supers_formed: 0,
             max_insns: max_insns.clamp(1, MAX_BLOCK_INSNS),
             index: PcIndex::new(lo, hi),
@@ -514,6 +518,7 @@ impl BlockCache {
         self.index.clear();
         self.supers.clear();
         self.parts.clear();
+        self.part_events.clear();
         self.flushes += 1;
     }
 
@@ -591,5 +596,6 @@ impl BlockCache {
             + self.index.bytes()
             + self.supers.capacity() * size_of::<EventSuper>()
             + self.parts.capacity() * size_of::<Part>()
+            + self.part_events.capacity() * size_of::<TracePart>()
     }
 }

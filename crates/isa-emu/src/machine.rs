@@ -3,8 +3,8 @@
 use std::fmt;
 
 use prof_events::{
-    BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest, Sample, Sink,
-    Syscall,
+    replay, BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest, Sample,
+    Sink, Syscall,
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
@@ -536,7 +536,7 @@ impl Machine {
             // which the rest of the loop then treats as the block that ran.
             let sup = if EVENTS {
                 cache
-                    .event_super(slot, mem)
+                    .event_super(slot, mem, sink)
                     .and_then(|s| cache.supers.get(s as usize).copied())
                     .filter(|s| retired + u64::from(s.count) < bound)
             } else {
@@ -872,7 +872,7 @@ fn run_event_super<S: Sink + ?Sized>(
     trap: &mut Trap,
 ) -> (Result<u64, u64>, Control, u32, u32) {
     let (insns, here) = cache.super_code(sup, retired);
-    let parts = cache.parts(sup);
+    let (parts, events) = cache.parts(sup);
     // The part holding the superblock's instruction `i`.
     let part_of = |i: u32| {
         parts
@@ -886,24 +886,17 @@ fn run_event_super<S: Sink + ?Sized>(
         Err(Early::SideExit { done, to, .. }) => (part_of(done - 1), done, Ok(to)),
         Err(Early::Trap { done, at }) => (part_of(done), done, Err(at)),
     };
-    let mut control = Control::Continue;
-    for p in &parts[..k] {
-        if p.interest.contains(Interest::BLOCK) {
-            control = control.or(sink.block(p.id, p.pc));
-        }
-        if p.interest.contains(Interest::EDGE) {
-            control = control.or(sink.edge(&p.edge));
-        }
-    }
-    let last = &parts[k];
-    if last.interest.contains(Interest::BLOCK) {
-        control = control.or(sink.block(last.id, last.pc));
-    }
+    let mut control = if sup.batched {
+        sink.trace(sup.trace, k as u32 + 1)
+    } else {
+        replay(sink, events, k + 1)
+    };
+    let (slot, last) = (parts[k].slot, &events[k]);
     if let (Ok(next), true) = (result, last.interest.contains(Interest::EDGE)) {
-        let edge = cache.blocks[last.slot as usize].edge(last.id, next);
+        let edge = cache.blocks[slot as usize].edge(last.block, next);
         control = control.or(sink.edge(&edge));
     }
-    (result, control, last.slot, done)
+    (result, control, slot, done)
 }
 
 /// Runs `block` (as block `id`, after `retired` instructions) whole for [`Machine::run_chained`]

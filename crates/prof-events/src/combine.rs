@@ -1,9 +1,14 @@
 //! Composition of sinks: [`Both`] (built by [`SinkExt::and`]) and tuples.
 
-use crate::{BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Sample, Sink, Syscall};
+use crate::trace::replay;
+use crate::{
+    BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Sample, Sink, Syscall, TraceId,
+    TracePart,
+};
 
 /// Two sinks as one. Each member receives only the events it asked for: `Both` keeps both
-/// members' interest per block (one byte per block) and filters on it.
+/// members' interest per block (one byte per block) and filters on it. It takes every
+/// trace, and replays each run of one as events to a member that did not take it.
 #[derive(Debug, Clone, Default)]
 pub struct Both<A, B> {
     a: A,
@@ -12,6 +17,8 @@ pub struct Both<A, B> {
     per_block: Vec<u8>,
     run_a: Interest,
     run_b: Interest,
+    /// Per trace, for each member: `None` if it took the trace, else the parts to replay.
+    traces: Vec<[Option<Box<[TracePart]>>; 2]>,
 }
 
 impl<A: Sink, B: Sink> Both<A, B> {
@@ -23,6 +30,7 @@ impl<A: Sink, B: Sink> Both<A, B> {
             per_block: Vec::new(),
             run_a: Interest::NONE,
             run_b: Interest::NONE,
+            traces: Vec::new(),
         }
     }
 
@@ -104,6 +112,40 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
         c
     }
 
+    fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+        // Each member sees the parts with its own interest.
+        let own = |member: fn((Interest, Interest)) -> Interest| -> Box<[TracePart]> {
+            let own = |p: &TracePart| TracePart {
+                interest: p.interest & member(self.split(p.block)),
+                ..*p
+            };
+            parts.iter().map(own).collect()
+        };
+        let (pa, pb) = (own(|(a, _)| a), own(|(_, b)| b));
+        let took_a = self.a.trace_formed(id, &pa);
+        let took_b = self.b.trace_formed(id, &pb);
+        if self.traces.len() <= id.index() {
+            self.traces.resize(id.index() + 1, [None, None]);
+        }
+        self.traces[id.index()] = [(!took_a).then_some(pa), (!took_b).then_some(pb)];
+        true
+    }
+
+    fn trace(&mut self, id: TraceId, n: u32) -> Control {
+        let Some([ra, rb]) = self.traces.get(id.index()) else {
+            return Control::Continue;
+        };
+        let ca = match ra {
+            None => self.a.trace(id, n),
+            Some(parts) => replay(&mut self.a, parts, n as usize),
+        };
+        let cb = match rb {
+            None => self.b.trace(id, n),
+            Some(parts) => replay(&mut self.b, parts, n as usize),
+        };
+        ca.or(cb)
+    }
+
     #[inline]
     fn mem(&mut self, access: &MemAccess) -> Control {
         let (ia, ib) = self.split(access.block);
@@ -181,6 +223,15 @@ macro_rules! tuple_sink {
             #[inline]
             fn may_stop(&mut self) -> bool {
                 false $(| self.$idx.may_stop())+
+            }
+            /// A tuple takes a trace only if every member does (every member is asked).
+            #[inline]
+            fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+                true $(& self.$idx.trace_formed(id, parts))+
+            }
+            #[inline]
+            fn trace(&mut self, id: TraceId, n: u32) -> Control {
+                Control::Continue $(.or(self.$idx.trace(id, n)))+
             }
             #[inline]
             fn interest(&mut self, block: &BlockInfo) -> Interest {
@@ -355,6 +406,99 @@ mod tests {
         assert!(Watches::default().may_stop(), "the default is true");
         let mut boxed: Box<dyn Sink> = Box::new(Stops(false));
         assert!(!boxed.may_stop());
+    }
+
+    /// Wants block events and takes traces if `takes`, recording what it got.
+    #[derive(Default)]
+    struct Traces {
+        takes: bool,
+        formed: Vec<Vec<TracePart>>,
+        runs: Vec<(TraceId, u32)>,
+        blocks: Vec<BlockId>,
+    }
+    impl Sink for Traces {
+        fn interest(&mut self, _: &BlockInfo) -> Interest {
+            Interest::BLOCK
+        }
+        fn block(&mut self, id: BlockId, _: u64) -> Control {
+            self.blocks.push(id);
+            Control::Continue
+        }
+        fn trace_formed(&mut self, _: TraceId, parts: &[TracePart]) -> bool {
+            self.formed.push(parts.to_vec());
+            self.takes
+        }
+        fn trace(&mut self, id: TraceId, n: u32) -> Control {
+            self.runs.push((id, n));
+            Control::Continue
+        }
+    }
+
+    /// Three parts, blocks 0, 1 and 2 in a row, with block and edge events.
+    fn three_parts() -> Vec<TracePart> {
+        (0..3u32)
+            .map(|i| TracePart {
+                block: BlockId(i),
+                pc: u64::from(i) * 4,
+                interest: Interest::BLOCK | Interest::EDGE,
+                edge: Edge {
+                    from: BlockId(i),
+                    pc: u64::from(i) * 4,
+                    to: u64::from(i + 1) * 4,
+                    kind: EdgeKind::FallThrough,
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn both_takes_traces_and_replays_them_to_a_member_that_does_not() {
+        let taker = Traces {
+            takes: true,
+            ..Traces::default()
+        };
+        let mut both = taker.and(Recorder::new(Interest::EDGE));
+        for i in 0..3 {
+            let _ = both.interest(&info(i));
+        }
+        let parts = three_parts();
+        assert!(both.trace_formed(TraceId(0), &parts));
+        assert_eq!(both.trace(TraceId(0), 2), Control::Continue);
+        let (taker, recorder) = both.into_inner();
+        // The taker sees its own interest in the parts, and the run as one call.
+        assert!(taker.formed[0]
+            .iter()
+            .all(|p| p.interest == Interest::BLOCK));
+        assert_eq!(taker.runs, [(TraceId(0), 2)]);
+        assert!(taker.blocks.is_empty());
+        // The recorder gets the events the run stands for, filtered to what it asked for:
+        // the edge from the first part to the second (the second's exit is the driver's).
+        let events: Vec<_> = recorder.events.into_iter().skip(3).collect();
+        assert_eq!(events, [Event::Edge(parts[0].edge)]);
+    }
+
+    #[test]
+    fn a_tuple_takes_a_trace_only_if_every_member_does() {
+        let parts = three_parts();
+        let take = |t| Traces {
+            takes: t,
+            ..Traces::default()
+        };
+        let mut pair = (take(true), take(false));
+        assert!(!pair.trace_formed(TraceId(0), &parts));
+        assert_eq!(
+            (pair.0.formed.len(), pair.1.formed.len()),
+            (1, 1),
+            "both asked"
+        );
+        let mut pair = (take(true), take(true));
+        assert!(pair.trace_formed(TraceId(0), &parts));
+        let _ = pair.trace(TraceId(0), 3);
+        assert_eq!(pair.1.runs, [(TraceId(0), 3)]);
+        // `replay` delivers a run as events: blocks of all three, edges between them.
+        let mut r = Recorder::new(Interest::BLOCK | Interest::EDGE);
+        let _ = replay(&mut r, &parts, 3);
+        assert_eq!(r.events.len(), 5);
     }
 
     #[test]

@@ -15,6 +15,21 @@ impl BlockId {
     }
 }
 
+/// A trace: a run of blocks the driver executes as one (see [`Sink::trace_formed`]).
+/// Ids are dense and assigned in order of announcement, starting at 0.
+///
+/// [`Sink::trace_formed`]: crate::Sink::trace_formed
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct TraceId(pub u32);
+
+impl TraceId {
+    /// The id as a vector index.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 impl fmt::Display for BlockId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "b{}", self.0)

@@ -43,7 +43,10 @@
 //! A sink that watches blocks but never stops a run from [`Sink::block`] or [`Sink::edge`]
 //! says so with [`Sink::may_stop`] returning `false` (the default is `true`). The driver may
 //! then also run several basic blocks as one and deliver their events, unchanged and in
-//! order, after them: a counting or recording sink should say it.
+//! order, after them: a counting or recording sink should say it. Such a run of blocks is
+//! announced once as a *trace* ([`Sink::trace_formed`], with its [`TracePart`]s), and a
+//! sink that takes it receives each run through it as one [`Sink::trace`] call instead of
+//! its events: what a counting sink needs to count a run of blocks with one add.
 //!
 //! The driver's run loop is generic over `S: Sink`, so with `()` every hook is an inlined
 //! empty function and the interest test folds to a constant.
@@ -92,15 +95,17 @@ mod interest;
 mod recorder;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+mod trace;
 
 pub use code_view::{CodeView, FlowClass, InsnInfo};
 pub use combine::{Both, SinkExt};
 pub use event::{
     BlockEnd, BlockInfo, Edge, EdgeKind, Exit, ExitReason, MemAccess, MemKind, Sample, Syscall,
 };
-pub use id::BlockId;
+pub use id::{BlockId, TraceId};
 pub use interest::Interest;
 pub use recorder::{Event, Recorder};
+pub use trace::{replay, TracePart};
 
 /// What a hook tells the driver: go on, or stop the run at the next block boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -184,6 +189,27 @@ pub trait Sink {
         Control::Continue
     }
 
+    /// The driver formed trace `id`: `parts`, blocks already announced by
+    /// [`Sink::interest`], that it will run as one from now on. Return `true` to receive
+    /// each run through it as one [`Sink::trace`] call instead of its parts' block and edge
+    /// events (a counting sink can then count runs of the trace, and its parts' counts
+    /// follow). Called only in runs where [`Sink::may_stop`] returned `false`. `true` is a
+    /// request: a combinator may still deliver the events one by one, so a sink must take
+    /// them either way. The default is `false`.
+    #[inline]
+    fn trace_formed(&mut self, _id: TraceId, _parts: &[TracePart]) -> bool {
+        false
+    }
+
+    /// A run through the first `n` parts (at least one) of trace `id` happened. It stands
+    /// for the block and edge events [`replay`] delivers for them; the exit of the last part
+    /// that ran follows as an ordinary edge event. Called only for traces whose
+    /// [`Sink::trace_formed`] returned `true`.
+    #[inline]
+    fn trace(&mut self, _id: TraceId, _n: u32) -> Control {
+        Control::Continue
+    }
+
     /// A memory access of an instruction of a block that asked for [`Interest::MEM`].
     #[inline]
     fn mem(&mut self, _access: &MemAccess) -> Control {
@@ -251,6 +277,14 @@ macro_rules! forward_sink {
                 (**self).edge(edge)
             }
             #[inline(always)]
+            fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+                (**self).trace_formed(id, parts)
+            }
+            #[inline(always)]
+            fn trace(&mut self, id: TraceId, n: u32) -> Control {
+                (**self).trace(id, n)
+            }
+            #[inline(always)]
             fn mem(&mut self, access: &MemAccess) -> Control {
                 (**self).mem(access)
             }
@@ -297,6 +331,14 @@ impl<S: Sink> Sink for Option<S> {
     #[inline]
     fn edge(&mut self, edge: &Edge) -> Control {
         self.as_mut().map_or(Control::Continue, |s| s.edge(edge))
+    }
+    #[inline]
+    fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+        self.as_mut().is_some_and(|s| s.trace_formed(id, parts))
+    }
+    #[inline]
+    fn trace(&mut self, id: TraceId, n: u32) -> Control {
+        self.as_mut().map_or(Control::Continue, |s| s.trace(id, n))
     }
     #[inline]
     fn mem(&mut self, access: &MemAccess) -> Control {

@@ -26,8 +26,14 @@
 //! the superblock ends it in some part: the events up to that part's block event are
 //! delivered, and the run loop goes on as if that part had run alone (its exit, its links,
 //! its trap). A store into code inside a superblock is seen at its end, as for any block.
+//!
+//! Each event superblock is announced to the sink as a *trace* when formed
+//! ([`Sink::trace_formed`]). A sink that takes it receives each run as one
+//! [`Sink::trace`] call with the number of parts that ran, instead of their block and edge
+//! events (the last part's exit still comes as an edge event): a counting sink then counts
+//! runs of traces and settles its per-block counts at the end.
 
-use prof_events::{BlockEnd, BlockId, Edge, Interest};
+use prof_events::{BlockEnd, BlockId, Interest, Sink, TraceId, TracePart};
 
 use super::{scan_block, Block, BlockCache, NONE};
 use crate::memory::Memory;
@@ -50,22 +56,20 @@ pub(crate) struct EventSuper {
     pub end: u64,
     /// Guest instructions in all its parts.
     pub count: u32,
+    /// Its id as a trace, and whether the sink takes its runs as traces
+    /// ([`Sink::trace_formed`]) rather than as events.
+    pub trace: TraceId,
+    pub batched: bool,
     first: u32,
     len: u32,
     parts: u32,
     nparts: u32,
 }
 
-/// One basic block of an event superblock, with its events ready to deliver.
+/// One basic block of an event superblock (its events are a [`TracePart`] alongside).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Part {
     pub slot: u32,
-    pub id: BlockId,
-    pub pc: u64,
-    pub interest: Interest,
-    /// The edge to the next part; for the last, its sequential exit (unused: the run loop
-    /// delivers the exit the last part took).
-    pub edge: Edge,
     /// Guest instructions of the superblock up to and including this part.
     pub done: u32,
 }
@@ -73,11 +77,14 @@ pub(crate) struct Part {
 impl BlockCache {
     /// Turns event superblocks on or off (the machine decides per run). Turning them off
     /// forgets the formed ones; blocks translated before keep their ids either way.
+    /// Like blocks, event superblocks are announced once (as traces) and kept across runs
+    /// of a machine while the mode stays on.
     pub fn set_event_superblocks(&mut self, on: bool) {
         if on != self.event_supers {
             self.event_supers = on;
             self.supers.clear();
             self.parts.clear();
+            self.part_events.clear();
             for b in &mut self.blocks {
                 b.sup = if on { UNFORMED } else { NONE };
                 b.heat = 0;
@@ -88,7 +95,12 @@ impl BlockCache {
     /// The index of the event superblock starting with the block in `slot`, if there is
     /// one; counts a run of a block that may start one, and forms it when the block is hot.
     #[inline(always)]
-    pub fn event_super(&mut self, slot: u32, mem: &Memory) -> Option<u32> {
+    pub fn event_super<S: Sink + ?Sized>(
+        &mut self,
+        slot: u32,
+        mem: &Memory,
+        sink: &mut S,
+    ) -> Option<u32> {
         let b = self.blocks.get_mut(slot as usize)?;
         match b.sup {
             NONE => None,
@@ -97,20 +109,19 @@ impl BlockCache {
                 if b.heat < HOT {
                     None
                 } else {
-                    self.form(slot, mem)
+                    self.form(slot, mem, sink)
                 }
             }
             s => Some(s),
         }
     }
 
-    /// The parts of `sup`.
+    /// The parts of `sup`, and their events.
     #[inline(always)]
-    pub fn parts(&self, sup: &EventSuper) -> &[Part] {
-        let first = sup.parts as usize;
-        self.parts
-            .get(first..first + sup.nparts as usize)
-            .unwrap_or(&[])
+    pub fn parts(&self, sup: &EventSuper) -> (&[Part], &[TracePart]) {
+        let range = sup.parts as usize..(sup.parts + sup.nparts) as usize;
+        let parts = self.parts.get(range.clone()).unwrap_or(&[]);
+        (parts, self.part_events.get(range).unwrap_or(&[]))
     }
 
     /// The translated instructions of `sup`, and where they run after `base` retired.
@@ -128,10 +139,11 @@ impl BlockCache {
     }
 
     /// Forms the event superblock starting with the block in `head`, if its links lead to
-    /// at least one more part; marks the block either way.
+    /// at least one more part, and announces it to `sink` as a trace; marks the block
+    /// either way.
     #[cold]
     #[inline(never)]
-    fn form(&mut self, head: u32, mem: &Memory) -> Option<u32> {
+    fn form<S: Sink + ?Sized>(&mut self, head: u32, mem: &Memory, sink: &mut S) -> Option<u32> {
         self.blocks[head as usize].sup = NONE;
         let chosen = self.walk(head);
         if chosen.len() < 2 {
@@ -162,21 +174,23 @@ impl BlockCache {
             let to = chosen
                 .get(i + 1)
                 .map_or(b.end, |&(next, _)| self.blocks[next as usize].start);
-            let edge = b.edge(id, to);
-            self.parts.push(Part {
-                slot,
-                id,
+            self.parts.push(Part { slot, done });
+            self.part_events.push(TracePart {
+                block: id,
                 pc: b.start,
                 interest: b.interest,
-                edge,
-                done,
+                edge: b.edge(id, to),
             });
         }
         let (last, count) = chosen[chosen.len() - 1];
+        let trace = TraceId(self.supers_formed as u32);
+        let batched = sink.trace_formed(trace, &self.part_events[parts..]);
         let sup = EventSuper {
             start,
             end: self.blocks[last as usize].end,
             count,
+            trace,
+            batched,
             first: first as u32,
             len: (self.insns.len() - first) as u32,
             parts: parts as u32,
