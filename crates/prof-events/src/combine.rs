@@ -17,7 +17,8 @@ pub struct Both<A, B> {
     per_block: Vec<u8>,
     run_a: Interest,
     run_b: Interest,
-    /// Per trace, for each member: `None` if it took the trace, else the parts to replay.
+    /// Per trace, for each member: `None` if it took the trace, else the parts to replay
+    /// (none if it wants no event of any).
     traces: Vec<[Option<Box<[TracePart]>>; 2]>,
 }
 
@@ -127,7 +128,15 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
         if self.traces.len() <= id.index() {
             self.traces.resize(id.index() + 1, [None, None]);
         }
-        self.traces[id.index()] = [(!took_a).then_some(pa), (!took_b).then_some(pb)];
+        // A member that wants no event of the parts gets no replay.
+        let replay = |took: bool, parts: Box<[TracePart]>| {
+            let wanted = |p: &TracePart| p.interest.intersects(Interest::BLOCK | Interest::EDGE);
+            (!took).then(|| match parts.iter().any(wanted) {
+                true => parts,
+                false => Box::default(),
+            })
+        };
+        self.traces[id.index()] = [replay(took_a, pa), replay(took_b, pb)];
         true
     }
 

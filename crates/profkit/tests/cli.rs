@@ -111,6 +111,31 @@ fn json_profile_is_written_to_a_file_and_is_deterministic() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The profile of a cached run (event superblocks, their runs counted as traces by the
+/// block profile and replayed as events to the call graph) is the one single-stepping gives.
+#[test]
+fn the_profile_is_the_one_single_stepping_gives() {
+    for (guest, arg) in [("sort", "3000"), ("coremark", "20"), ("strings", "2000")] {
+        for format in ["json", "callgrind"] {
+            let elf = format!("bin/{guest}.elf");
+            let run = |step: &[&str]| {
+                let mut args = vec!["run", "--format", format, "--top", "100000"];
+                args.extend_from_slice(step);
+                args.extend([elf.as_str(), arg]);
+                let out = profkit(&args, None);
+                assert_eq!(out.status.code(), Some(0), "{guest} {format} {step:?}");
+                out.stderr
+            };
+            let cached = run(&[]);
+            assert!(cached.len() > 1000, "{guest} {format}: a profile");
+            assert!(
+                cached == run(&["--single-step"]),
+                "{guest} {format}: profiles differ"
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_input_gives_a_clear_error_not_a_panic() {
     let not_elf = profkit(&["run", "manifest.json"], None);

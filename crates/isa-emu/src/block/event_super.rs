@@ -229,9 +229,13 @@ impl BlockCache {
                 let before = if at == 0 { 0 } else { chosen[at - 1].1 };
                 (2 * total - before <= self.max_insns).then_some(())
             };
+            // A branch goes on the way a plain superblock guesses, or else the other way if
+            // only that one has run so far (its link is set).
             let next = match b.ends_with {
-                BlockEnd::Branch { target } if target > b.last => b.link(0),
-                BlockEnd::Branch { target } => back_to(target).and_then(|()| b.link(1)),
+                BlockEnd::Branch { target } if target > b.last => b.link(0).or(b.link(1)),
+                BlockEnd::Branch { target } => back_to(target)
+                    .and_then(|()| b.link(1))
+                    .or_else(|| b.link(1).is_none().then(|| b.link(0)).flatten()),
                 BlockEnd::Jump => b.link(1).filter(|&n| {
                     let target = self.blocks[n as usize].start;
                     target > b.last || back_to(target).is_some()

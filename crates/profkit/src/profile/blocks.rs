@@ -3,14 +3,19 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use prof_events::{BlockId, BlockInfo, CodeView, Control, Interest, Sink, Syscall};
+use prof_events::{
+    BlockId, BlockInfo, CodeView, Control, Exit, Interest, Sink, Syscall, TraceId, TracePart,
+};
 
-/// A sink that counts block executions and system calls.
+/// A sink that counts block executions and system calls. It takes traces: a run of a trace
+/// is one count, added to its blocks' counts when the run ends.
 #[derive(Clone, Debug, Default)]
 pub struct BlockProfile {
     blocks: Vec<BlockInfo>,
     counts: Vec<u64>,
     syscalls: BTreeMap<u64, u64>,
+    /// Per trace: its blocks, and its runs through the first 1, 2, ... of them.
+    traces: Vec<(Box<[BlockId]>, Vec<u64>)>,
 }
 
 /// One row of the hottest-blocks table.
@@ -92,9 +97,42 @@ impl Sink for BlockProfile {
         Control::Continue
     }
 
+    fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+        if self.traces.len() <= id.index() {
+            self.traces.resize_with(id.index() + 1, Default::default);
+        }
+        let blocks = parts.iter().map(|p| p.block).collect();
+        self.traces[id.index()] = (blocks, vec![0; parts.len()]);
+        true
+    }
+
+    #[inline]
+    fn trace(&mut self, id: TraceId, n: u32) -> Control {
+        if let Some(runs) = self.traces.get_mut(id.index()) {
+            if let Some(c) = runs.1.get_mut(n as usize - 1) {
+                *c += 1;
+            }
+        }
+        Control::Continue
+    }
+
     fn syscall(&mut self, call: &Syscall) -> Control {
         *self.syscalls.entry(call.number).or_insert(0) += 1;
         Control::Continue
+    }
+
+    /// Adds the runs of every trace to its blocks' counts.
+    fn exit(&mut self, _: &Exit) {
+        for (blocks, runs) in &mut self.traces {
+            // A block ran in every run at least as long as its position.
+            let mut through = 0;
+            for (i, n) in runs.iter_mut().enumerate().rev() {
+                through += std::mem::take(n);
+                if let Some(c) = self.counts.get_mut(blocks[i].index()) {
+                    *c += through;
+                }
+            }
+        }
     }
 }
 
@@ -152,4 +190,50 @@ pub fn render_hot_blocks(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prof_events::{BlockEnd, Edge, EdgeKind, ExitReason};
+
+    #[test]
+    fn runs_of_a_trace_count_for_every_block_they_went_through() {
+        let mut p = BlockProfile::new();
+        for i in 0..4u32 {
+            let info = BlockInfo {
+                id: BlockId(i),
+                start: u64::from(i) * 8,
+                end: u64::from(i) * 8 + 8,
+                insns: 2,
+                ends_with: BlockEnd::FallThrough,
+            };
+            assert_eq!(p.interest(&info), Interest::BLOCK);
+        }
+        // Blocks 1, 2 and 3 form a trace; it runs twice through two parts, once through all.
+        let part = |i: u32| TracePart {
+            block: BlockId(i),
+            pc: u64::from(i) * 8,
+            interest: Interest::BLOCK,
+            edge: Edge {
+                from: BlockId(i),
+                pc: u64::from(i) * 8 + 4,
+                to: u64::from(i) * 8 + 8,
+                kind: EdgeKind::FallThrough,
+            },
+        };
+        assert!(p.trace_formed(TraceId(0), &[part(1), part(2), part(3)]));
+        for n in [2, 2, 3] {
+            assert_eq!(p.trace(TraceId(0), n), Control::Continue);
+        }
+        let _ = p.block(BlockId(0), 0);
+        let _ = p.block(BlockId(1), 8);
+        p.exit(&Exit {
+            reason: ExitReason::Exited(0),
+            pc: 0,
+            instret: 0,
+        });
+        assert_eq!(p.counts, [1, 4, 3, 1]);
+        assert_eq!(p.blocks_executed(), 4);
+    }
 }
