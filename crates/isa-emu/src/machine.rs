@@ -135,8 +135,8 @@ pub struct RunSummary {
     pub instret: u64,
     /// Blocks translated (every flush included).
     pub blocks_translated: u64,
-    /// Event superblocks formed (every flush included; see [`Config`] and
-    /// [`Sink::may_stop`]).
+    /// Event superblocks formed, each announced as a trace (every flush included; only for
+    /// a sink that watches blocks and never stops, see [`Sink::may_stop`]).
     pub event_superblocks: u64,
     /// Times translated code was discarded (`fence.i`, stores into code).
     pub cache_flushes: u64,
