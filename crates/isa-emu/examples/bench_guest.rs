@@ -21,8 +21,8 @@ use std::process::ExitCode;
 use isa_emu::linux::LinuxConfig;
 use isa_emu::{Config, Machine};
 use prof_events::{
-    BlockId, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, MemAccess, Sink, TraceId,
-    TracePart,
+    part_counts, BlockId, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, MemAccess, Sink,
+    TraceId, TracePart,
 };
 
 /// Counts per block, and per (block, successor) edge. Each block has two exit counters:
@@ -75,15 +75,12 @@ impl EdgeCounter {
     /// Adds the runs of every trace to its parts' counters.
     fn settle(&mut self) {
         for (parts, runs) in std::mem::take(&mut self.runs) {
-            for (len, &n) in runs.iter().enumerate().filter(|r| *r.1 > 0) {
-                let ran = &parts[..=len];
-                for (i, p) in ran.iter().enumerate() {
-                    if p.interest.contains(Interest::BLOCK) {
-                        self.blocks[p.block.index()] += n;
-                    }
-                    if i + 1 < ran.len() && p.interest.contains(Interest::EDGE) {
-                        self.count_edge(&p.edge, n);
-                    }
+            for (p, (blocks, edges)) in parts.iter().zip(part_counts(&runs)) {
+                if p.interest.contains(Interest::BLOCK) {
+                    self.blocks[p.block.index()] += blocks;
+                }
+                if p.interest.contains(Interest::EDGE) && edges > 0 {
+                    self.count_edge(&p.edge, edges);
                 }
             }
         }

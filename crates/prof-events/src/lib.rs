@@ -105,7 +105,7 @@ pub use event::{
 pub use id::{BlockId, TraceId};
 pub use interest::Interest;
 pub use recorder::{Event, Recorder};
-pub use trace::{replay, TracePart};
+pub use trace::{part_counts, replay, TracePart};
 
 /// What a hook tells the driver: go on, or stop the run at the next block boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

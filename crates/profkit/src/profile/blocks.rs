@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use prof_events::{
-    BlockId, BlockInfo, CodeView, Control, Exit, Interest, Sink, Syscall, TraceId, TracePart,
+    part_counts, BlockId, BlockInfo, CodeView, Control, Exit, Interest, Sink, Syscall, TraceId,
+    TracePart,
 };
 
 /// A sink that counts block executions and system calls. It takes traces: a run of a trace
@@ -124,14 +125,12 @@ impl Sink for BlockProfile {
     /// Adds the runs of every trace to its blocks' counts.
     fn exit(&mut self, _: &Exit) {
         for (blocks, runs) in &mut self.traces {
-            // A block ran in every run at least as long as its position.
-            let mut through = 0;
-            for (i, n) in runs.iter_mut().enumerate().rev() {
-                through += std::mem::take(n);
-                if let Some(c) = self.counts.get_mut(blocks[i].index()) {
-                    *c += through;
+            for (block, (n, _)) in blocks.iter().zip(part_counts(runs)) {
+                if let Some(c) = self.counts.get_mut(block.index()) {
+                    *c += n;
                 }
             }
+            runs.fill(0);
         }
     }
 }
