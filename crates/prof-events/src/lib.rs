@@ -48,6 +48,75 @@
 //! sink that takes it receives each run through it as one [`Sink::trace`] call instead of
 //! its events: what a counting sink needs to count a run of blocks with one add.
 //!
+//! ```
+//! use prof_events::{
+//!     part_counts, BlockEnd, BlockId, BlockInfo, Control, Edge, EdgeKind, Exit, ExitReason,
+//!     Interest, Sink, TraceId, TracePart,
+//! };
+//!
+//! /// Counts block entries; a run of a trace is one add, settled into the counts at the exit.
+//! #[derive(Default)]
+//! struct Counts {
+//!     per_block: Vec<u64>,
+//!     traces: Vec<(Vec<BlockId>, Vec<u64>)>,
+//! }
+//!
+//! impl Sink for Counts {
+//!     fn may_stop(&mut self) -> bool {
+//!         false
+//!     }
+//!     fn interest(&mut self, block: &BlockInfo) -> Interest {
+//!         self.per_block.resize(self.per_block.len().max(block.id.index() + 1), 0);
+//!         Interest::BLOCK
+//!     }
+//!     fn block(&mut self, id: BlockId, _pc: u64) -> Control {
+//!         self.per_block[id.index()] += 1;
+//!         Control::Continue
+//!     }
+//!     fn trace_formed(&mut self, _id: TraceId, parts: &[TracePart]) -> bool {
+//!         // Trace ids are dense, in order of announcement.
+//!         let blocks = parts.iter().map(|p| p.block).collect();
+//!         self.traces.push((blocks, vec![0; parts.len()]));
+//!         true
+//!     }
+//!     fn trace(&mut self, id: TraceId, n: u32) -> Control {
+//!         self.traces[id.index()].1[n as usize - 1] += 1;
+//!         Control::Continue
+//!     }
+//!     fn exit(&mut self, _: &Exit) {
+//!         for (blocks, runs) in &self.traces {
+//!             for (b, (entries, _edges)) in blocks.iter().zip(part_counts(runs)) {
+//!                 self.per_block[b.index()] += entries;
+//!             }
+//!         }
+//!     }
+//! }
+//!
+//! // A driver announces blocks 0, 1 and 2, then a trace of blocks 1 and 2.
+//! let mut sink = Counts::default();
+//! for i in 0..3 {
+//!     let info = BlockInfo { id: BlockId(i), start: 8 * u64::from(i), end: 8 * u64::from(i) + 8,
+//!                            insns: 2, ends_with: BlockEnd::FallThrough };
+//!     assert_eq!(sink.interest(&info), Interest::BLOCK);
+//! }
+//! let part = |i: u32| TracePart {
+//!     block: BlockId(i),
+//!     pc: 8 * u64::from(i),
+//!     interest: Interest::BLOCK,
+//!     edge: Edge { from: BlockId(i), pc: 8 * u64::from(i) + 4, to: 8 * u64::from(i) + 8,
+//!                  kind: EdgeKind::FallThrough },
+//! };
+//! assert!(sink.trace_formed(TraceId(0), &[part(1), part(2)]));
+//! // Block 0 runs alone; the trace runs twice through both parts and once only through
+//! // the first (a side exit).
+//! let _ = sink.block(BlockId(0), 0);
+//! for n in [2, 2, 1] {
+//!     let _ = sink.trace(TraceId(0), n);
+//! }
+//! sink.exit(&Exit { reason: ExitReason::Exited(0), pc: 0, instret: 0 });
+//! assert_eq!(sink.per_block, [1, 3, 2]);
+//! ```
+//!
 //! The driver's run loop is generic over `S: Sink`, so with `()` every hook is an inlined
 //! empty function and the interest test folds to a constant.
 //!
