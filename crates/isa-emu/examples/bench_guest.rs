@@ -11,9 +11,9 @@
 //!   checksum so the work cannot be optimised away).
 //!
 //! Two more modes split the cost of `edges` from that of `none`: `plain`, a sink that
-//! watches blocks but wants no event of any (plain blocks, as for every sink that watches
-//! blocks, instead of superblocks, and no events), and `empty-events`, every block and edge
-//! event delivered to a sink that does nothing with them.
+//! watches blocks, may stop and wants no event of any (plain blocks, as for every such sink,
+//! instead of superblocks or event superblocks, and no events), and `empty-events`, every
+//! block and edge event of plain blocks delivered to a sink that does nothing with them.
 
 use std::collections::HashMap;
 use std::process::ExitCode;

@@ -115,24 +115,27 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
 
     fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
         // Each member sees the parts with its own interest.
-        let own = |member: fn((Interest, Interest)) -> Interest| -> Box<[TracePart]> {
-            let own = |p: &TracePart| TracePart {
-                interest: p.interest & member(self.split(p.block)),
-                ..*p
-            };
-            parts.iter().map(own).collect()
-        };
-        let (pa, pb) = (own(|(a, _)| a), own(|(_, b)| b));
+        let (pa, pb): (Vec<TracePart>, Vec<TracePart>) = parts
+            .iter()
+            .map(|p| {
+                let (ia, ib) = self.split(p.block);
+                let own = |i: Interest| TracePart {
+                    interest: p.interest & i,
+                    ..*p
+                };
+                (own(ia), own(ib))
+            })
+            .unzip();
         let took_a = self.a.trace_formed(id, &pa);
         let took_b = self.b.trace_formed(id, &pb);
         if self.traces.len() <= id.index() {
             self.traces.resize(id.index() + 1, [None, None]);
         }
         // A member that wants no event of the parts gets no replay.
-        let replay = |took: bool, parts: Box<[TracePart]>| {
+        let replay = |took: bool, parts: Vec<TracePart>| {
             let wanted = |p: &TracePart| p.interest.intersects(Interest::BLOCK | Interest::EDGE);
             (!took).then(|| match parts.iter().any(wanted) {
-                true => parts,
+                true => parts.into_boxed_slice(),
                 false => Box::default(),
             })
         };

@@ -20,8 +20,8 @@ pub struct TracePart {
 }
 
 /// Delivers the block and edge events of a run through the first `n` parts of a trace to
-/// `sink`, as [`Sink::trace`] stands for: what a driver or combinator does for a sink that
-/// takes traces event by event.
+/// `sink`, the events a [`Sink::trace`] call stands for: what a driver or combinator does
+/// for a sink that did not take the trace.
 pub fn replay<S: Sink + ?Sized>(sink: &mut S, parts: &[TracePart], n: usize) -> Control {
     let parts = &parts[..n.min(parts.len())];
     let mut control = Control::Continue;

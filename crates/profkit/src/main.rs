@@ -223,13 +223,13 @@ fn host_env() -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn guest_env(args: &GuestOptions) -> Vec<Vec<u8>> {
-    let mut env = if args.clear_env {
+fn guest_env(opts: &GuestOptions) -> Vec<Vec<u8>> {
+    let mut env = if opts.clear_env {
         Vec::new()
     } else {
         host_env()
     };
-    env.extend(args.envs.iter().map(|s| s.as_bytes().to_vec()));
+    env.extend(opts.envs.iter().map(|s| s.as_bytes().to_vec()));
     env
 }
 
@@ -245,25 +245,25 @@ fn load(elf: &[u8], name: &str, guest: &GuestArgs) -> Result<Machine, String> {
     )
 }
 
-/// Loads the guest `elf` with arguments `argv` (after its name) as `args` say, with `stdin`
+/// Loads the guest `elf` with arguments `argv` (after its name) as `opts` say, with `stdin`
 /// and its output (stdout, stderr, the bare-metal console) to `output`.
 fn load_with(
     elf: &[u8],
     name: &str,
     argv: &[String],
-    args: &GuestOptions,
+    opts: &GuestOptions,
     stdin: Input,
     output: Output,
 ) -> Result<Machine, String> {
     let config = Config {
-        fuel: args.fuel,
-        single_step: args.single_step,
+        fuel: opts.fuel,
+        single_step: opts.single_step,
         sample_interval: Some(progress::INTERVAL),
         // In range (at most 64 GiB), so this cannot overflow.
-        memory: args.memory << 20,
+        memory: opts.memory << 20,
         ..Config::default()
     };
-    if args.bare {
+    if opts.bare {
         Machine::bare_metal(elf, BareConfig { console: output }, config)
     } else {
         let linux = LinuxConfig {
@@ -271,14 +271,14 @@ fn load_with(
                 .chain(argv.iter().map(String::as_str))
                 .map(|a| a.as_bytes().to_vec())
                 .collect(),
-            env: guest_env(args),
+            env: guest_env(opts),
             stdin,
             stdout: output,
             stderr: output,
-            allow_dir: args.allow_dir.clone(),
+            allow_dir: opts.allow_dir.clone(),
             // Relative paths mean what they mean to the user's shell.
             cwd: std::env::current_dir().ok(),
-            seed: args.seed,
+            seed: opts.seed,
             ..LinuxConfig::default()
         };
         Machine::linux(elf, linux, config)
