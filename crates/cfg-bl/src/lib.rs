@@ -165,6 +165,7 @@ pub mod recover;
 pub mod runtime;
 pub mod sink;
 pub mod structure;
+mod traces;
 
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;

@@ -105,6 +105,14 @@ impl Pool {
         }
     }
 
+    /// `counts[i] += n` (`i` from [`PathEnd::fixed_counter`]).
+    #[inline]
+    pub(crate) fn add(&mut self, i: usize, n: u64) {
+        if let Some(c) = self.counts.get_mut(i) {
+            *c += n;
+        }
+    }
+
     /// Counts `sum` where `place` says, anomalies and sparse tables in `counters`.
     #[inline]
     pub(crate) fn count_at(&mut self, place: Place, sum: u128, counters: &mut Counters) {
@@ -273,6 +281,13 @@ impl PathEnd {
         } else {
             Err(sum)
         }
+    }
+
+    /// The pool counter that [`count`](Self::count) on `sum` bumps, if it is one of a
+    /// dense table (or a window: the caller tells those apart) and `sum` is in range.
+    pub(crate) fn fixed_counter(&self, sum: u128) -> Option<usize> {
+        let sum = sum.wrapping_add(self.add as i128 as u128);
+        (sum < u128::from(self.size)).then(|| (self.base as usize).wrapping_add(sum as usize))
     }
 
     /// The sum after the path end.

@@ -27,6 +27,9 @@
 //! whose end is a single count and whose caller resumes with an addition, skip the general
 //! path. A tail call's slot entry holds the falls and the callee, so it skips the lookups
 //! that recognise it.
+//! A run through an emulator trace (an event superblock) is one [`Sink::trace`] call, which
+//! executes the cached steps of its edges (calls included), composed once per trace and
+//! entry key: the first path end counts the entry sum, later ones known sums.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
@@ -37,7 +40,7 @@ type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
-use prof_events::{Interest, Sink};
+use prof_events::{Interest, Sink, TraceId, TracePart};
 
 use crate::blockcache::{
     compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE, NOT_FLOW,
@@ -50,6 +53,7 @@ use crate::pool::{Memo, Place, PlacedOp, Pool, Pooled};
 use crate::recover::Program;
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
+use crate::traces::{Call, Count, Traces};
 use crate::Error;
 
 /// Which regions to profile.
@@ -154,6 +158,8 @@ pub struct PathSink {
     /// Per emulator block: its addresses and what misses, calls and returns need.
     cold: Vec<Cold>,
     arena: Arena,
+    /// The emulator's traces taken, and their compositions on the cache.
+    traces: Traces,
     /// The dense counter tables of every instrumented function.
     pool: Pool,
     scratch_ops: Vec<Op>,
@@ -192,6 +198,7 @@ impl PathSink {
             slots: Vec::new(),
             cold: Vec::new(),
             arena: Arena::default(),
+            traces: Traces::default(),
             pool: Pool::default(),
             scratch_ops: Vec::new(),
             scratch_edges: Vec::new(),
@@ -623,6 +630,7 @@ impl PathSink {
     fn clear_cache(&mut self) {
         self.flush_memos(true);
         self.arena.clear();
+        self.traces.generation += 1;
         self.arena.record = self.record_edges;
         self.slots.fill(Slot::default());
         for c in &mut self.cold {
@@ -749,27 +757,36 @@ impl PathSink {
         let Some(sum) = self.cached_falls(falls) else {
             return false;
         };
+        let push = entry.and_then(|e| e.push);
+        self.push_call(&Call::cached(last, None, call, push), sum);
+        self.cur = key(call.callee as usize, call.entry as usize);
+        self.sum = call.sum as i128 as u128;
+        true
+    }
+
+    /// Makes cached call `call` from the top activation, whose sum is then `call.sum` or
+    /// else `sum`: the caller stands at its call block's last node, and the callee's
+    /// activation is pushed. The hoisted key and sum are left to the caller.
+    #[inline(always)]
+    fn push_call(&mut self, call: &Call, sum: u128) {
         if let Some(act) = self.acts.last_mut() {
-            act.node = NodeIndex::new(last as usize);
-            act.state.sum = sum;
+            act.node = NodeIndex::new(call.node as usize);
+            act.state.sum = call.sum.unwrap_or(sum);
         }
         if let Some(fun) = self.functions.get_mut(call.callee as usize) {
             fun.starts += 1;
         }
         let mut stack = self.spare.pop().unwrap_or_default();
-        stack.extend(entry.and_then(|e| e.push));
+        stack.extend(call.push);
         self.acts.push(Act {
             func: Some(call.callee as usize),
             node: NodeIndex::new(call.entry as usize),
             ret: Some(call.ret),
             state: Activation {
-                sum: call.sum as i128 as u128,
+                sum: call.start,
                 stack,
             },
         });
-        self.cur = key(call.callee as usize, call.entry as usize);
-        self.sum = call.sum as i128 as u128;
-        true
     }
 
     /// A return from keyed slot `id` to `to` on the hoisted state, when its falls are
@@ -1362,6 +1379,57 @@ impl Sink for PathSink {
         self.spill();
         self.on_edge(edge.from, edge.to, edge.kind);
         self.fill();
+        Control::Continue
+    }
+
+    /// Takes every trace: a run executes its edges' cached steps composed once per trace
+    /// and entry key.
+    fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+        self.traces.formed(id, parts);
+        true
+    }
+
+    #[inline]
+    fn trace(&mut self, id: TraceId, n: u32) -> Control {
+        let functions = &self.functions;
+        let push = |g: u32| {
+            functions
+                .get(g as usize)
+                .map(|g| g.entry.and_then(|e| e.push))
+        };
+        let plan = self
+            .traces
+            .plan(id, n, self.cur, &self.slots, &self.arena, push);
+        if let Some(step) = plan.step {
+            let f = (self.cur >> 32) as usize;
+            let sum = self.sum.wrapping_add(step.pre);
+            if step.first != NONE {
+                self.end_path(f, step.first, sum);
+            }
+            let (start, len) = step.calls;
+            for i in start..start + len {
+                if let Some(call) = self.traces.call(i) {
+                    self.push_call(&call, sum);
+                }
+            }
+            let (start, len) = step.counts;
+            for i in start..start + len {
+                match self.traces.count(i) {
+                    Some(Count::Bump { counter, n }) => self.pool.add(counter, n),
+                    Some(Count::End { func, end, sum }) => {
+                        self.end_path(func as usize, end, sum);
+                    }
+                    None => {}
+                }
+            }
+            self.cur = step.next;
+            self.sum = if step.known { step.post } else { sum };
+        }
+        for i in plan.done..plan.end {
+            if let Some(e) = self.traces.edge(id, i) {
+                let _ = self.edge(&e);
+            }
+        }
         Control::Continue
     }
 

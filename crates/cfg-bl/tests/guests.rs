@@ -255,15 +255,34 @@ fn dense_and_sparse_counters_give_identical_profiles() {
     }
 }
 
-/// Forwards events to a path sink and switches its edge recording every `every` edges,
-/// which clears its cache (arena, path ends and their memos of sparse tables) each time.
+/// Forwards events to a path sink and switches its edge recording every `every` edges (a
+/// trace's run counts as its edges), which clears its cache (arena, path ends and their
+/// memos of sparse tables, and with them the traces' compositions) each time. With
+/// `traces`, it passes the emulator's traces on (and never stops a run, so that there are
+/// some); without, it takes none and may stop, so that every block runs alone.
 struct Switching {
     sink: PathSink,
     every: u64,
     edges: u64,
+    traces: bool,
+}
+
+impl Switching {
+    fn count(&mut self, edges: u64) {
+        for _ in 0..edges {
+            self.edges += 1;
+            if self.edges % self.every == 0 {
+                self.sink.record_edges = !self.sink.record_edges;
+            }
+        }
+    }
 }
 
 impl prof_events::Sink for Switching {
+    fn may_stop(&mut self) -> bool {
+        !self.traces
+    }
+
     fn wants(&mut self) -> prof_events::Interest {
         self.sink.wants()
     }
@@ -277,11 +296,17 @@ impl prof_events::Sink for Switching {
     }
 
     fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
-        self.edges += 1;
-        if self.edges % self.every == 0 {
-            self.sink.record_edges = !self.sink.record_edges;
-        }
+        self.count(1);
         self.sink.edge(edge)
+    }
+
+    fn trace_formed(&mut self, id: prof_events::TraceId, parts: &[prof_events::TracePart]) -> bool {
+        self.traces && self.sink.trace_formed(id, parts)
+    }
+
+    fn trace(&mut self, id: prof_events::TraceId, n: u32) -> prof_events::Control {
+        self.count(u64::from(n) - 1);
+        self.sink.trace(id, n)
     }
 
     fn exit(&mut self, exit: &prof_events::Exit) {
@@ -302,19 +327,83 @@ fn clearing_the_cache_mid_run_changes_no_path_count() {
         ] {
             for dense_limit in [0, cfg_bl::runtime::DENSE_LIMIT] {
                 let plain = profile(&guest, mode, regions, |s| s.dense_limit = dense_limit);
-                let (mut m, mut sink) = sink_for(&guest, mode, regions);
-                sink.dense_limit = dense_limit;
-                let mut switching = Switching {
-                    sink,
-                    every: 20_000,
-                    edges: 0,
-                };
-                m.run(&mut switching);
-                assert!(switching.edges > 4 * switching.every, "{name}");
-                let sink = switching.sink;
-                assert!(!plain.0.is_empty(), "{name}");
-                assert_eq!(plain, (sink.paths(), sink.stats), "{name} {mode:?}");
+                for traces in [false, true] {
+                    let (mut m, mut sink) = sink_for(&guest, mode, regions);
+                    sink.dense_limit = dense_limit;
+                    let mut switching = Switching {
+                        sink,
+                        every: 20_000,
+                        edges: 0,
+                        traces,
+                    };
+                    let run = m.run(&mut switching);
+                    assert!(switching.edges > 4 * switching.every, "{name}");
+                    assert_eq!(run.event_superblocks > 0, traces, "{name}");
+                    let sink = switching.sink;
+                    assert!(!plain.0.is_empty(), "{name}");
+                    assert_eq!(
+                        plain,
+                        (sink.paths(), sink.stats),
+                        "{name} {mode:?} {traces}"
+                    );
+                }
             }
+        }
+    }
+}
+
+/// Forwards events to a path sink but takes no trace: the emulator delivers the runs of its
+/// event superblocks to it edge by edge.
+struct EdgeByEdge(PathSink);
+
+impl prof_events::Sink for EdgeByEdge {
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
+    fn wants(&mut self) -> prof_events::Interest {
+        self.0.wants()
+    }
+
+    fn interest(&mut self, block: &prof_events::BlockInfo) -> prof_events::Interest {
+        self.0.interest(block)
+    }
+
+    fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
+        self.0.edge(edge)
+    }
+
+    fn exit(&mut self, exit: &prof_events::Exit) {
+        self.0.exit(exit)
+    }
+}
+
+/// Runs of traces, composed from the cached steps of their edges (from the key each run
+/// starts at), give the profile that the same edges one by one give, on every Linux guest
+/// and in every mode.
+#[test]
+fn composed_traces_give_the_profile_of_their_edges_one_by_one() {
+    for guest in linux_guests() {
+        for (mode, regions) in [
+            (Mode::RegionBased, RegionChoice::Flat),
+            (Mode::RegionBased, RegionChoice::LoopsAndHammocks),
+            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+        ] {
+            let (mut m, mut sink) = sink_for(&guest, mode, regions);
+            let run = m.run(&mut sink);
+            assert!(run.event_superblocks > 0, "{}", guest.name);
+            let (mut m, plain) = sink_for(&guest, mode, regions);
+            let mut one_by_one = EdgeByEdge(plain);
+            m.run(&mut one_by_one);
+            let plain = one_by_one.0;
+            assert!(!plain.paths().is_empty(), "{}", guest.name);
+            let what = format!("{} {mode:?} {regions:?}", guest.name);
+            assert_eq!(sink.paths(), plain.paths(), "{what}");
+            assert_eq!(sink.stats, plain.stats, "{what}");
+            let activations = |s: &PathSink| -> Vec<(u64, u64)> {
+                s.functions.iter().map(|f| (f.starts, f.ends)).collect()
+            };
+            assert_eq!(activations(&sink), activations(&plain), "{what}");
         }
     }
 }
