@@ -283,3 +283,21 @@ fn a_bare_metal_guest_ends_every_path() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The path profile of a cached run (whose event superblocks the path sink takes as
+/// composed traces) is the one single-stepping gives, every path and count, in every mode.
+#[test]
+fn paths_are_the_ones_single_stepping_gives() {
+    let dir = temp_dir("single-step");
+    for mode in ["flat", "region", "global"] {
+        let args = ["--mode", mode, "--top", "100000"];
+        let cached = json_profile(&args, &dir.join("c.json"));
+        let single = json_profile(
+            &[&args[..], &["--single-step"]].concat(),
+            &dir.join("s.json"),
+        );
+        assert!(!counted_paths(&cached).is_empty(), "{mode}");
+        assert_eq!(cached, single, "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
