@@ -53,7 +53,7 @@ use crate::pool::{Memo, Place, PlacedOp, Pool, Pooled};
 use crate::recover::Program;
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
-use crate::traces::{Call, Count, Traces};
+use crate::traces::{Call, Composed, Count, Traces};
 use crate::Error;
 
 /// Which regions to profile.
@@ -764,6 +764,58 @@ impl PathSink {
         true
     }
 
+    /// Runs a trace's composed `step` on the hoisted state.
+    #[inline(always)]
+    fn run_composed(&mut self, step: Composed) {
+        let f = (self.cur >> 32) as usize;
+        let sum = self.sum.wrapping_add(step.pre);
+        if step.first != NONE {
+            self.end_path(f, step.first, sum);
+        }
+        let (start, len) = step.calls;
+        for i in start..start + len {
+            if let Some(call) = self.traces.call(i) {
+                self.push_call(&call, sum);
+            }
+        }
+        let (start, len) = step.counts;
+        for i in start..start + len {
+            match self.traces.count(i) {
+                Some(Count::Bump { counter, n }) => self.pool.add(counter, n),
+                Some(Count::End { func, end, sum }) => {
+                    self.end_path(func as usize, end, sum);
+                }
+                None => {}
+            }
+        }
+        self.cur = step.next;
+        self.sum = if step.known { step.post } else { sum };
+    }
+
+    /// A run of a trace whose composition is not made for the top activation's key or
+    /// stops short of the run: composes it (within its budget), runs what is composed,
+    /// and the rest edge by edge.
+    #[inline(never)]
+    fn trace_slow(&mut self, id: TraceId, n: u32) {
+        let functions = &self.functions;
+        let push = |g: u32| {
+            functions
+                .get(g as usize)
+                .map(|g| g.entry.and_then(|e| e.push))
+        };
+        let plan = self
+            .traces
+            .plan(id, n, self.cur, &self.slots, &self.arena, push);
+        if let Some(step) = plan.step {
+            self.run_composed(step);
+        }
+        for i in plan.done..plan.end {
+            if let Some(e) = self.traces.edge(id, i) {
+                let _ = self.edge(&e);
+            }
+        }
+    }
+
     /// Makes cached call `call` from the top activation, whose sum is then `call.sum` or
     /// else `sum`: the caller stands at its call block's last node, and the callee's
     /// activation is pushed. The hoisted key and sum are left to the caller.
@@ -1391,44 +1443,9 @@ impl Sink for PathSink {
 
     #[inline]
     fn trace(&mut self, id: TraceId, n: u32) -> Control {
-        let functions = &self.functions;
-        let push = |g: u32| {
-            functions
-                .get(g as usize)
-                .map(|g| g.entry.and_then(|e| e.push))
-        };
-        let plan = self
-            .traces
-            .plan(id, n, self.cur, &self.slots, &self.arena, push);
-        if let Some(step) = plan.step {
-            let f = (self.cur >> 32) as usize;
-            let sum = self.sum.wrapping_add(step.pre);
-            if step.first != NONE {
-                self.end_path(f, step.first, sum);
-            }
-            let (start, len) = step.calls;
-            for i in start..start + len {
-                if let Some(call) = self.traces.call(i) {
-                    self.push_call(&call, sum);
-                }
-            }
-            let (start, len) = step.counts;
-            for i in start..start + len {
-                match self.traces.count(i) {
-                    Some(Count::Bump { counter, n }) => self.pool.add(counter, n),
-                    Some(Count::End { func, end, sum }) => {
-                        self.end_path(func as usize, end, sum);
-                    }
-                    None => {}
-                }
-            }
-            self.cur = step.next;
-            self.sum = if step.known { step.post } else { sum };
-        }
-        for i in plan.done..plan.end {
-            if let Some(e) = self.traces.edge(id, i) {
-                let _ = self.edge(&e);
-            }
+        match self.traces.composed(id, n, self.cur) {
+            Some(&step) => self.run_composed(step),
+            None => self.trace_slow(id, n),
         }
         Control::Continue
     }

@@ -40,21 +40,21 @@ const BUDGET: u8 = 32;
 /// What a run's first `m` edges do, from the key the trace was composed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Composed {
-    /// The key reached.
-    pub(crate) next: u64,
     /// Added to the entry sum: the whole change if no path ends (`first` is [`NONE`]),
     /// else the addition before the first path end.
     pub(crate) pre: u128,
-    /// The first path end (an arena path end, run on the entry sum plus `pre`), or [`NONE`].
-    pub(crate) first: u32,
-    /// The sum afterwards is `post` (after a path end or a call), not the entry sum plus
-    /// `pre`.
-    pub(crate) known: bool,
+    /// The sum afterwards if `known` (after a path end or a call); else it is the entry
+    /// sum plus `pre`.
     pub(crate) post: u128,
+    /// The key reached.
+    pub(crate) next: u64,
     /// The range of [`Traces::counts`]: what the later path ends count.
     pub(crate) counts: (u32, u32),
     /// The range of [`Traces::calls`]: the calls made, in order.
     pub(crate) calls: (u32, u32),
+    /// The first path end (an arena path end, run on the entry sum plus `pre`), or [`NONE`].
+    pub(crate) first: u32,
+    pub(crate) known: bool,
 }
 
 /// What a path end after the first counts, its sum known.
@@ -163,10 +163,20 @@ impl Traces {
         };
     }
 
+    /// The composition of a run through the first `n` parts of trace `id` from `key`, if
+    /// it is made and covers the whole run: the common case, checked first.
+    #[inline(always)]
+    pub(crate) fn composed(&self, id: TraceId, n: u32, key: u64) -> Option<&Composed> {
+        let t = self.traces.get(id.index())?;
+        if t.key != key || t.generation != self.generation {
+            return None;
+        }
+        t.prefixes.get((n as usize).checked_sub(1)?)
+    }
+
     /// How to execute a run through the first `n` parts of trace `id` from `key`,
     /// composing it first if needed (with the cache's `slots` and `arena`; `push` gives a
     /// function's first push on entry, `None` for no function).
-    #[inline]
     pub(crate) fn plan(
         &mut self,
         id: TraceId,
