@@ -126,26 +126,29 @@
 //!
 //! The runtime composes the plan's operations per emulator block once (see [`sink`]), so a
 //! flow edge is a key compare, an address compare and an addition, a path end one counter
-//! increment (an indexed add in a dense table, an add in a sparse table's front cache).
+//! increment (an indexed add in a dense table, an add in a sparse table's front cache). It
+//! takes the emulator's traces (event superblocks): a run through one is a single step,
+//! composed once per trace and entry key, calls included.
 //! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
 //! median of 3 alternating runs, ratio to the same emulator with no sink (recovery of every
-//! function, ~0.03 s, and instrumentation included), on a busy 2-core machine (main at f4e4d26):
+//! function, ~0.03 s, and instrumentation included), on a shared 2-core machine (main at
+//! 13ea5d8):
 //!
-//! | guest (size) | no sink | flat BL | region-based | global-based |
-//! |---|---|---|---|---|
-//! | coremark 700 | 0.56 s | 1.67x | 1.66x | 1.75x |
-//! | sort 100000 | 0.51 s | 1.84x | 2.11x | 1.91x |
-//! | chase 150000 | 0.46 s | 1.55x | 1.52x | 1.52x |
-//! | nbody 50000 | 0.57 s | 1.13x | 1.14x | 1.14x |
-//! | strings 250000 | 1.39 s | 1.88x | 1.92x | 2.00x |
-//! | primes 60000 | 0.51 s | 1.37x | 1.61x | 1.45x |
-//! | crc 600000 | 0.33 s | 1.92x | 1.57x | 1.52x |
-//! | geomean | | 1.60x | 1.62x | 1.59x |
+//! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
+//! |---|---|---|---|---|---|
+//! | coremark 700 | 0.37 s | 1.16x | 1.96x | 1.93x | 2.08x |
+//! | sort 100000 | 0.39 s | 1.19x | 1.99x | 2.12x | 2.10x |
+//! | chase 150000 | 0.35 s | 1.14x | 1.80x | 1.79x | 1.84x |
+//! | nbody 50000 | 0.39 s | 1.02x | 1.20x | 1.27x | 1.24x |
+//! | strings 250000 | 1.15 s | 1.05x | 1.74x | 1.85x | 1.82x |
+//! | primes 60000 | 0.25 s | 1.06x | 1.66x | 1.77x | 1.77x |
+//! | crc 600000 | 0.26 s | 1.08x | 1.46x | 1.55x | 1.55x |
+//! | geomean | | 1.10x | 1.67x | 1.74x | 1.75x |
 //!
-//! The goal of 1.2x is not reached yet: every block still delivers its edge event (blocks
-//! whose edges carry no operation could ask for none), and path ends (arena steps) are the
-//! largest cost of the sink under callgrind (coremark, flat). Short runs are dominated by
-//! the fixed cost of recovery.
+//! The goal of 1.2x is not reached: the sink's own work per edge outside traces (trace
+//! exits, blocks in no trace, calls and returns) dominates, and the emulator runs slower
+//! around it than around a sink that only takes the events (the "edges only" column).
+//! Short runs are dominated by the fixed cost of recovery.
 //!
 //! ## Features
 //!
