@@ -1434,11 +1434,10 @@ impl Sink for PathSink {
         Control::Continue
     }
 
-    /// Takes every trace: a run executes its edges' cached steps composed once per trace
-    /// and entry key.
+    /// Takes every trace whose parts deliver their edges (all, when the sink runs alone): a
+    /// run executes its edges' cached steps composed once per trace and entry key.
     fn trace_formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
-        self.traces.formed(id, parts);
-        true
+        self.traces.formed(id, parts)
     }
 
     #[inline]

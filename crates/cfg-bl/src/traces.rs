@@ -24,7 +24,7 @@
 //! every run (the arena's generation, the key), and a trace whose key changes is composed
 //! again, up to [`BUDGET`] times.
 
-use prof_events::{Edge, TraceId, TracePart};
+use prof_events::{Edge, Interest, TraceId, TracePart};
 
 use crate::blockcache::{Arena, CachedCall, Slot, Step, NONE, NOT_FLOW, NO_KEY};
 
@@ -143,24 +143,26 @@ pub(crate) struct Plan {
 }
 
 impl Traces {
-    /// Takes trace `id` with `parts`.
-    pub(crate) fn formed(&mut self, id: TraceId, parts: &[TracePart]) {
+    /// Takes trace `id` with `parts`, if every part but the last has its edge event (the
+    /// path sink asks for every block's; a trace that skips one is declined).
+    pub(crate) fn formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
+        let inner = &parts[..parts.len().saturating_sub(1)];
+        if !inner.iter().all(|p| p.interest.contains(Interest::EDGE)) {
+            return false;
+        }
         let i = id.index();
         if self.traces.len() <= i {
             self.traces.resize_with(i + 1, Trace::default);
         }
-        let edges = parts[..parts.len().saturating_sub(1)]
-            .iter()
-            .map(|p| p.edge)
-            .collect();
         self.traces[i] = Trace {
-            edges,
+            edges: inner.iter().map(|p| p.edge).collect(),
             key: NO_KEY,
             generation: 0,
             prefixes: Vec::new(),
             missed: false,
             budget: BUDGET,
         };
+        true
     }
 
     /// The composition of a run through the first `n` parts of trace `id` from `key`, if
@@ -379,5 +381,44 @@ fn compose(
             break;
         }
         t.prefixes.push(s.snapshot(&mut lists));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prof_events::{BlockId, EdgeKind};
+
+    fn part(i: u32, interest: Interest) -> TracePart {
+        TracePart {
+            block: BlockId(i),
+            pc: u64::from(i) * 4,
+            interest,
+            edge: Edge {
+                from: BlockId(i),
+                pc: u64::from(i) * 4,
+                to: u64::from(i + 1) * 4,
+                kind: EdgeKind::FallThrough,
+            },
+        }
+    }
+
+    #[test]
+    fn a_trace_is_taken_only_if_its_inner_parts_deliver_edges() {
+        let mut t = Traces::default();
+        let edge = Interest::EDGE;
+        // The last part's edge is its exit, delivered as an event either way.
+        let ok = [part(0, edge), part(1, edge), part(2, Interest::NONE)];
+        assert!(t.formed(TraceId(0), &ok));
+        let gap = [part(0, edge), part(1, Interest::BLOCK), part(2, edge)];
+        assert!(!t.formed(TraceId(1), &gap));
+        // Taken, but composed only at its first run, for the key it starts from.
+        assert_eq!(t.edge(TraceId(0), 1), Some(ok[1].edge));
+        assert!(t.composed(TraceId(0), 3, 0).is_none());
+        let plan = t.plan(TraceId(0), 3, 0, &[], &Arena::default(), |_| None);
+        // No slot is cached: nothing is composed, both edges go one by one, and the next
+        // run composes again.
+        assert_eq!((plan.done, plan.end), (0, 2));
+        assert!(t.traces[0].missed);
     }
 }
