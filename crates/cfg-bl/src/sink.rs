@@ -782,8 +782,12 @@ impl PathSink {
         for i in start..start + len {
             match self.traces.count(i) {
                 Some(Count::Bump { counter, n }) => self.pool.add(counter, n),
-                Some(Count::End { func, end, sum }) => {
-                    self.end_path(func as usize, end, sum);
+                Some(Count::End {
+                    func,
+                    end,
+                    sum: known,
+                }) => {
+                    self.end_path(func as usize, end, known);
                 }
                 None => {}
             }
