@@ -80,36 +80,18 @@ impl Pool {
     /// `cnt[sum]++` in table `d`; `false` if `sum` lies outside it (a plan bug).
     #[inline]
     pub(crate) fn bump(&mut self, d: Dense, sum: u128) -> bool {
-        if sum >= d.size {
-            return false;
-        }
-        self.bump_at(d.base, sum as usize)
+        sum < d.size && self.add(d.base.wrapping_add(sum as usize), 1)
     }
 
-    /// `cnt[sum]++` in the table whose counter of sum 0 is at `base` and that holds `size`
-    /// sums; `false` if `sum` lies outside it.
+    /// `counts[i] += n`; `false` if `i` lies outside the pool.
     #[inline]
-    fn bump_in(&mut self, base: u64, size: u64, sum: u128) -> bool {
-        sum < u128::from(size) && self.bump_at(base as usize, sum as usize)
-    }
-
-    /// `counts[base + sum]++`; `false` if that lies outside the pool.
-    #[inline]
-    fn bump_at(&mut self, base: usize, sum: usize) -> bool {
-        match self.counts.get_mut(base.wrapping_add(sum)) {
+    pub(crate) fn add(&mut self, i: usize, n: u64) -> bool {
+        match self.counts.get_mut(i) {
             Some(c) => {
-                *c += 1;
+                *c += n;
                 true
             }
             None => false,
-        }
-    }
-
-    /// `counts[i] += n` (`i` from [`PathEnd::fixed_counter`]).
-    #[inline]
-    pub(crate) fn add(&mut self, i: usize, n: u64) {
-        if let Some(c) = self.counts.get_mut(i) {
-            *c += n;
         }
     }
 
@@ -275,16 +257,15 @@ impl PathEnd {
     /// sparse table's sum, or one out of range: it goes to [`place`](Self::place)).
     #[inline(always)]
     pub(crate) fn count(&self, pool: &mut Pool, sum: u128) -> Result<(), u128> {
-        let sum = sum.wrapping_add(self.add as i128 as u128);
-        if pool.bump_in(self.base, self.size, sum) {
-            Ok(())
-        } else {
-            Err(sum)
+        match self.fixed_counter(sum) {
+            Some(i) if pool.add(i, 1) => Ok(()),
+            _ => Err(sum.wrapping_add(self.add as i128 as u128)),
         }
     }
 
     /// The pool counter that [`count`](Self::count) on `sum` bumps, if it is one of a
     /// dense table (or a window: the caller tells those apart) and `sum` is in range.
+    #[inline(always)]
     pub(crate) fn fixed_counter(&self, sum: u128) -> Option<usize> {
         let sum = sum.wrapping_add(self.add as i128 as u128);
         (sum < u128::from(self.size)).then(|| (self.base as usize).wrapping_add(sum as usize))

@@ -630,7 +630,7 @@ impl PathSink {
     fn clear_cache(&mut self) {
         self.flush_memos(true);
         self.arena.clear();
-        self.traces.generation += 1;
+        self.traces.forget();
         self.arena.record = self.record_edges;
         self.slots.fill(Slot::default());
         for c in &mut self.cold {
@@ -747,7 +747,11 @@ impl PathSink {
         let Some(((last, falls), call)) = self.slots.get(id).and_then(|s| s.call(to)) else {
             return false;
         };
-        let Some(entry) = self.functions.get(call.callee as usize).map(|g| g.entry) else {
+        let Some(push) = self
+            .functions
+            .get(call.callee as usize)
+            .map(Function::first_push)
+        else {
             return false;
         };
         if self.acts.is_empty() {
@@ -757,7 +761,6 @@ impl PathSink {
         let Some(sum) = self.cached_falls(falls) else {
             return false;
         };
-        let push = entry.and_then(|e| e.push);
         self.push_call(&Call::cached(last, None, call, push), sum);
         self.cur = key(call.callee as usize, call.entry as usize);
         self.sum = call.sum as i128 as u128;
@@ -781,7 +784,10 @@ impl PathSink {
         let (start, len) = step.counts;
         for i in start..start + len {
             match self.traces.count(i) {
-                Some(Count::Bump { counter, n }) => self.pool.add(counter, n),
+                // A dense table's counter: always in the pool.
+                Some(Count::Bump { counter, n }) => {
+                    self.pool.add(counter, n);
+                }
                 Some(Count::End {
                     func,
                     end,
@@ -802,11 +808,7 @@ impl PathSink {
     #[inline(never)]
     fn trace_slow(&mut self, id: TraceId, n: u32) {
         let functions = &self.functions;
-        let push = |g: u32| {
-            functions
-                .get(g as usize)
-                .map(|g| g.entry.and_then(|e| e.push))
-        };
+        let push = |g: u32| functions.get(g as usize).map(Function::first_push);
         let plan = self
             .traces
             .plan(id, n, self.cur, &self.slots, &self.arena, push);
@@ -1184,6 +1186,11 @@ enum Ops {
 }
 
 impl Function {
+    /// The sum its start pushes on a fresh activation, if any (a cached call's).
+    fn first_push(&self) -> Option<u128> {
+        self.entry.and_then(|e| e.push)
+    }
+
     /// The function's name (its symbol, or its address).
     pub fn name(&self) -> &str {
         match (&self.cfg, &self.inst) {

@@ -129,8 +129,9 @@ pub(crate) struct Traces {
     counts: Vec<Count>,
     /// Lists of the compositions' calls.
     calls: Vec<Call>,
-    /// Bumped whenever the arena is cleared: compositions naming an older one are stale.
-    pub(crate) generation: u64,
+    /// Bumped whenever the arena is cleared ([`forget`](Self::forget)) or the lists are
+    /// emptied: compositions naming an older one are stale.
+    generation: u64,
 }
 
 /// How a run of a trace is executed: its first `done` edges composed into `step` (if
@@ -143,6 +144,11 @@ pub(crate) struct Plan {
 }
 
 impl Traces {
+    /// Makes every composition stale (the arena whose path ends they name is cleared).
+    pub(crate) fn forget(&mut self) {
+        self.generation += 1;
+    }
+
     /// Takes trace `id` with `parts`, if every part but the last has its edge event (the
     /// path sink asks for every block's; a trace that skips one is declined).
     pub(crate) fn formed(&mut self, id: TraceId, parts: &[TracePart]) -> bool {
