@@ -53,6 +53,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
+use crate::jit::{CodeExit, Jit};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -173,6 +174,8 @@ pub(crate) struct Block {
     pub sup: u32,
     /// Runs of the block while [`UNFORMED`].
     pub heat: u32,
+    /// The handle of the block's compiled code (see [`jit`](crate::jit)), or `NONE`.
+    pub compiled: u32,
 }
 
 impl Block {
@@ -354,12 +357,16 @@ pub(crate) struct BlockCache {
     pub translated: u64,
     /// Times the cache was flushed.
     pub flushes: u64,
+    /// The compiler of superblocks, if compiled code is wanted and the host runs it.
+    jit: Option<Jit>,
 }
 
 impl BlockCache {
-    /// A cache whose index table covers `[lo, hi)` (the executable segments).
-    pub fn new(lo: u64, hi: u64, max_insns: u32, keep_insns: bool) -> BlockCache {
+    /// A cache whose index table covers `[lo, hi)` (the executable segments). With `jit`
+    /// set, superblocks are also compiled where the host can run compiled code.
+    pub fn new(lo: u64, hi: u64, max_insns: u32, keep_insns: bool, jit: bool) -> BlockCache {
         BlockCache {
+            jit: if jit && keep_insns { Jit::new() } else { None },
             blocks: Vec::new(),
             insns: Vec::new(),
             id_base: 0,
@@ -422,7 +429,13 @@ impl BlockCache {
             chain: [NONE; 2],
             sup: if self.event_supers { UNFORMED } else { NONE },
             heat: 0,
+            compiled: NONE,
         };
+        if let (true, Some(jit), Some(insns)) =
+            (self.superblocks, self.jit.as_mut(), self.insns.get(first..))
+        {
+            block.compiled = jit.compile(insns, first, end).unwrap_or(NONE);
+        }
         if !self.superblocks {
             block.interest =
                 sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
@@ -519,6 +532,9 @@ impl BlockCache {
         self.supers.clear();
         self.parts.clear();
         self.part_events.clear();
+        if let Some(jit) = self.jit.as_mut() {
+            jit.clear();
+        }
         self.flushes += 1;
     }
 
@@ -597,5 +613,18 @@ impl BlockCache {
             + self.supers.capacity() * size_of::<EventSuper>()
             + self.parts.capacity() * size_of::<Part>()
             + self.part_events.capacity() * size_of::<TracePart>()
+            + self.jit.as_ref().map_or(0, Jit::bytes)
+    }
+
+    /// Runs the compiled code of `block` on the registers `x` and the memory `mem`;
+    /// `None` if it has none or it cannot run.
+    #[inline(always)]
+    pub fn run_compiled(
+        &self,
+        block: &Block,
+        x: &mut [u64; 256],
+        mem: &mut Memory,
+    ) -> Option<CodeExit> {
+        self.jit.as_ref()?.run(block.compiled, x, mem)
     }
 }

@@ -8,11 +8,12 @@ use prof_events::{
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
-use crate::block::{fetch_decode, Block, BlockCache, EventSuper, SIDE_EXIT};
+use crate::block::{fetch_decode, Block, BlockCache, EventSuper, NONE, SIDE_EXIT};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
 use crate::exec::{exec, MemHook, Trap, Trapped, FALLS_THROUGH};
+use crate::jit::{self, CodeExit};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
 use crate::threaded::{self, Lean};
@@ -36,6 +37,10 @@ pub struct Config {
     /// Guest memory in bytes (the memory cap): the span that holds the program, its heap,
     /// its mappings and its stack.
     pub memory: u64,
+    /// Compile the superblocks of runs without sinks to host code (x86-64 Linux hosts;
+    /// elsewhere this changes nothing). The results are those of the interpreter; `false`
+    /// interprets everything, for comparison.
+    pub jit: bool,
 }
 
 impl Default for Config {
@@ -46,6 +51,7 @@ impl Default for Config {
             sample_interval: None,
             max_block_insns: 64,
             memory: 1 << 31,
+            jit: true,
         }
     }
 }
@@ -217,7 +223,13 @@ impl Machine {
             .exec_ranges()
             .fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
         mem.set_code_range(lo, hi);
-        let cache = BlockCache::new(lo, hi, config.max_block_insns, !config.single_step);
+        let cache = BlockCache::new(
+            lo,
+            hi,
+            config.max_block_insns,
+            !config.single_step,
+            config.jit,
+        );
         let cpu = Cpu::new(mode, image.entry);
         Ok(Machine {
             cpu,
@@ -577,7 +589,11 @@ impl Machine {
             }
             // Blocks no sink watches take the lean path: no events, no control to merge;
             // the others run in their own function, which keeps this loop small.
-            let (result, control) = if block.interest.is_empty() {
+            let (result, control) = if block.compiled != NONE {
+                let here = cache.here(block, retired);
+                let r = run_compiled(cpu, mem, cache, block, &here, trap);
+                (r, Control::Continue)
+            } else if block.interest.is_empty() {
                 let here = cache.here(block, retired);
                 let r = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
                 (r, Control::Continue)
@@ -949,7 +965,7 @@ fn run_with_events<S: Sink + ?Sized>(
 /// interpreter (no memory events). Returns the next pc, or how it ended early: by a
 /// superblock's side exit, or by a trap (stored in `trap`).
 #[inline(always)]
-fn run_threaded(
+pub(crate) fn run_threaded(
     cpu: &mut Cpu,
     mem: &mut Memory,
     insns: &[Tinsn],
@@ -986,8 +1002,42 @@ fn run_threaded(
     })
 }
 
+/// Runs `block`'s compiled code (see [`jit`](crate::jit)) at `here`, and the threaded
+/// interpreter on the rest of the block if the code bailed out; returns as
+/// [`run_threaded`] does.
+#[inline(always)]
+pub(crate) fn run_compiled(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    cache: &BlockCache,
+    block: &Block,
+    here: &Here<'_>,
+    trap: &mut Trap,
+) -> Result<u64, Early> {
+    let insns = cache.insns(block);
+    let rest = match cache.run_compiled(block, &mut cpu.x, mem) {
+        Some(CodeExit { pc, status }) if status == jit::status::END => return Ok(pc),
+        Some(CodeExit { pc, status }) if status & 1 == 0 => {
+            let at = (status >> 1) as usize;
+            return Err(Early::SideExit {
+                done: here.meta(at).idx + 1,
+                to: pc,
+                at,
+            });
+        }
+        // Bailed out before arena index `status >> 1`.
+        Some(CodeExit { status, .. }) => {
+            let from = ((status >> 1) as usize).wrapping_sub(block.first as usize);
+            insns.get(from..).unwrap_or(insns)
+        }
+        None => insns,
+    };
+    run_threaded(cpu, mem, rest, here, block.end, trap)
+}
+
 /// How running a translated block ended before its last instruction.
-enum Early {
+#[derive(Debug)]
+pub(crate) enum Early {
     /// A conditional branch inside a superblock was taken, as instruction `done - 1` (the
     /// translated instruction `at` in the arena); control goes to `to`.
     SideExit { done: u32, to: u64, at: usize },

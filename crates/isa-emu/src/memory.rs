@@ -267,6 +267,18 @@ impl Memory {
         }
     }
 
+    /// Host address of the span's first byte (for compiled code: see `jit`).
+    #[inline(always)]
+    pub(crate) fn host_ptr(&mut self) -> *mut u8 {
+        self.bytes.as_mut_ptr()
+    }
+
+    /// The range whose modification must invalidate translated code.
+    #[inline(always)]
+    pub(crate) fn code_range(&self) -> (u64, u64) {
+        (self.code_lo, self.code_hi)
+    }
+
     /// Sets the range whose modification must invalidate translated code.
     pub fn set_code_range(&mut self, lo: u64, hi: u64) {
         self.code_lo = lo;

@@ -1,0 +1,220 @@
+//! Compiled code against the threaded interpreter, on random superblocks: the same next pc
+//! or early exit, registers, memory and trap.
+
+use std::cell::Cell;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+use crate::block::{BlockCache, NONE};
+use crate::cpu::{Cpu, Mode};
+use crate::exec::Trap;
+use crate::machine::{run_compiled, run_threaded};
+use crate::memory::Memory;
+
+/// Where the code sits, and the span of guest memory (code, then data).
+const CODE: u64 = 0x1_2000;
+const BASE: u64 = 0x1_0000;
+const SIZE: u64 = 0x1_0000;
+
+fn r(f7: u32, rs2: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
+    f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+
+fn i(imm: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
+    (imm & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+
+/// An instruction the compiler handles, or now and then one it bails out on (`div`, an
+/// atomic, a floating-point move, `ecall`).
+fn insn() -> impl Strategy<Value = u32> {
+    let reg = || 0u32..32;
+    let rtype = (
+        prop::sample::select(
+            &[
+                (0x00, 0, 0x33),
+                (0x20, 0, 0x33),
+                (0, 1, 0x33),
+                (0, 2, 0x33),
+                (0, 3, 0x33),
+                (0, 4, 0x33),
+                (0, 5, 0x33),
+                (0x20, 5, 0x33),
+                (0, 6, 0x33),
+                (0, 7, 0x33),
+                (1, 0, 0x33),
+                (1, 1, 0x33),
+                (1, 3, 0x33),
+                (0, 0, 0x3b),
+                (0x20, 0, 0x3b),
+                (0, 1, 0x3b),
+                (0, 5, 0x3b),
+                (0x20, 5, 0x3b),
+                (1, 0, 0x3b),
+                // Bail-outs: div, mulhsu.
+                (1, 4, 0x33),
+                (1, 2, 0x33),
+            ][..],
+        ),
+        reg(),
+        reg(),
+        reg(),
+    )
+        .prop_map(|((f7, f3, op), a, b, d)| r(f7, b, a, f3, d, op));
+    let itype = (
+        prop::sample::select(
+            &[
+                (0, 0x13),
+                (2, 0x13),
+                (3, 0x13),
+                (4, 0x13),
+                (6, 0x13),
+                (7, 0x13),
+                (0, 0x1b),
+            ][..],
+        ),
+        any::<u32>(),
+        reg(),
+        reg(),
+    )
+        .prop_map(|((f3, op), imm, a, d)| i(imm, a, f3, d, op));
+    let shift = (
+        prop::sample::select(
+            &[
+                (1, 0, 0x13),
+                (5, 0, 0x13),
+                (5, 0x400, 0x13),
+                (1, 0, 0x1b),
+                (5, 0, 0x1b),
+                (5, 0x400, 0x1b),
+            ][..],
+        ),
+        0u32..64,
+        reg(),
+        reg(),
+    )
+        .prop_map(|((f3, hi, op), sh, a, d)| {
+            let sh = if op == 0x1b { sh & 31 } else { sh };
+            i(hi | sh, a, f3, d, op)
+        });
+    let upper = (any::<u32>(), reg(), prop::bool::ANY)
+        .prop_map(|(imm, d, lui)| imm & !0xfff | d << 7 | if lui { 0x37 } else { 0x17 });
+    // Offsets of loads and stores: small ones, with a base at the end of the span or the
+    // start of the code, test the bounds exactly.
+    let offset = || prop_oneof![any::<u32>(), (0u32..16).prop_map(|k| k.wrapping_sub(8))];
+    let load = (0u32..7, offset(), reg(), reg()).prop_map(|(f3, imm, a, d)| i(imm, a, f3, d, 0x03));
+    let store = (0u32..4, offset(), reg(), reg()).prop_map(|(f3, imm, a, b)| {
+        (imm >> 5 & 0x7f) << 25 | b << 20 | a << 15 | f3 << 12 | (imm & 0x1f) << 7 | 0x23
+    });
+    // Forward conditional branches by 8 or 12 bytes: the superblock goes on along the
+    // fall-through, and a taken one is a side exit.
+    let branch = (
+        prop::sample::select(&[0u32, 1, 4, 5, 6, 7][..]),
+        2u32..4,
+        reg(),
+        reg(),
+    )
+        .prop_map(|(f3, k, a, b)| {
+            let off = k * 4;
+            ((off >> 5) & 0x3f) << 25
+                | b << 20
+                | a << 15
+                | f3 << 12
+                | ((off >> 1) & 0xf) << 8
+                | 0x63
+        });
+    let other = prop::sample::select(
+        &[
+            0x0000_0073u32, // ecall
+            0xe000_0553,    // fmv.x.w a0, ft0
+            0x0005_252f,    // lr.w a0, (a0)
+        ][..],
+    );
+    prop_oneof![
+        6 => rtype,
+        4 => itype,
+        3 => shift,
+        2 => upper,
+        4 => load,
+        4 => store,
+        2 => branch,
+        1 => other,
+    ]
+}
+
+/// A register value: mostly addresses in guest memory (so that loads and stores mostly
+/// land), some right at the end of the span or at the start of the code, else anything.
+fn value() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        4 => BASE + 0x4000..BASE + SIZE - 0x800,
+        1 => BASE + SIZE - 16..BASE + SIZE + 8,
+        1 => CODE - 16..CODE + 8,
+        2 => any::<u64>(),
+    ]
+}
+
+/// Runs the block at `CODE` of `words` compiled and interpreted, from registers `x` and
+/// data `data`, and compares. Returns whether the block had compiled code.
+fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError> {
+    let mut mem = Memory::new(BASE, SIZE).unwrap();
+    mem.write_bytes(BASE + 0x4000, data).unwrap();
+    let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.write_bytes(CODE, &code).unwrap();
+    let code_end = CODE + code.len() as u64;
+    mem.set_code_range(CODE, code_end);
+    let mut cpu = Cpu::new(Mode::User, CODE);
+    for (r, v) in cpu.x[1..32].iter_mut().zip(x) {
+        *r = *v;
+    }
+    let mut cache = BlockCache::new(BASE, BASE + SIZE, 64, true, true);
+    cache.set_superblocks(true);
+    let slot = cache.translate(&mem, CODE, &mut ()).unwrap();
+    let block = cache.blocks[slot as usize];
+    let here = cache.here(&block, 0);
+
+    let (mut cpu_i, mut mem_i, mut trap_i) = (cpu.clone(), mem.clone(), Trap::Breakpoint);
+    let interpreted = run_threaded(
+        &mut cpu_i,
+        &mut mem_i,
+        cache.insns(&block),
+        &here,
+        block.end,
+        &mut trap_i,
+    );
+    let (mut cpu_c, mut mem_c, mut trap_c) = (cpu, mem, Trap::Breakpoint);
+    let compiled = run_compiled(&mut cpu_c, &mut mem_c, &cache, &block, &here, &mut trap_c);
+
+    prop_assert_eq!(format!("{compiled:?}"), format!("{interpreted:?}"));
+    prop_assert_eq!(&cpu_c.x[..33], &cpu_i.x[..33]);
+    prop_assert_eq!(trap_c, trap_i);
+    prop_assert_eq!(
+        mem_c.slice(BASE, SIZE).unwrap(),
+        mem_i.slice(BASE, SIZE).unwrap()
+    );
+    prop_assert_eq!(mem_c.code_written(), mem_i.code_written());
+    Ok(block.compiled != NONE)
+}
+
+#[test]
+fn compiled_blocks_compute_what_the_interpreter_does() {
+    let mut runner = TestRunner::new(Config {
+        cases: 3000,
+        ..Config::default()
+    });
+    let compiled = Cell::new(0);
+    let strategy = (
+        proptest::collection::vec(insn(), 1..48),
+        proptest::collection::vec(value(), 31),
+        proptest::collection::vec(any::<u8>(), 0x100),
+    );
+    runner
+        .run(&strategy, |(words, x, data)| {
+            if compare(&words, &x, &data)? {
+                compiled.set(compiled.get() + 1);
+            }
+            Ok(())
+        })
+        .unwrap();
+    // The comparison means something only if most blocks had compiled code.
+    assert!(compiled.get() > 1000, "{} blocks compiled", compiled.get());
+}

@@ -1,0 +1,322 @@
+//! The few x86-64 encodings the block compiler emits, in safe code: register-register and
+//! register-memory forms over 64-bit general registers, with memory operands `[base + disp]`
+//! (the guest register file and the context) and `[base + index]` (guest memory).
+//!
+//! Registers are numbered as in the encoding (rax 0 … r15 15). Every instruction carries a
+//! REX prefix, so byte registers 4–7 are spl, bpl, sil and dil, never ah … bh.
+
+/// A host register.
+pub(crate) type Reg = u8;
+
+pub(crate) const RAX: Reg = 0;
+pub(crate) const RCX: Reg = 1;
+pub(crate) const RDX: Reg = 2;
+pub(crate) const RBX: Reg = 3;
+pub(crate) const RBP: Reg = 5;
+pub(crate) const RSI: Reg = 6;
+pub(crate) const RDI: Reg = 7;
+pub(crate) const R8: Reg = 8;
+pub(crate) const R9: Reg = 9;
+pub(crate) const R10: Reg = 10;
+pub(crate) const R11: Reg = 11;
+pub(crate) const R12: Reg = 12;
+pub(crate) const R13: Reg = 13;
+pub(crate) const R14: Reg = 14;
+pub(crate) const R15: Reg = 15;
+
+/// Operand width of an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum W {
+    /// 32 bits (writing a register zero-extends it).
+    D,
+    /// 64 bits (REX.W).
+    Q,
+}
+
+/// Condition codes (the low nibble of `jcc`/`setcc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cc {
+    /// Below (unsigned <).
+    B = 0x2,
+    /// Above or equal (unsigned >=).
+    Ae = 0x3,
+    /// Equal.
+    E = 0x4,
+    /// Not equal.
+    Ne = 0x5,
+    /// Above (unsigned >).
+    A = 0x7,
+    /// Less (signed <).
+    L = 0xc,
+    /// Greater or equal (signed >=).
+    Ge = 0xd,
+}
+
+/// Two-operand ALU operations of the `op r64, r/m64` (opcode) and `op r/m64, imm`
+/// (`0x81 /ext`) families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Alu {
+    Add,
+    Or,
+    And,
+    Sub,
+    Xor,
+    Cmp,
+}
+
+impl Alu {
+    /// The opcode of `op reg, r/m`.
+    fn load_form(self) -> u8 {
+        match self {
+            Alu::Add => 0x03,
+            Alu::Or => 0x0b,
+            Alu::And => 0x23,
+            Alu::Sub => 0x2b,
+            Alu::Xor => 0x33,
+            Alu::Cmp => 0x3b,
+        }
+    }
+
+    /// The ModRM reg field of `op r/m, imm32` (`0x81`).
+    fn ext(self) -> u8 {
+        match self {
+            Alu::Add => 0,
+            Alu::Or => 1,
+            Alu::And => 4,
+            Alu::Sub => 5,
+            Alu::Xor => 6,
+            Alu::Cmp => 7,
+        }
+    }
+}
+
+/// Shifts (`0xd3 /ext` by cl, `0xc1 /ext` by an immediate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shift {
+    Shl = 4,
+    Shr = 5,
+    Sar = 7,
+}
+
+/// Memory access widths and extensions for loads from `[base + index]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Load {
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+}
+
+/// A code buffer being written.
+#[derive(Debug, Default)]
+pub(crate) struct Asm {
+    pub code: Vec<u8>,
+}
+
+impl Asm {
+    fn byte(&mut self, b: u8) {
+        self.code.push(b);
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.code.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// The REX prefix for operand width `w`, ModRM reg `reg`, SIB index `index` and base
+    /// or r/m `rm` (always emitted: see the module docs).
+    fn rex(&mut self, w: W, reg: Reg, index: Reg, rm: Reg) {
+        let w = u8::from(w == W::Q);
+        self.byte(0x40 | w << 3 | (reg >> 3) << 2 | (index >> 3) << 1 | rm >> 3);
+    }
+
+    /// `opcode` with a register-direct ModRM (`mod = 11`).
+    fn rr(&mut self, w: W, opcode: &[u8], reg: Reg, rm: Reg) {
+        self.rex(w, reg, 0, rm);
+        self.code.extend_from_slice(opcode);
+        self.byte(0xc0 | (reg & 7) << 3 | rm & 7);
+    }
+
+    /// `opcode` with a `[base + disp]` operand (`base` neither rsp/r12 nor rbp/r13, which
+    /// need other forms: the compiler only uses rdi and rsi).
+    fn rm_disp(&mut self, w: W, opcode: &[u8], reg: Reg, base: Reg, disp: i32) {
+        debug_assert!(!matches!(base & 7, 4 | 5));
+        self.rex(w, reg, 0, base);
+        self.code.extend_from_slice(opcode);
+        if let Ok(d) = i8::try_from(disp) {
+            self.byte(0x40 | (reg & 7) << 3 | base & 7);
+            self.byte(d as u8);
+        } else {
+            self.byte(0x80 | (reg & 7) << 3 | base & 7);
+            self.u32(disp as u32);
+        }
+    }
+
+    /// `opcode` with a `[base + index]` operand (`base` not rbp/r13, `index` not rsp).
+    fn rm_sib(&mut self, w: W, opcode: &[u8], reg: Reg, base: Reg, index: Reg) {
+        debug_assert!(base & 7 != 5 && index != 4);
+        self.rex(w, reg, index, base);
+        self.code.extend_from_slice(opcode);
+        self.byte((reg & 7) << 3 | 4);
+        self.byte((index & 7) << 3 | base & 7);
+    }
+
+    /// `mov dst, src`.
+    pub fn mov(&mut self, dst: Reg, src: Reg) {
+        self.rr(W::Q, &[0x89], src, dst);
+    }
+
+    /// `mov dst, [base + disp]`.
+    pub fn load(&mut self, dst: Reg, base: Reg, disp: i32) {
+        self.rm_disp(W::Q, &[0x8b], dst, base, disp);
+    }
+
+    /// `mov [base + disp], src`.
+    pub fn store(&mut self, base: Reg, disp: i32, src: Reg) {
+        self.rm_disp(W::Q, &[0x89], src, base, disp);
+    }
+
+    /// `dst = imm` (the shortest of `mov r32, imm32`, `mov r64, simm32` and `movabs`).
+    pub fn mov_imm(&mut self, dst: Reg, imm: u64) {
+        if let Ok(v) = u32::try_from(imm) {
+            self.rex(W::D, 0, 0, dst);
+            self.byte(0xb8 | dst & 7);
+            self.u32(v);
+        } else if let Ok(v) = i32::try_from(imm as i64) {
+            self.rr(W::Q, &[0xc7], 0, dst);
+            self.u32(v as u32);
+        } else {
+            self.rex(W::Q, 0, 0, dst);
+            self.byte(0xb8 | dst & 7);
+            self.code.extend_from_slice(&imm.to_le_bytes());
+        }
+    }
+
+    /// `op dst, src`.
+    pub fn alu(&mut self, w: W, op: Alu, dst: Reg, src: Reg) {
+        self.rr(w, &[op.load_form()], dst, src);
+    }
+
+    /// `op dst, [base + disp]`.
+    pub fn alu_mem(&mut self, w: W, op: Alu, dst: Reg, base: Reg, disp: i32) {
+        self.rm_disp(w, &[op.load_form()], dst, base, disp);
+    }
+
+    /// `op dst, imm` (sign-extended 32-bit immediate).
+    pub fn alu_imm(&mut self, w: W, op: Alu, dst: Reg, imm: i32) {
+        if let Ok(v) = i8::try_from(imm) {
+            self.rr(w, &[0x83], op.ext(), dst);
+            self.byte(v as u8);
+        } else {
+            self.rr(w, &[0x81], op.ext(), dst);
+            self.u32(imm as u32);
+        }
+    }
+
+    /// `imul dst, src` (the low half of the product).
+    pub fn imul(&mut self, w: W, dst: Reg, src: Reg) {
+        self.rr(w, &[0x0f, 0xaf], dst, src);
+    }
+
+    /// `rdx:rax = rax * src`, signed (`imul src`) or unsigned (`mul src`).
+    pub fn mul_wide(&mut self, signed: bool, src: Reg) {
+        self.rr(W::Q, &[0xf7], if signed { 5 } else { 4 }, src);
+    }
+
+    /// `op dst, cl`.
+    pub fn shift_cl(&mut self, w: W, op: Shift, dst: Reg) {
+        self.rr(w, &[0xd3], op as u8, dst);
+    }
+
+    /// `op dst, imm`.
+    pub fn shift_imm(&mut self, w: W, op: Shift, dst: Reg, imm: u8) {
+        self.rr(w, &[0xc1], op as u8, dst);
+        self.byte(imm);
+    }
+
+    /// `movsxd dst, src32`.
+    pub fn sext32(&mut self, dst: Reg, src: Reg) {
+        self.rr(W::Q, &[0x63], dst, src);
+    }
+
+    /// `setcc dst8; movzx dst32, dst8`: `dst = cc as u64`.
+    pub fn set(&mut self, cc: Cc, dst: Reg) {
+        self.rr(W::D, &[0x0f, 0x90 | cc as u8], 0, dst);
+        self.rr(W::D, &[0x0f, 0xb6], dst, dst);
+    }
+
+    /// `dst = [base + index]` with the width and extension of `kind`.
+    pub fn load_sib(&mut self, kind: Load, dst: Reg, base: Reg, index: Reg) {
+        let (w, op): (W, &[u8]) = match kind {
+            Load::U8 => (W::D, &[0x0f, 0xb6]),
+            Load::I8 => (W::Q, &[0x0f, 0xbe]),
+            Load::U16 => (W::D, &[0x0f, 0xb7]),
+            Load::I16 => (W::Q, &[0x0f, 0xbf]),
+            Load::U32 => (W::D, &[0x8b]),
+            Load::I32 => (W::Q, &[0x63]),
+            Load::U64 => (W::Q, &[0x8b]),
+        };
+        self.rm_sib(w, op, dst, base, index);
+    }
+
+    /// `[base + index] = src` (its low `bytes`: 1, 2, 4 or 8).
+    pub fn store_sib(&mut self, bytes: u8, base: Reg, index: Reg, src: Reg) {
+        match bytes {
+            1 => self.rm_sib(W::D, &[0x88], src, base, index),
+            2 => {
+                self.byte(0x66);
+                self.rm_sib(W::D, &[0x89], src, base, index);
+            }
+            4 => self.rm_sib(W::D, &[0x89], src, base, index),
+            _ => self.rm_sib(W::Q, &[0x89], src, base, index),
+        }
+    }
+
+    /// `push r`.
+    pub fn push(&mut self, r: Reg) {
+        self.rex(W::D, 0, 0, r);
+        self.byte(0x50 | r & 7);
+    }
+
+    /// `pop r`.
+    pub fn pop(&mut self, r: Reg) {
+        self.rex(W::D, 0, 0, r);
+        self.byte(0x58 | r & 7);
+    }
+
+    /// `ret`.
+    pub fn ret(&mut self) {
+        self.byte(0xc3);
+    }
+
+    /// `jcc rel32` to a target not yet known: returns the position of the displacement
+    /// for [`Asm::patch`].
+    pub fn jcc(&mut self, cc: Cc) -> usize {
+        self.byte(0x0f);
+        self.byte(0x80 | cc as u8);
+        self.u32(0);
+        self.code.len() - 4
+    }
+
+    /// `jmp rel32` to a target not yet known (see [`Asm::jcc`]).
+    pub fn jmp(&mut self) -> usize {
+        self.byte(0xe9);
+        self.u32(0);
+        self.code.len() - 4
+    }
+
+    /// Points the displacement at `at` (from [`Asm::jcc`] or [`Asm::jmp`]) to the current
+    /// position.
+    pub fn patch(&mut self, at: usize) {
+        let rel = (self.code.len() - (at + 4)) as u32;
+        self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+
+    /// Points the displacement at `at` back to the position `to`, already emitted.
+    pub fn patch_to(&mut self, at: usize, to: usize) {
+        let rel = (to as i64 - (at as i64 + 4)) as u32;
+        self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+}
