@@ -53,7 +53,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{CodeExit, Jit};
+use crate::jit::{Jit, Left, Source};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -431,10 +431,22 @@ impl BlockCache {
             heat: 0,
             compiled: NONE,
         };
-        if let (true, Some(jit), Some(insns)) =
-            (self.superblocks, self.jit.as_mut(), self.insns.get(first..))
-        {
-            block.compiled = jit.compile(insns, first, end).unwrap_or(NONE);
+        if let (true, Some(jit), Some(insns), Some(meta)) = (
+            self.superblocks,
+            self.jit.as_mut(),
+            self.insns.get(first..),
+            self.meta.get(first..),
+        ) {
+            let src = Source {
+                insns,
+                meta,
+                first,
+                slot,
+                end,
+                count: block.count,
+                first_stub: 0,
+            };
+            block.compiled = jit.compile(src).unwrap_or(NONE);
         }
         if !self.superblocks {
             block.interest =
@@ -616,15 +628,25 @@ impl BlockCache {
             + self.jit.as_ref().map_or(0, Jit::bytes)
     }
 
-    /// Runs the compiled code of `block` on the registers `x` and the memory `mem`;
-    /// `None` if it has none or it cannot run.
+    /// Runs the compiled code of `block` on the registers `x` and the memory `mem` with
+    /// `budget` instructions (see [`Jit::run`]); `None` if it has none or it cannot run.
     #[inline(always)]
     pub fn run_compiled(
         &self,
         block: &Block,
         x: &mut [u64; 256],
         mem: &mut Memory,
-    ) -> Option<CodeExit> {
-        self.jit.as_ref()?.run(block.compiled, x, mem)
+        budget: u64,
+    ) -> Option<Left> {
+        self.jit.as_ref()?.run(block.compiled, x, mem, budget)
+    }
+
+    /// Chains the compiled exit `stub` to the block in `to`, if it has compiled code.
+    pub fn chain_compiled(&mut self, stub: u32, to: u32) {
+        if let (Some(jit), Some(b)) = (self.jit.as_mut(), self.blocks.get(to as usize)) {
+            if b.compiled != NONE {
+                jit.chain(stub, b.compiled, b.count);
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
 use crate::exec::{exec, MemHook, Trap, Trapped, FALLS_THROUGH};
-use crate::jit::{self, CodeExit};
+use crate::jit;
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
 use crate::threaded::{self, Lean};
@@ -589,17 +589,22 @@ impl Machine {
             }
             // Blocks no sink watches take the lean path: no events, no control to merge;
             // the others run in their own function, which keeps this loop small.
-            let (result, control) = if block.compiled != NONE {
-                let here = cache.here(block, retired);
-                let r = run_compiled(cpu, mem, cache, block, &here, trap);
-                (r, Control::Continue)
+            // Compiled code may run on through the blocks it chains to; `block` and `slot`
+            // then become the last of them, and its exit's stub may be chained.
+            let mut stub = None;
+            let (block, count, result, control) = if block.compiled != NONE {
+                let c = run_compiled(cpu, mem, cache, block, slot, &mut retired, bound, trap);
+                (slot, stub) = (c.slot, c.stub);
+                let block = &cache.blocks[slot as usize];
+                (block, u64::from(block.count), c.result, Control::Continue)
             } else if block.interest.is_empty() {
                 let here = cache.here(block, retired);
                 let r = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
-                (r, Control::Continue)
+                (block, count, r, Control::Continue)
             } else if EVENTS {
                 let id = BlockId(cache.id_base + slot);
-                run_with_events(cpu, mem, cache, block, id, retired, sink, trap)
+                let (r, control) = run_with_events(cpu, mem, cache, block, id, retired, sink, trap);
+                (block, count, r, control)
             } else {
                 // A block with events in a run whose sinks want none overall: the run loop
                 // runs it on its own.
@@ -634,7 +639,12 @@ impl Machine {
                 }
             };
             match follow(cache, cpu, mem, slot, (next, exit, link, side), control) {
-                Ok(s) => slot = s,
+                Ok(s) => {
+                    if let Some(stub) = stub {
+                        cache.chain_compiled(stub, s);
+                    }
+                    slot = s;
+                }
                 Err(leave) => break leave,
             }
         };
@@ -1002,37 +1012,63 @@ pub(crate) fn run_threaded(
     })
 }
 
-/// Runs `block`'s compiled code (see [`jit`](crate::jit)) at `here`, and the threaded
-/// interpreter on the rest of the block if the code bailed out; returns as
-/// [`run_threaded`] does.
+/// How a run of compiled code ended: as [`run_threaded`] returns, for the block in `slot`
+/// (the last of those that ran chained), and the stub of its exit if the run loop may
+/// chain it (see [`jit`]).
+pub(crate) struct Compiled {
+    pub result: Result<u64, Early>,
+    pub slot: u32,
+    pub stub: Option<u32>,
+}
+
+/// Runs the compiled code of `block` (in `slot`) and of the blocks it chains to while
+/// `retired` (updated to count the blocks before the last) stays below `bound`, and the
+/// threaded interpreter on the rest of the last block if its code bailed out.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_compiled(
     cpu: &mut Cpu,
     mem: &mut Memory,
     cache: &BlockCache,
     block: &Block,
-    here: &Here<'_>,
+    slot: u32,
+    retired: &mut u64,
+    bound: u64,
     trap: &mut Trap,
-) -> Result<u64, Early> {
-    let insns = cache.insns(block);
-    let rest = match cache.run_compiled(block, &mut cpu.x, mem) {
-        Some(CodeExit { pc, status }) if status == jit::status::END => return Ok(pc),
-        Some(CodeExit { pc, status }) if status & 1 == 0 => {
-            let at = (status >> 1) as usize;
-            return Err(Early::SideExit {
-                done: here.meta(at).idx + 1,
-                to: pc,
-                at,
-            });
-        }
-        // Bailed out before arena index `status >> 1`.
-        Some(CodeExit { status, .. }) => {
-            let from = ((status >> 1) as usize).wrapping_sub(block.first as usize);
-            insns.get(from..).unwrap_or(insns)
-        }
-        None => insns,
+) -> Compiled {
+    let Some(left) = cache.run_compiled(block, &mut cpu.x, mem, bound - *retired) else {
+        let here = cache.here(block, *retired);
+        let result = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
+        return Compiled {
+            result,
+            slot,
+            stub: None,
+        };
     };
-    run_threaded(cpu, mem, rest, here, block.end, trap)
+    *retired = bound - left.budget;
+    // The compiled code names only slots of blocks it was compiled for.
+    let block = &cache.blocks[left.slot as usize];
+    let here = cache.here(block, *retired);
+    let at = left.at as usize;
+    let result = match left.kind {
+        jit::kind::END => Ok(left.pc),
+        jit::kind::SIDE_EXIT => Err(Early::SideExit {
+            done: here.meta(at).idx + 1,
+            to: left.pc,
+            at,
+        }),
+        // Bailed out before arena index `at`.
+        _ => {
+            let insns = cache.insns(block);
+            let rest = insns.get(at.wrapping_sub(block.first as usize)..);
+            run_threaded(cpu, mem, rest.unwrap_or(insns), &here, block.end, trap)
+        }
+    };
+    Compiled {
+        result,
+        slot: left.slot,
+        stub: left.stub,
+    }
 }
 
 /// How running a translated block ended before its last instruction.

@@ -7,26 +7,29 @@
 //! of a function [`compile`](super::compile) produced since the last clear.
 //!
 //! Why the call is sound rests on the compiler: its code reads and writes the 64-bit slots
-//! 0..33 of the register file it is given, reads the [`MemCtx`] it is given, and reads or
-//! writes guest memory only at `host + off` for `off <= limit` (8 bytes at most), which
-//! [`MemCtx::new`] derives from the span's length; it saves and restores the callee-saved
-//! registers it uses, does not touch the stack otherwise, and returns by `ret`.
+//! 0..33 of the register file it is given and the [`Ctx`](super::Ctx) it is given, and
+//! reads or writes guest memory only at `host + off` for `off <= limit` (8 bytes at most),
+//! which `Ctx::new` derives from the span's length; it saves and restores the callee-saved
+//! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
+//! stub jumps only to the body of another function of the buffer, which makes the same
+//! assumptions of the registers the prologue set.
 
 #![allow(unsafe_code)]
 
-use super::{CodeExit, MemCtx};
-
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod host {
-    use super::{CodeExit, MemCtx};
-    use crate::memory::Memory;
+    use crate::jit::compile::Stub;
+    use crate::jit::{Ctx, Ret};
 
     /// A mapping of `cap` bytes of which `len` hold code.
     pub(crate) struct CodeBuf {
         ptr: *mut u8,
         cap: usize,
         len: usize,
-        entries: Vec<u32>,
+        /// Each function's start and body, by handle.
+        entries: Vec<(u32, u32)>,
+        /// Each stub's patch positions (absolute), by number.
+        stubs: Vec<Stub>,
     }
 
     // SAFETY: the buffer owns its mapping; nothing else refers to it.
@@ -54,6 +57,7 @@ mod host {
                 cap,
                 len: 0,
                 entries: Vec::new(),
+                stubs: Vec::new(),
             })
         }
 
@@ -63,35 +67,64 @@ mod host {
             unsafe { libc::mprotect(self.ptr.cast(), self.cap, prot) == 0 }
         }
 
-        /// Appends a function; returns its handle, or `None` if it does not fit or the
-        /// host refuses to make the buffer writable.
-        pub fn append(&mut self, code: &[u8]) -> Option<u32> {
-            let end = self.len.checked_add(code.len())?;
-            if end > self.cap || self.entries.len() >= u32::MAX as usize {
+        /// Writes `bytes` at `at` (inside `[0, len)` or the space right after it), the
+        /// mapping made writable for it; `false` if the host refuses.
+        fn write(&mut self, at: usize, bytes: &[u8]) -> bool {
+            if at + bytes.len() > self.cap || !self.protect(libc::PROT_READ | libc::PROT_WRITE) {
+                return false;
+            }
+            // SAFETY: `[at, at + len)` is inside the mapping (checked above), now
+            // writable, and `bytes` is a host slice, which cannot overlap the mapping.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(at), bytes.len()) };
+            // If the mapping stays writable, nothing that was written is given out: the
+            // callers return at once (and a failed call leaves it unmapped at drop).
+            self.protect(libc::PROT_READ | libc::PROT_EXEC)
+        }
+
+        /// Appends a function with its body's start and its stubs (positions relative to
+        /// the function); returns its handle, or `None` if it does not fit or the host
+        /// refuses to make the buffer writable.
+        pub fn append(&mut self, code: &[u8], body: u32, stubs: &[Stub]) -> Option<u32> {
+            let start = u32::try_from(self.len).ok()?;
+            if body as usize >= code.len() || !self.write(self.len, code) {
                 return None;
             }
-            if !self.protect(libc::PROT_READ | libc::PROT_WRITE) {
-                return None;
-            }
-            // SAFETY: `[len, end)` is inside the mapping (checked above), now writable, and
-            // `code` is a host slice, which cannot overlap the mapping.
-            unsafe {
-                std::ptr::copy_nonoverlapping(code.as_ptr(), self.ptr.add(self.len), code.len())
-            };
-            let writable_again = !self.protect(libc::PROT_READ | libc::PROT_EXEC);
-            if writable_again {
-                // The code stays unreachable: no handle is given out for it.
-                return None;
-            }
-            self.entries.push(self.len as u32);
-            self.len = end;
+            self.len += code.len();
+            let abs = |p: u32| start + p;
+            self.stubs.extend(stubs.iter().map(|s| Stub {
+                entry: abs(s.entry),
+                count: abs(s.count),
+                body: abs(s.body),
+            }));
+            self.entries.push((start, abs(body)));
             Some((self.entries.len() - 1) as u32)
+        }
+
+        /// The number the next appended function's first stub gets.
+        pub fn stubs(&self) -> u32 {
+            self.stubs.len() as u32
+        }
+
+        /// Patches `stub` to go on at the body of function `to` when `count` instructions
+        /// fit in the budget. Does nothing for a stub or function not given out.
+        pub fn chain(&mut self, stub: u32, to: u32, count: u32) {
+            let (Some(&s), Some(&(_, body))) =
+                (self.stubs.get(stub as usize), self.entries.get(to as usize))
+            else {
+                return;
+            };
+            let rel = |from: u32, to: u32| (to as i64 - (from as i64 + 4)) as i32;
+            // The count and the jump first, then the stub's entry into the check.
+            let _ = self.write(s.count as usize, &count.to_le_bytes())
+                && self.write(s.body as usize, &rel(s.body, body).to_le_bytes())
+                && self.write(s.entry as usize, &0i32.to_le_bytes());
         }
 
         /// Forgets every function (their handles become invalid).
         pub fn clear(&mut self) {
             self.len = 0;
             self.entries.clear();
+            self.stubs.clear();
         }
 
         /// Bytes of code held.
@@ -99,20 +132,18 @@ mod host {
             self.len
         }
 
-        /// Calls the function `handle` on the registers `x` and the memory `mem`; `None`
-        /// if `handle` was not given out since the last clear (a bug of the caller) or
-        /// `mem` is too small for compiled code.
+        /// Calls the function `handle` on the registers `x` and the context `ctx`; `None`
+        /// if `handle` was not given out since the last clear (a bug of the caller).
         #[inline(always)]
-        pub fn call(&self, handle: u32, x: &mut [u64; 256], mem: &mut Memory) -> Option<CodeExit> {
-            let off = *self.entries.get(handle as usize)? as usize;
-            let ctx = MemCtx::new(mem)?;
-            // SAFETY: `off` is the start of a function `compile` produced, inside the
+        pub fn call(&self, handle: u32, x: &mut [u64; 256], ctx: &mut Ctx) -> Option<Ret> {
+            let (start, _) = *self.entries.get(handle as usize)?;
+            // SAFETY: `start` is the start of a function `compile` produced, inside the
             // mapping, which is executable. The function's contract (module docs) keeps it
-            // within `x` (256 slots), `ctx`, and the guest span `ctx` describes, which
-            // `mem` lends mutably for the call.
-            let f: extern "sysv64" fn(*mut u64, *const MemCtx) -> CodeExit =
-                unsafe { std::mem::transmute(self.ptr.add(off)) };
-            Some(f(x.as_mut_ptr(), &ctx))
+            // and the functions its stubs chain to within `x` (256 slots), `ctx`, and the
+            // guest span `ctx` describes, which its creator borrowed mutably for the call.
+            let f: extern "sysv64" fn(*mut u64, *mut Ctx) -> Ret =
+                unsafe { std::mem::transmute(self.ptr.add(start as usize)) };
+            Some(f(x.as_mut_ptr(), ctx))
         }
     }
 
@@ -128,8 +159,8 @@ mod host {
 
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 mod host {
-    use super::CodeExit;
-    use crate::memory::Memory;
+    use crate::jit::compile::Stub;
+    use crate::jit::{Ctx, Ret};
 
     /// No executable buffer on this host: nothing is ever compiled.
     pub(crate) struct CodeBuf(std::convert::Infallible);
@@ -138,14 +169,20 @@ mod host {
         pub fn new(_cap: usize) -> Option<CodeBuf> {
             None
         }
-        pub fn append(&mut self, _code: &[u8]) -> Option<u32> {
+        pub fn append(&mut self, _: &[u8], _: u32, _: &[Stub]) -> Option<u32> {
+            match self.0 {}
+        }
+        pub fn stubs(&self) -> u32 {
+            match self.0 {}
+        }
+        pub fn chain(&mut self, _: u32, _: u32, _: u32) {
             match self.0 {}
         }
         pub fn clear(&mut self) {}
         pub fn len(&self) -> usize {
             0
         }
-        pub fn call(&self, _: u32, _: &mut [u64; 256], _: &mut Memory) -> Option<CodeExit> {
+        pub fn call(&self, _: u32, _: &mut [u64; 256], _: &mut Ctx) -> Option<Ret> {
             match self.0 {}
         }
     }

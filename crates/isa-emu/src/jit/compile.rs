@@ -1,12 +1,12 @@
 //! Compiles a translated block into x86-64 code.
 //!
 //! The code keeps the guest registers in [`Cpu::x`](crate::cpu::Cpu::x) (pointed to by
-//! rdi) and caches up to seven of them in host registers while the block runs. The cache
+//! rdi) and caches up to six of them in host registers while the block runs. The cache
 //! is write-through: every result is stored to `x` at once, so `x` is always current and
 //! leaving the block at any point needs no write-back; the cache only spares the loads
 //! (and their store-forwarding latency) of registers the block already holds.
 //!
-//! Guest memory is reached through the [`MemCtx`] that rsi points to, kept in r8 (host
+//! Guest memory is reached through the [`Ctx`] that rsi points to, kept in r8 (host
 //! address of the span), r9 (its guest base) and r10 (its length less 8). An access whose
 //! offset in the span is above r10, or a store that may touch code, is not performed: the
 //! code *bails out* before the instruction, and the threaded interpreter runs the rest of
@@ -15,28 +15,12 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::MemCtx;
+use super::Ctx;
 use crate::insn::Op;
-use crate::xlat::Tinsn;
-
-/// What the `rdx` half of a compiled block's result says (`rax` is the next pc).
-pub(crate) mod status {
-    /// The block ran to its end; `rax` is the next pc.
-    pub const END: u64 = u64::MAX;
-
-    /// The side exit of the branch at arena index `at` was taken; `rax` is its target.
-    pub fn side_exit(at: usize) -> u64 {
-        (at as u64) << 1
-    }
-
-    /// The code bailed out before the instruction at arena index `at`.
-    pub fn bail(at: usize) -> u64 {
-        (at as u64) << 1 | 1
-    }
-}
+use crate::xlat::{Meta, Tinsn};
 
 /// Host registers that cache guest registers (callee-saved ones are saved by the prologue).
-const CACHE: [Reg; 7] = [RBX, RBP, R11, R12, R13, R14, R15];
+const CACHE: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
 /// Registers the prologue saves (System V callee-saved ones among [`CACHE`]).
 const SAVED: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
 /// The fewest instructions compiled before one that always bails out: a shorter prefix
@@ -99,8 +83,10 @@ fn disp(g: u8) -> i32 {
 struct Compiler<'a> {
     asm: &'a mut Asm,
     regs: RegCache,
-    /// Exits to emit after the body: the jump to patch, the next pc and the status.
-    exits: Vec<(usize, u64, u64)>,
+    /// Exits to emit after the body.
+    exits: Vec<ExitCode>,
+    /// Jumps to the epilogue (emitted last).
+    returns: Vec<usize>,
 }
 
 impl Compiler<'_> {
@@ -142,9 +128,52 @@ impl Compiler<'_> {
         self.set(g, RAX);
     }
 
-    /// An exit taken by the jump whose displacement is at `jump`.
-    fn exit(&mut self, jump: usize, pc: u64, status: u64) {
-        self.exits.push((jump, pc, status));
+    /// A bail-out before arena index `at`, taken by the jump whose displacement is at
+    /// `jump`.
+    fn bail(&mut self, jump: usize, at: usize) {
+        self.exits.push(ExitCode {
+            jump,
+            pc: 0,
+            kind: kind::BAIL,
+            at: at as u32,
+            retired: None,
+        });
+    }
+
+    /// Leaves for the run loop with the next pc in rax (see [`kind`]).
+    fn leave(&mut self, kind: u64, at: u32, slot: u32) {
+        self.asm.mov_imm(RDX, kind);
+        self.asm.store_imm32(RSI, Ctx::SLOT as i32, slot);
+        self.asm.store_imm32(RSI, Ctx::AT as i32, at);
+        let j = self.asm.jmp();
+        self.returns.push(j);
+    }
+
+    /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
+    /// of the block (the [`Stub`]'s positions are relative to `start`, the function's).
+    #[allow(clippy::too_many_arguments)]
+    fn stub(&mut self, e: &ExitCode, retired: u32, slot: u32, stub: u32, start: usize) -> Stub {
+        let entry = self.asm.jmp();
+        // The chain check, entered once the run loop patched `entry` to it.
+        self.asm.alu_imm32(Alu::Sub, R11, retired);
+        let count = self.asm.alu_imm32(Alu::Cmp, R11, u32::MAX);
+        let short = self.asm.jcc(Cc::Be);
+        let body = self.asm.jmp();
+        self.asm.patch(short);
+        self.asm.alu_imm32(Alu::Add, R11, retired);
+        let known = self.asm.jmp();
+        // Unchained: the run loop learns the stub, to chain it.
+        self.asm.patch(entry);
+        self.asm.store_imm32(RSI, Ctx::STUB as i32, stub);
+        self.asm.patch(known);
+        self.asm.mov_imm(RAX, e.pc);
+        self.leave(e.kind, e.at, slot);
+        let rel = |p: usize| (p - start) as u32;
+        Stub {
+            entry: rel(entry),
+            count: rel(count),
+            body: rel(body),
+        }
     }
 
     /// `rax = x[rs1] + imm`, the address of a load or store.
@@ -162,12 +191,19 @@ impl Compiler<'_> {
         self.asm.alu(W::Q, Alu::Sub, RAX, R9);
         self.asm.alu(W::Q, Alu::Cmp, RAX, R10);
         let j = self.asm.jcc(Cc::A);
-        self.exit(j, 0, status::bail(at));
+        self.bail(j, at);
     }
 
-    /// The code of body or last instruction `insn` (arena index `at`); `None` if it is not
+    /// The code of body or last instruction `insn` (arena index `at`), after which
+    /// `retired` guest instructions of the block have retired; `None` if it is not
     /// compiled (the code bails out before it).
-    fn insn(&mut self, insn: &Tinsn, at: usize, last: bool) -> Option<()> {
+    fn insn(&mut self, insn: &Tinsn, at: usize, last: bool, retired: u32) -> Option<()> {
+        if [insn.rd, insn.rs1, insn.rs2]
+            .iter()
+            .any(|&r| usize::from(r) >= GUEST_SLOTS)
+        {
+            return None;
+        }
         let (rd, imm) = (insn.rd, insn.imm);
         let asm_imm = i32::try_from(imm as i64).ok();
         match insn.op {
@@ -277,11 +313,11 @@ impl Compiler<'_> {
                 // A store that may touch code bails out: the interpreter notes it.
                 self.asm.mov(RCX, RAX);
                 self.asm
-                    .alu_mem(W::Q, Alu::Sub, RCX, RSI, MemCtx::CODE_LO as i32);
+                    .alu_mem(W::Q, Alu::Sub, RCX, RSI, Ctx::CODE_LO as i32);
                 self.asm
-                    .alu_mem(W::Q, Alu::Cmp, RCX, RSI, MemCtx::CODE_SPAN as i32);
+                    .alu_mem(W::Q, Alu::Cmp, RCX, RSI, Ctx::CODE_SPAN as i32);
                 let j = self.asm.jcc(Cc::B);
-                self.exit(j, 0, status::bail(at));
+                self.bail(j, at);
                 self.bounds(at);
                 let v = self.get(insn.rs2, NO);
                 self.asm.store_sib(bytes, R8, RAX, v);
@@ -297,13 +333,14 @@ impl Compiler<'_> {
                 };
                 let (a, b) = self.get2(insn);
                 self.asm.alu(W::Q, Alu::Cmp, a, b);
-                let j = self.asm.jcc(cc);
-                let status = if last {
-                    status::END
-                } else {
-                    status::side_exit(at)
-                };
-                self.exit(j, imm, status);
+                let jump = self.asm.jcc(cc);
+                self.exits.push(ExitCode {
+                    jump,
+                    pc: imm,
+                    kind: if last { kind::END } else { kind::SIDE_EXIT },
+                    at: at as u32,
+                    retired: Some(retired),
+                });
             }
             _ => return None,
         }
@@ -333,33 +370,105 @@ impl Compiler<'_> {
     }
 }
 
-/// Appends to `asm` the code of the translated block `insns` (arena index of its first
-/// instruction `first`, fall-through `end`): a function `extern "sysv64" fn(x: *mut u64,
-/// ctx: *const MemCtx) -> (next pc, status)` (see [`status`]). Returns `false`, having
-/// emitted nothing, if the code would always bail out before [`MIN_PREFIX`] instructions.
-pub(crate) fn compile(asm: &mut Asm, insns: &[Tinsn], first: usize, end: u64) -> bool {
+/// How a compiled block's code leaves for the run loop: the exit's kind (in rdx; the next
+/// pc is in rax) and, in the [`Ctx`], the block it leaves (`slot`), the arena index of the
+/// instruction that left (`at`: a side exit's branch, or the instruction bailed out
+/// before) and the exit's stub (`stub`: see [`compile`]).
+pub(crate) mod kind {
+    /// The block ran to its end.
+    pub const END: u64 = 0;
+    /// A superblock's side exit was taken.
+    pub const SIDE_EXIT: u64 = 1;
+    /// The code bailed out before instruction `at`.
+    pub const BAIL: u64 = 2;
+}
+
+/// Where a stub of a fixed exit is patched to chain (positions in the function's code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stub {
+    /// The displacement of the stub's first jump: to the return to the loop, or to the
+    /// chain check right after it.
+    pub entry: u32,
+    /// The immediate of `cmp r11, count`: the instruction count of the block chained to.
+    pub count: u32,
+    /// The displacement of the jump to the body of the block chained to.
+    pub body: u32,
+}
+
+/// A block's exit, emitted after its body.
+struct ExitCode {
+    /// The jump (displacement position) that takes it.
+    jump: usize,
+    /// The next pc (ignored for a bail-out).
+    pc: u64,
+    kind: u64,
+    /// Arena index of the instruction that leaves.
+    at: u32,
+    /// For an exit whose target is fixed: the guest instructions retired when it is taken
+    /// (chaining deducts them from the budget).
+    retired: Option<u32>,
+}
+
+/// The code of one block, appended to an [`Asm`].
+pub(crate) struct Compiled {
+    /// Where the block's body starts (after the prologue): a chained jump enters there.
+    pub body: u32,
+    /// The stubs of its fixed exits, numbered from `first_stub` in the order given.
+    pub stubs: Vec<Stub>,
+}
+
+/// The block `insns` to compile: arena index of its first instruction, its slot, its
+/// fall-through and its guest instruction counts.
+pub(crate) struct Source<'a> {
+    pub insns: &'a [Tinsn],
+    /// Parallel to `insns`.
+    pub meta: &'a [Meta],
+    pub first: usize,
+    pub slot: u32,
+    pub end: u64,
+    /// Guest instructions in the whole block.
+    pub count: u32,
+    /// The number the block's first stub gets.
+    pub first_stub: u32,
+}
+
+/// Appends to `asm` the code of block `src`: a function `extern "sysv64" fn(x: *mut u64,
+/// ctx: *mut Ctx) -> (next pc, kind)` (see [`kind`]). Returns `None`, having emitted
+/// nothing, if the code would always bail out before [`MIN_PREFIX`] instructions.
+///
+/// r11 holds the *budget*: instructions that may still retire before the run loop must
+/// look (a fuel or sample threshold), read from the context by the prologue and written
+/// back by the epilogue. Each exit whose target is fixed has a stub that the run loop may
+/// later patch ([`Stub`]) to go on at the body of the block it leads to, if that block's
+/// whole count fits in the budget left: the code then runs block after block without
+/// returning, and the budget tells the run loop how many instructions retired.
+pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
     let start = asm.code.len();
     for r in SAVED {
         asm.push(r);
     }
-    asm.load(R8, RSI, MemCtx::HOST as i32);
-    asm.load(R9, RSI, MemCtx::BASE as i32);
-    asm.load(R10, RSI, MemCtx::LIMIT as i32);
+    asm.load(R8, RSI, Ctx::HOST as i32);
+    asm.load(R9, RSI, Ctx::BASE as i32);
+    asm.load(R10, RSI, Ctx::LIMIT as i32);
+    asm.load(R11, RSI, Ctx::BUDGET as i32);
+    let body = (asm.code.len() - start) as u32;
     let mut c = Compiler {
         asm,
         regs: RegCache::new(),
         exits: Vec::new(),
+        returns: Vec::new(),
     };
-    // The next pc of a block that runs to its end is `end`, unless its last instruction
-    // jumps (then in rax, or a constant).
-    let mut next = Some(end);
+    let insns = src.insns;
+    // How the block ends if it runs to its end: at a fixed next pc (its end, or a jump's
+    // target), at the pc in rax (an indirect jump), or not at all (it always bails out).
+    let mut next = Some(Some(src.end));
     for (i, insn) in insns.iter().enumerate() {
-        let at = first + i;
+        let at = src.first + i;
         let last = i + 1 == insns.len();
         let done = match insn.op {
             Op::Jal if last => {
-                c.set_imm(insn.rd, end);
-                next = Some(insn.imm);
+                c.set_imm(insn.rd, src.end);
+                next = Some(Some(insn.imm));
                 Some(())
             }
             Op::Jalr if last => i32::try_from(insn.imm as i64).ok().map(|imm| {
@@ -367,39 +476,62 @@ pub(crate) fn compile(asm: &mut Asm, insns: &[Tinsn], first: usize, end: u64) ->
                 c.asm.mov(RDX, a);
                 c.asm.alu_imm(W::Q, Alu::Add, RDX, imm);
                 c.asm.alu_imm(W::Q, Alu::And, RDX, -2);
-                c.set_imm(insn.rd, end);
+                c.set_imm(insn.rd, src.end);
                 c.asm.mov(RAX, RDX);
-                next = None;
+                next = Some(None);
             }),
-            _ => c.insn(insn, at, last),
+            _ => {
+                let retired = match src.meta.get(i) {
+                    Some(m) if !last => m.idx + 1,
+                    _ => src.count,
+                };
+                c.insn(insn, at, last, retired)
+            }
         };
         if done.is_none() {
             if i < MIN_PREFIX {
                 c.asm.code.truncate(start);
-                return false;
+                return None;
             }
             let j = c.asm.jmp();
-            c.exit(j, 0, status::bail(at));
+            c.bail(j, at);
             next = None;
             break;
         }
     }
-    // The block's end (unless it bailed out unconditionally, where this is unreachable).
-    if let Some(pc) = next {
-        c.asm.mov_imm(RAX, pc);
+    match next {
+        Some(Some(pc)) => {
+            let j = c.asm.jmp();
+            c.exits.push(ExitCode {
+                jump: j,
+                pc,
+                kind: kind::END,
+                at: (src.first + insns.len() - 1) as u32,
+                retired: Some(src.count),
+            });
+        }
+        Some(None) => c.leave(kind::END, (src.first + insns.len() - 1) as u32, src.slot),
+        None => {}
     }
-    c.asm.mov_imm(RDX, status::END);
+    let mut stubs = Vec::new();
+    for e in std::mem::take(&mut c.exits) {
+        c.asm.patch(e.jump);
+        if let Some(retired) = e.retired {
+            let stub = src.first_stub + stubs.len() as u32;
+            stubs.push(c.stub(&e, retired, src.slot, stub, start));
+        } else {
+            c.asm.mov_imm(RAX, e.pc);
+            c.leave(e.kind, e.at, src.slot);
+        }
+    }
     let epilogue = c.asm.code.len();
+    c.asm.store(RSI, Ctx::BUDGET as i32, R11);
     for r in SAVED.iter().rev() {
         c.asm.pop(*r);
     }
     c.asm.ret();
-    for (jump, pc, status) in std::mem::take(&mut c.exits) {
-        c.asm.patch(jump);
-        c.asm.mov_imm(RAX, pc);
-        c.asm.mov_imm(RDX, status);
-        let j = c.asm.jmp();
+    for j in std::mem::take(&mut c.returns) {
         c.asm.patch_to(j, epilogue);
     }
-    true
+    Some(Compiled { body, stubs })
 }

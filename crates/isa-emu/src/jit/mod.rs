@@ -21,15 +21,16 @@ mod x86;
 #[cfg(test)]
 mod tests;
 
+use crate::block::NONE;
 use crate::memory::Memory;
-use crate::xlat::Tinsn;
 
-pub(crate) use compile::status;
+pub(crate) use compile::{kind, Source};
 
-/// What compiled code reads of guest memory (rsi points to it): see [`compile`].
+/// What compiled code reads and writes besides the registers (rsi points to it): guest
+/// memory (see [`compile`]), the budget, and how it left.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct MemCtx {
+pub(crate) struct Ctx {
     /// Host address of the span's first byte.
     host: *mut u8,
     /// Guest address of the span's first byte.
@@ -40,38 +41,74 @@ pub(crate) struct MemCtx {
     code_lo: u64,
     /// Stores at `code_lo + [0, code_span)` may touch code.
     code_span: u64,
+    /// Instructions that may retire before the run loop must look (see [`compile`]); on
+    /// return, those left before the block that left.
+    budget: u64,
+    /// The slot of the block that left.
+    slot: u32,
+    /// The arena index of the instruction that left (see [`kind`]).
+    at: u32,
+    /// The stub of the exit taken, if the exit is fixed and not chained yet, else `NONE`.
+    stub: u32,
 }
 
-impl MemCtx {
+impl Ctx {
     const HOST: usize = 0;
     const BASE: usize = 8;
     const LIMIT: usize = 16;
     const CODE_LO: usize = 24;
     const CODE_SPAN: usize = 32;
+    const BUDGET: usize = 40;
+    const SLOT: usize = 48;
+    const AT: usize = 52;
+    const STUB: usize = 56;
 
-    /// The context of `mem`, if its span holds at least 8 bytes (every compiled access
-    /// checks room for 8).
+    /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
+    /// compiled access checks room for 8).
     #[inline(always)]
-    pub fn new(mem: &mut Memory) -> Option<MemCtx> {
+    fn new(mem: &mut Memory, budget: u64) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
         let code_lo = lo.saturating_sub(7);
-        Some(MemCtx {
+        Some(Ctx {
             host: mem.host_ptr(),
             base,
             limit: len.checked_sub(8)?,
             code_lo,
             code_span: if hi > lo { hi - code_lo } else { 0 },
+            budget,
+            slot: NONE,
+            at: NONE,
+            stub: NONE,
         })
     }
 }
 
-/// How a call of compiled code ended: the next pc and the [`status`].
+/// What compiled code returns: the next pc and the exit's [`kind`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CodeExit {
+struct Ret {
+    pc: u64,
+    kind: u64,
+}
+
+/// How a call of compiled code ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Left {
+    /// The next pc (for [`kind::BAIL`], meaningless).
     pub pc: u64,
-    pub status: u64,
+    /// See [`kind`].
+    pub kind: u64,
+    /// The budget left before the block that left: the budget given less the
+    /// instructions of the blocks run before it.
+    pub budget: u64,
+    /// The slot of the block that left.
+    pub slot: u32,
+    /// The arena index of the instruction that left.
+    pub at: u32,
+    /// The stub of the exit taken, to chain it ([`Jit::chain`]), if it is a fixed exit
+    /// not chained yet.
+    pub stub: Option<u32>,
 }
 
 /// The compiled code of a block cache's blocks.
@@ -101,15 +138,20 @@ impl Jit {
         })
     }
 
-    /// Compiles the translated block `insns` (arena index of its first instruction `first`,
-    /// fall-through `end`). Returns its entry, or `None` if it is not worth compiling or
-    /// the buffer is full.
-    pub fn compile(&mut self, insns: &[Tinsn], first: usize, end: u64) -> Option<u32> {
+    /// Compiles the block `src` (whose `first_stub` it sets). Returns its handle, or `None`
+    /// if it is not worth compiling or the buffer is full.
+    pub fn compile(&mut self, mut src: Source<'_>) -> Option<u32> {
         self.asm.code.clear();
-        if !compile::compile(&mut self.asm, insns, first, end) {
-            return None;
-        }
-        self.code.append(&self.asm.code)
+        src.first_stub = self.code.stubs();
+        let compiled = compile::compile(&mut self.asm, &src)?;
+        self.code
+            .append(&self.asm.code, compiled.body, &compiled.stubs)
+    }
+
+    /// Chains `stub` (from a [`Left`]) to the compiled block `to`, whose guest instruction
+    /// count is `count`: the exit then goes on in `to`'s code while the budget allows.
+    pub fn chain(&mut self, stub: u32, to: u32, count: u32) {
+        self.code.chain(stub, to, count);
     }
 
     /// Forgets all compiled code (the block cache was flushed).
@@ -122,10 +164,26 @@ impl Jit {
         self.code.len()
     }
 
-    /// Runs the compiled block `entry` on the registers `x` and the memory `mem`; `None`
-    /// if it cannot run (see [`code::CodeBuf::call`]).
+    /// Runs the compiled block `handle` on the registers `x` and the memory `mem`, with
+    /// `budget` instructions that may retire before the run loop must look (more than the
+    /// block's count); `None` if it cannot run (see [`code::CodeBuf::call`]).
     #[inline(always)]
-    pub fn run(&self, entry: u32, x: &mut [u64; 256], mem: &mut Memory) -> Option<CodeExit> {
-        self.code.call(entry, x, mem)
+    pub fn run(
+        &self,
+        handle: u32,
+        x: &mut [u64; 256],
+        mem: &mut Memory,
+        budget: u64,
+    ) -> Option<Left> {
+        let mut ctx = Ctx::new(mem, budget)?;
+        let ret = self.code.call(handle, x, &mut ctx)?;
+        Some(Left {
+            pc: ret.pc,
+            kind: ret.kind,
+            budget: ctx.budget,
+            slot: ctx.slot,
+            at: ctx.at,
+            stub: (ctx.stub != NONE).then_some(ctx.stub),
+        })
     }
 }

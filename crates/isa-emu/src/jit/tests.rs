@@ -182,7 +182,18 @@ fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError>
         &mut trap_i,
     );
     let (mut cpu_c, mut mem_c, mut trap_c) = (cpu, mem, Trap::Breakpoint);
-    let compiled = run_compiled(&mut cpu_c, &mut mem_c, &cache, &block, &here, &mut trap_c);
+    let mut retired = 0;
+    let compiled = run_compiled(
+        &mut cpu_c,
+        &mut mem_c,
+        &cache,
+        &block,
+        slot,
+        &mut retired,
+        u64::MAX,
+        &mut trap_c,
+    )
+    .result;
 
     prop_assert_eq!(format!("{compiled:?}"), format!("{interpreted:?}"));
     prop_assert_eq!(&cpu_c.x[..33], &cpu_i.x[..33]);

@@ -44,6 +44,8 @@ pub(crate) enum Cc {
     E = 0x4,
     /// Not equal.
     Ne = 0x5,
+    /// Below or equal (unsigned <=).
+    Be = 0x6,
     /// Above (unsigned >).
     A = 0x7,
     /// Less (signed <).
@@ -213,6 +215,20 @@ impl Asm {
             self.rr(w, &[0x81], op.ext(), dst);
             self.u32(imm as u32);
         }
+    }
+
+    /// `op dst, imm32` in its 7-byte form whatever the immediate (so that it can be
+    /// patched): the immediate is at the returned position.
+    pub fn alu_imm32(&mut self, op: Alu, dst: Reg, imm: u32) -> usize {
+        self.rr(W::Q, &[0x81], op.ext(), dst);
+        self.u32(imm);
+        self.code.len() - 4
+    }
+
+    /// `mov dword [base + disp], imm`.
+    pub fn store_imm32(&mut self, base: Reg, disp: i32, imm: u32) {
+        self.rm_disp(W::D, &[0xc7], 0, base, disp);
+        self.u32(imm);
     }
 
     /// `imul dst, src` (the low half of the product).
