@@ -1,9 +1,10 @@
 //! `cargo xtask bench`: isa-emu against qemu-riscv64 on compute-heavy guests.
 //!
 //! Each guest runs with the same ELF and arguments under qemu-riscv64 and under isa-emu (the
-//! `bench_guest` example of isa-emu) with no sink, with a sink counting every block and edge,
+//! `bench_guest` example of isa-emu) with no sink (superblocks compiled to host code, and
+//! again with the threaded interpreter alone), with a sink counting every block and edge,
 //! and with a sink receiving every memory access with its value. Runs alternate between the
-//! four configurations; each child runs under GNU time, which reports its CPU time (user +
+//! five configurations; each child runs under GNU time, which reports its CPU time (user +
 //! system) and peak resident memory. Instructions retired come from isa-emu (qemu does not
 //! count them; both execute the same program, and the outputs are compared). The table gives
 //! the median CPU time, MIPS, the ratio to qemu's MIPS and the geomean of the ratios.
@@ -50,6 +51,7 @@ const GUESTS: &[(&str, &str, &str, &str)] = &[
 const CONFIGS: &[(&str, Option<&str>)] = &[
     ("qemu-riscv64", None),
     ("isa-emu", Some("none")),
+    ("interpreted", Some("interpret")),
     ("+block/edge", Some("edges")),
     ("+mem values", Some("mem")),
 ];

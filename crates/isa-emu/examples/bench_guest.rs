@@ -1,9 +1,11 @@
 //! Runs one Linux guest under a chosen sink, for `cargo xtask bench`: the guest's stdout and
 //! stderr pass through, and the last line on stderr is `instret N` (instructions retired).
 //!
-//! `bench_guest none|edges|edges-each|mem|plain|empty-events FILE [ARGS...]`
+//! `bench_guest none|interpret|edges|edges-each|mem|plain|empty-events FILE [ARGS...]`
 //!
-//! - `none`: no sink (`()`), what `profkit run --no-profile` does;
+//! - `none`: no sink (`()`), what `profkit run --no-profile` does (compiled superblocks);
+//! - `interpret`: no sink, with compiled code turned off ([`Config::jit`] `false`): the
+//!   threaded interpreter alone;
 //! - `edges`: a sink that counts every block entry and every control-flow edge (exactly:
 //!   it counts the runs of each trace, an event superblock, and adds them to its parts'
 //!   counters at the end; `edges-each` counts every block and edge event one by one);
@@ -191,7 +193,9 @@ impl Sink for MemChecksum {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(mode), Some(path)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: bench_guest none|edges|edges-each|mem|plain|empty-events FILE [ARGS...]");
+        eprintln!(
+            "usage: bench_guest none|interpret|edges|edges-each|mem|plain|empty-events FILE [ARGS...]"
+        );
         return ExitCode::from(2);
     };
     let elf = match std::fs::read(path) {
@@ -205,7 +209,11 @@ fn main() -> ExitCode {
         args: args[1..].iter().map(|a| a.as_bytes().to_vec()).collect(),
         ..LinuxConfig::default()
     };
-    let mut m = match Machine::linux(&elf, linux, Config::default()) {
+    let config = Config {
+        jit: mode != "interpret",
+        ..Config::default()
+    };
+    let mut m = match Machine::linux(&elf, linux, config) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{path}: {e}");
@@ -213,7 +221,7 @@ fn main() -> ExitCode {
         }
     };
     let summary = match mode.as_str() {
-        "none" => m.run(&mut ()),
+        "none" | "interpret" => m.run(&mut ()),
         "edges" | "edges-each" => {
             let mut s = EdgeCounter {
                 traces: mode == "edges",
@@ -233,7 +241,9 @@ fn main() -> ExitCode {
             r
         }
         other => {
-            eprintln!("unknown mode `{other}` (none, edges, edges-each, mem, plain, empty-events)");
+            eprintln!(
+                "unknown mode `{other}` (none, interpret, edges, edges-each, mem, plain, empty-events)"
+            );
             return ExitCode::from(2);
         }
     };

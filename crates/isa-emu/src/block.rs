@@ -53,7 +53,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{Jit, Left, Source};
+use crate::jit::{Jit, Left, Link, Source};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -641,11 +641,11 @@ impl BlockCache {
         self.jit.as_ref()?.run(block.compiled, x, mem, budget)
     }
 
-    /// Chains the compiled exit `stub` to the block in `to`, if it has compiled code.
-    pub fn chain_compiled(&mut self, stub: u32, to: u32) {
+    /// Links the compiled exit `link` to the block in `to`, if it has compiled code.
+    pub fn link_compiled(&mut self, link: Link, to: u32) {
         if let (Some(jit), Some(b)) = (self.jit.as_mut(), self.blocks.get(to as usize)) {
             if b.compiled != NONE {
-                jit.chain(stub, b.compiled, b.count);
+                jit.link(link, b.start, b.compiled, b.count);
             }
         }
     }

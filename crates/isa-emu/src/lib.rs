@@ -57,8 +57,14 @@
 //! - The [`Machine`] translates code into blocks ([`decode()`] once per instruction; compressed
 //!   instructions expand), asks the sink's [`interest`](prof_events::Sink::interest) once per
 //!   block, and runs blocks from a cache found through a two-level table by pc (allocated
-//!   per page of code that actually runs), chaining each block to its last successors. The run loop is generic over the sink, and memory hooks exist only in the
-//!   instance of the block executor that blocks asking for them use.
+//!   per page of code that actually runs), chaining each block to its last successors. The run
+//!   loop is generic over the sink, and memory hooks exist only in the instance of the block
+//!   executor that blocks asking for them use.
+//! - In runs without sinks ([`Config::jit`], x86-64 Linux hosts), superblocks are compiled
+//!   to host code that runs the integer instructions and chains block to block, bailing out
+//!   to the interpreter before anything else; the results are the interpreter's (tests
+//!   compare them on random blocks and on every guest, and `cargo xtask difftest` against
+//!   qemu). This is the crate's only unsafe code.
 //! - [`Config::single_step`] re-decodes every instruction every time; it produces the same event
 //!   stream as the cached mode (a test checks it on every bundled guest).
 //! - Environments: [`linux`] (system calls, initial stack, sandboxed host files, virtual time

@@ -590,11 +590,11 @@ impl Machine {
             // Blocks no sink watches take the lean path: no events, no control to merge;
             // the others run in their own function, which keeps this loop small.
             // Compiled code may run on through the blocks it chains to; `block` and `slot`
-            // then become the last of them, and its exit's stub may be chained.
-            let mut stub = None;
+            // then become the last of them, and its exit may be linked.
+            let mut code_link = None;
             let (block, count, result, control) = if block.compiled != NONE {
                 let c = run_compiled(cpu, mem, cache, block, slot, &mut retired, bound, trap);
-                (slot, stub) = (c.slot, c.stub);
+                (slot, code_link) = (c.slot, c.link);
                 let block = &cache.blocks[slot as usize];
                 (block, u64::from(block.count), c.result, Control::Continue)
             } else if block.interest.is_empty() {
@@ -640,8 +640,8 @@ impl Machine {
             };
             match follow(cache, cpu, mem, slot, (next, exit, link, side), control) {
                 Ok(s) => {
-                    if let Some(stub) = stub {
-                        cache.chain_compiled(stub, s);
+                    if let Some(l) = code_link {
+                        cache.link_compiled(l, s);
                     }
                     slot = s;
                 }
@@ -1013,12 +1013,12 @@ pub(crate) fn run_threaded(
 }
 
 /// How a run of compiled code ended: as [`run_threaded`] returns, for the block in `slot`
-/// (the last of those that ran chained), and the stub of its exit if the run loop may
-/// chain it (see [`jit`]).
+/// (the last of those that ran chained), and how its exit may be linked to the next block
+/// (see [`jit`]).
 pub(crate) struct Compiled {
     pub result: Result<u64, Early>,
     pub slot: u32,
-    pub stub: Option<u32>,
+    pub link: Option<jit::Link>,
 }
 
 /// Runs the compiled code of `block` (in `slot`) and of the blocks it chains to while
@@ -1042,7 +1042,7 @@ pub(crate) fn run_compiled(
         return Compiled {
             result,
             slot,
-            stub: None,
+            link: None,
         };
     };
     *retired = bound - left.budget;
@@ -1067,7 +1067,7 @@ pub(crate) fn run_compiled(
     Compiled {
         result,
         slot: left.slot,
-        stub: left.stub,
+        link: left.link,
     }
 }
 

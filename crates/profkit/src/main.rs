@@ -156,6 +156,10 @@ struct GuestOptions {
     /// Decode and execute one instruction at a time (slow; for checking the block cache).
     #[arg(long)]
     single_step: bool,
+    /// Interpret runs without profiling too, instead of compiling their code to host code
+    /// (slower; for checking the compiled code, which gives the same results).
+    #[arg(long)]
+    no_jit: bool,
     /// The program is a bare-metal machine-mode ELF (HTIF console and exit).
     #[arg(long)]
     bare: bool,
@@ -258,6 +262,7 @@ fn load_with(
     let config = Config {
         fuel: opts.fuel,
         single_step: opts.single_step,
+        jit: !opts.no_jit,
         sample_interval: Some(progress::INTERVAL),
         // In range (at most 64 GiB), so this cannot overflow.
         memory: opts.memory << 20,

@@ -136,6 +136,21 @@ fn the_profile_is_the_one_single_stepping_gives() {
     }
 }
 
+/// A run without profiling (superblocks compiled to host code) prints what the threaded
+/// interpreter alone (`--no-jit`) prints, and exits the same.
+#[test]
+fn compiled_and_interpreted_runs_agree() {
+    for (guest, arg) in [("sort", "3000"), ("coremark", "20"), ("nbody", "200")] {
+        let elf = format!("bin/{guest}.elf");
+        let compiled = profkit(&["run", "--no-profile", &elf, arg], None);
+        let interpreted = profkit(&["run", "--no-profile", "--no-jit", &elf, arg], None);
+        assert_eq!(compiled.status.code(), Some(0), "{guest}");
+        assert!(compiled.stdout.len() > 20, "{guest} prints its results");
+        assert_eq!(compiled.stdout, interpreted.stdout, "{guest}");
+        assert_eq!(compiled.status.code(), interpreted.status.code(), "{guest}");
+    }
+}
+
 #[test]
 fn bad_input_gives_a_clear_error_not_a_panic() {
     let not_elf = profkit(&["run", "manifest.json"], None);

@@ -11,15 +11,16 @@
 //! reads or writes guest memory only at `host + off` for `off <= limit` (8 bytes at most),
 //! which `Ctx::new` derives from the span's length; it saves and restores the callee-saved
 //! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
-//! stub jumps only to the body of another function of the buffer, which makes the same
-//! assumptions of the registers the prologue set.
+//! stub, and a jump through the table of indirect targets (which only this module writes,
+//! and empties with the buffer), go only to the body of another function of the buffer,
+//! which makes the same assumptions of the registers the prologue set.
 
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod host {
     use crate::jit::compile::Stub;
-    use crate::jit::{Ctx, Ret};
+    use crate::jit::{Ctx, Ret, Target, TARGET_SLOTS};
 
     /// A mapping of `cap` bytes of which `len` hold code.
     pub(crate) struct CodeBuf {
@@ -30,6 +31,8 @@ mod host {
         entries: Vec<(u32, u32)>,
         /// Each stub's patch positions (absolute), by number.
         stubs: Vec<Stub>,
+        /// The table of indirect targets, which compiled code reads (and jumps through).
+        targets: Box<[Target]>,
     }
 
     // SAFETY: the buffer owns its mapping; nothing else refers to it.
@@ -58,27 +61,43 @@ mod host {
                 len: 0,
                 entries: Vec::new(),
                 stubs: Vec::new(),
+                targets: vec![Target::EMPTY; TARGET_SLOTS].into_boxed_slice(),
             })
         }
 
-        /// Sets the protection of the whole mapping.
-        fn protect(&self, prot: libc::c_int) -> bool {
-            // SAFETY: the range is exactly the mapping this buffer owns.
-            unsafe { libc::mprotect(self.ptr.cast(), self.cap, prot) == 0 }
+        /// Sets the protection of the pages that hold `[lo, hi)` (inside the mapping).
+        fn protect(&self, lo: usize, hi: usize, prot: libc::c_int) -> bool {
+            const PAGE: usize = 4096;
+            let lo = lo / PAGE * PAGE;
+            let hi = hi.div_ceil(PAGE) * PAGE;
+            // SAFETY: the range is page-aligned and inside the mapping this buffer owns
+            // (`cap` is a multiple of the page size).
+            unsafe { libc::mprotect(self.ptr.add(lo).cast(), hi - lo, prot) == 0 }
         }
 
-        /// Writes `bytes` at `at` (inside `[0, len)` or the space right after it), the
-        /// mapping made writable for it; `false` if the host refuses.
-        fn write(&mut self, at: usize, bytes: &[u8]) -> bool {
-            if at + bytes.len() > self.cap || !self.protect(libc::PROT_READ | libc::PROT_WRITE) {
+        /// Writes each `(at, bytes)` piece (all inside the mapping), the pages they span
+        /// made writable for it; `false` if they do not fit or the host refuses. Should the
+        /// pages fail to become executable again, every handle is withdrawn (calls return
+        /// `None`) and nothing more is written.
+        fn write(&mut self, pieces: &[(usize, &[u8])]) -> bool {
+            let lo = pieces.iter().map(|p| p.0).min().unwrap_or(0);
+            let hi = pieces.iter().map(|p| p.0 + p.1.len()).max().unwrap_or(0);
+            if hi > self.cap || !self.protect(lo, hi, libc::PROT_READ | libc::PROT_WRITE) {
                 return false;
             }
-            // SAFETY: `[at, at + len)` is inside the mapping (checked above), now
-            // writable, and `bytes` is a host slice, which cannot overlap the mapping.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(at), bytes.len()) };
-            // If the mapping stays writable, nothing that was written is given out: the
-            // callers return at once (and a failed call leaves it unmapped at drop).
-            self.protect(libc::PROT_READ | libc::PROT_EXEC)
+            for &(at, bytes) in pieces {
+                // SAFETY: `[at, at + len)` is inside the mapping (checked above), now
+                // writable, and `bytes` is a host slice, which cannot overlap the mapping.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.add(at), bytes.len())
+                };
+            }
+            if self.protect(lo, hi, libc::PROT_READ | libc::PROT_EXEC) {
+                return true;
+            }
+            self.clear();
+            self.cap = 0;
+            false
         }
 
         /// Appends a function with its body's start and its stubs (positions relative to
@@ -86,7 +105,7 @@ mod host {
         /// refuses to make the buffer writable.
         pub fn append(&mut self, code: &[u8], body: u32, stubs: &[Stub]) -> Option<u32> {
             let start = u32::try_from(self.len).ok()?;
-            if body as usize >= code.len() || !self.write(self.len, code) {
+            if body as usize >= code.len() || !self.write(&[(self.len, code)]) {
                 return None;
             }
             self.len += code.len();
@@ -114,10 +133,31 @@ mod host {
                 return;
             };
             let rel = |from: u32, to: u32| (to as i64 - (from as i64 + 4)) as i32;
-            // The count and the jump first, then the stub's entry into the check.
-            let _ = self.write(s.count as usize, &count.to_le_bytes())
-                && self.write(s.body as usize, &rel(s.body, body).to_le_bytes())
-                && self.write(s.entry as usize, &0i32.to_le_bytes());
+            self.write(&[
+                (s.count as usize, &count.to_le_bytes()),
+                (s.body as usize, &rel(s.body, body).to_le_bytes()),
+                (s.entry as usize, &0i32.to_le_bytes()),
+            ]);
+        }
+
+        /// Enters the function `to` (its body) at `pc` in the table of indirect targets,
+        /// with its count. Does nothing for a function not given out.
+        pub fn set_target(&mut self, pc: u64, to: u32, count: u32) {
+            let Some(&(_, body)) = self.entries.get(to as usize) else {
+                return;
+            };
+            let slot = (pc >> 1) as usize % TARGET_SLOTS;
+            self.targets[slot] = Target {
+                pc,
+                body: self.ptr as usize + body as usize,
+                count: u64::from(count),
+                _pad: 0,
+            };
+        }
+
+        /// The table of indirect targets.
+        pub fn targets(&self) -> *const Target {
+            self.targets.as_ptr()
         }
 
         /// Forgets every function (their handles become invalid).
@@ -125,6 +165,7 @@ mod host {
             self.len = 0;
             self.entries.clear();
             self.stubs.clear();
+            self.targets.fill(Target::EMPTY);
         }
 
         /// Bytes of code held.
@@ -160,7 +201,7 @@ mod host {
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 mod host {
     use crate::jit::compile::Stub;
-    use crate::jit::{Ctx, Ret};
+    use crate::jit::{Ctx, Ret, Target};
 
     /// No executable buffer on this host: nothing is ever compiled.
     pub(crate) struct CodeBuf(std::convert::Infallible);
@@ -176,6 +217,12 @@ mod host {
             match self.0 {}
         }
         pub fn chain(&mut self, _: u32, _: u32, _: u32) {
+            match self.0 {}
+        }
+        pub fn set_target(&mut self, _: u64, _: u32, _: u32) {
+            match self.0 {}
+        }
+        pub fn targets(&self) -> *const Target {
             match self.0 {}
         }
         pub fn clear(&mut self) {}

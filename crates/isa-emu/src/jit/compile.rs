@@ -15,7 +15,7 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::Ctx;
+use super::{Ctx, Target, INDIRECT, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 
@@ -138,6 +138,29 @@ impl Compiler<'_> {
             at: at as u32,
             retired: None,
         });
+    }
+
+    /// Goes on at the compiled block for the pc in rax if the table of indirect targets
+    /// holds it and its count fits in the budget once this block's `retired` instructions
+    /// are deducted; else falls through (rax kept).
+    fn indirect(&mut self, retired: u32) {
+        self.asm.load(RCX, RSI, Ctx::TARGETS as i32);
+        self.asm.mov(RDX, RAX);
+        self.asm
+            .alu_imm(W::D, Alu::And, RDX, (TARGET_SLOTS as i32 - 1) << 1);
+        self.asm.shift_imm(W::D, Shift::Shl, RDX, 4);
+        self.asm.alu(W::Q, Alu::Add, RCX, RDX);
+        self.asm
+            .alu_mem(W::Q, Alu::Cmp, RAX, RCX, Target::PC as i32);
+        let miss = self.asm.jcc(Cc::Ne);
+        self.asm.alu_imm32(Alu::Sub, R11, retired);
+        self.asm
+            .alu_mem(W::Q, Alu::Cmp, R11, RCX, Target::COUNT as i32);
+        let short = self.asm.jcc(Cc::Be);
+        self.asm.jmp_mem(RCX, Target::BODY as i32);
+        self.asm.patch(short);
+        self.asm.alu_imm32(Alu::Add, R11, retired);
+        self.asm.patch(miss);
     }
 
     /// Leaves for the run loop with the next pc in rax (see [`kind`]).
@@ -510,7 +533,12 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
                 retired: Some(src.count),
             });
         }
-        Some(None) => c.leave(kind::END, (src.first + insns.len() - 1) as u32, src.slot),
+        Some(None) => {
+            let at = (src.first + insns.len() - 1) as u32;
+            c.indirect(src.count);
+            c.asm.store_imm32(RSI, Ctx::STUB as i32, INDIRECT);
+            c.leave(kind::END, at, src.slot);
+        }
         None => {}
     }
     let mut stubs = Vec::new();

@@ -48,8 +48,51 @@ pub(crate) struct Ctx {
     slot: u32,
     /// The arena index of the instruction that left (see [`kind`]).
     at: u32,
-    /// The stub of the exit taken, if the exit is fixed and not chained yet, else `NONE`.
+    /// The stub of the exit taken, if the exit is fixed and not chained yet; [`INDIRECT`]
+    /// for an indirect jump's; else `NONE`.
     stub: u32,
+    /// The table of indirect jumps' targets.
+    targets: *const Target,
+}
+
+/// The `stub` of an indirect jump's exit.
+pub(crate) const INDIRECT: u32 = NONE - 1;
+
+/// Entries in the table of indirect targets (a power of two).
+pub(crate) const TARGET_SLOTS: usize = 4096;
+
+/// An entry of the table of indirect targets, direct-mapped by `pc / 2 % TARGET_SLOTS`: the
+/// compiled block at `pc`, its body's host address and its guest instruction count.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Target {
+    /// The block's pc, or 1 (no pc is odd) in an empty entry.
+    pc: u64,
+    body: usize,
+    count: u64,
+    _pad: u64,
+}
+
+impl Target {
+    const PC: usize = 0;
+    const BODY: usize = 8;
+    const COUNT: usize = 16;
+    /// An entry that no pc matches.
+    const EMPTY: Target = Target {
+        pc: 1,
+        body: 0,
+        count: 0,
+        _pad: 0,
+    };
+}
+
+/// Where an exit that left compiled code may be linked to the compiled block it led to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// A fixed exit: its stub.
+    Stub(u32),
+    /// An indirect jump: through the table of targets.
+    Indirect,
 }
 
 impl Ctx {
@@ -62,11 +105,12 @@ impl Ctx {
     const SLOT: usize = 48;
     const AT: usize = 52;
     const STUB: usize = 56;
+    const TARGETS: usize = 64;
 
     /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
     /// compiled access checks room for 8).
     #[inline(always)]
-    fn new(mem: &mut Memory, budget: u64) -> Option<Ctx> {
+    fn new(mem: &mut Memory, budget: u64, targets: *const Target) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
         let code_lo = lo.saturating_sub(7);
@@ -80,6 +124,7 @@ impl Ctx {
             slot: NONE,
             at: NONE,
             stub: NONE,
+            targets,
         })
     }
 }
@@ -106,9 +151,9 @@ pub(crate) struct Left {
     pub slot: u32,
     /// The arena index of the instruction that left.
     pub at: u32,
-    /// The stub of the exit taken, to chain it ([`Jit::chain`]), if it is a fixed exit
-    /// not chained yet.
-    pub stub: Option<u32>,
+    /// How the exit taken may be linked to the block it leads to ([`Jit::link`]), if it is
+    /// an indirect one or a fixed one not chained yet.
+    pub link: Option<Link>,
 }
 
 /// The compiled code of a block cache's blocks.
@@ -148,10 +193,14 @@ impl Jit {
             .append(&self.asm.code, compiled.body, &compiled.stubs)
     }
 
-    /// Chains `stub` (from a [`Left`]) to the compiled block `to`, whose guest instruction
-    /// count is `count`: the exit then goes on in `to`'s code while the budget allows.
-    pub fn chain(&mut self, stub: u32, to: u32, count: u32) {
-        self.code.chain(stub, to, count);
+    /// Links the exit `link` (from a [`Left`]) to the compiled block `to` at `pc`, whose
+    /// guest instruction count is `count`: the exit then goes on in `to`'s code while the
+    /// budget allows (an indirect one, while `pc` keeps its entry in the table).
+    pub fn link(&mut self, link: Link, pc: u64, to: u32, count: u32) {
+        match link {
+            Link::Stub(stub) => self.code.chain(stub, to, count),
+            Link::Indirect => self.code.set_target(pc, to, count),
+        }
     }
 
     /// Forgets all compiled code (the block cache was flushed).
@@ -175,7 +224,7 @@ impl Jit {
         mem: &mut Memory,
         budget: u64,
     ) -> Option<Left> {
-        let mut ctx = Ctx::new(mem, budget)?;
+        let mut ctx = Ctx::new(mem, budget, self.code.targets())?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
             pc: ret.pc,
@@ -183,7 +232,11 @@ impl Jit {
             budget: ctx.budget,
             slot: ctx.slot,
             at: ctx.at,
-            stub: (ctx.stub != NONE).then_some(ctx.stub),
+            link: match ctx.stub {
+                NONE => None,
+                INDIRECT => Some(Link::Indirect),
+                stub => Some(Link::Stub(stub)),
+            },
         })
     }
 }

@@ -290,6 +290,11 @@ impl Asm {
         }
     }
 
+    /// `jmp qword [base + disp]`.
+    pub fn jmp_mem(&mut self, base: Reg, disp: i32) {
+        self.rm_disp(W::D, &[0xff], 4, base, disp);
+    }
+
     /// `push r`.
     pub fn push(&mut self, r: Reg) {
         self.rex(W::D, 0, 0, r);
