@@ -1,10 +1,9 @@
 //! Compiles a translated block into x86-64 code.
 //!
 //! The code keeps the guest registers in [`Cpu::x`](crate::cpu::Cpu::x) (pointed to by
-//! rdi) and caches up to six of them in host registers while the block runs. The cache
-//! is write-through: every result is stored to `x` at once, so `x` is always current and
-//! leaving the block at any point needs no write-back; the cache only spares the loads
-//! (and their store-forwarding latency) of registers the block already holds.
+//! rdi) and caches up to six of them in host registers while the block runs. A result
+//! stays in its cache register until the register is evicted or the code leaves the
+//! block: each exit first stores the registers dirty where it is taken.
 //!
 //! Guest memory is reached through the [`Ctx`] that rsi points to, kept in r8 (host
 //! address of the span), r9 (its guest base) and r10 (its length less 8). An access whose
@@ -39,6 +38,8 @@ struct RegCache {
     guest: [u8; CACHE.len()],
     /// When each cache register was last used (for least-recently-used eviction).
     used: [u32; CACHE.len()],
+    /// Each cache register holds a value not yet stored to `x`.
+    dirty: [bool; CACHE.len()],
     clock: u32,
 }
 
@@ -48,8 +49,17 @@ impl RegCache {
             slot_of: [NO; GUEST_SLOTS],
             guest: [NO; CACHE.len()],
             used: [0; CACHE.len()],
+            dirty: [false; CACHE.len()],
             clock: 0,
         }
+    }
+
+    /// The dirty cache registers, with the guest register each holds.
+    fn dirty(&self) -> Vec<(u8, Reg)> {
+        (0..CACHE.len())
+            .filter(|&s| self.dirty[s])
+            .map(|s| (self.guest[s], CACHE[s]))
+            .collect()
     }
 
     fn touch(&mut self, slot: usize) -> Reg {
@@ -59,18 +69,21 @@ impl RegCache {
     }
 
     /// A cache register for guest register `g`, evicting the least recently used one that
-    /// is not `keep`. Its old value stays unloaded (the caller fills it).
-    fn claim(&mut self, g: u8, keep: Reg) -> usize {
+    /// is not `keep`, and the guest register it held if that one is dirty (the caller
+    /// stores it before filling the register).
+    fn claim(&mut self, g: u8, keep: Reg) -> (usize, Option<u8>) {
         let slot = (0..CACHE.len())
             .filter(|&s| CACHE[s] != keep)
             .min_by_key(|&s| (self.guest[s] != NO, self.used[s]))
             .unwrap_or(0);
-        if let Some(old) = self.slot_of.get_mut(usize::from(self.guest[slot])) {
+        let evicted = self.guest[slot];
+        if let Some(old) = self.slot_of.get_mut(usize::from(evicted)) {
             *old = NO;
         }
+        let spill = std::mem::take(&mut self.dirty[slot]).then_some(evicted);
         self.guest[slot] = g;
         self.slot_of[usize::from(g)] = slot as u8;
-        slot
+        (slot, spill)
     }
 }
 
@@ -95,13 +108,29 @@ impl Compiler<'_> {
     fn get(&mut self, g: u8, keep: Reg) -> Reg {
         let slot = match self.regs.slot_of[usize::from(g)] {
             NO => {
-                let s = self.regs.claim(g, keep);
+                let s = self.claim(g, keep);
                 self.asm.load(CACHE[s], RDI, disp(g));
                 s
             }
             s => usize::from(s),
         };
         self.regs.touch(slot)
+    }
+
+    /// A cache register for `g` (see [`RegCache::claim`]), the dirty value it held stored.
+    fn claim(&mut self, g: u8, keep: Reg) -> usize {
+        let (slot, spill) = self.regs.claim(g, keep);
+        if let Some(old) = spill {
+            self.asm.store(RDI, disp(old), CACHE[slot]);
+        }
+        slot
+    }
+
+    /// Stores `dirty` registers (guest, host) to `x`.
+    fn write_back(&mut self, dirty: &[(u8, Reg)]) {
+        for &(g, h) in dirty {
+            self.asm.store(RDI, disp(g), h);
+        }
     }
 
     /// Both source operands of `insn`.
@@ -111,18 +140,19 @@ impl Compiler<'_> {
         (a, b)
     }
 
-    /// Guest register `g` = host register `value` (not a cache register), written through.
+    /// Guest register `g` = host register `value` (not a cache register), in its cache
+    /// register (stored to `x` on eviction and on leaving).
     fn set(&mut self, g: u8, value: Reg) {
         let slot = match self.regs.slot_of[usize::from(g)] {
-            NO => self.regs.claim(g, NO),
+            NO => self.claim(g, NO),
             s => usize::from(s),
         };
         let h = self.regs.touch(slot);
+        self.regs.dirty[slot] = true;
         self.asm.mov(h, value);
-        self.asm.store(RDI, disp(g), value);
     }
 
-    /// Guest register `g` = `imm`, written through.
+    /// Guest register `g` = `imm`.
     fn set_imm(&mut self, g: u8, imm: u64) {
         self.asm.mov_imm(RAX, imm);
         self.set(g, RAX);
@@ -132,6 +162,7 @@ impl Compiler<'_> {
     /// `jump`.
     fn bail(&mut self, jump: usize, at: usize) {
         self.exits.push(ExitCode {
+            dirty: self.regs.dirty(),
             jump,
             pc: 0,
             kind: kind::BAIL,
@@ -358,6 +389,7 @@ impl Compiler<'_> {
                 self.asm.alu(W::Q, Alu::Cmp, a, b);
                 let jump = self.asm.jcc(cc);
                 self.exits.push(ExitCode {
+                    dirty: self.regs.dirty(),
                     jump,
                     pc: imm,
                     kind: if last { kind::END } else { kind::SIDE_EXIT },
@@ -420,6 +452,8 @@ pub(crate) struct Stub {
 
 /// A block's exit, emitted after its body.
 struct ExitCode {
+    /// The cache registers to store to `x` first (guest, host): those dirty at the jump.
+    dirty: Vec<(u8, Reg)>,
     /// The jump (displacement position) that takes it.
     jump: usize,
     /// The next pc (ignored for a bail-out).
@@ -526,6 +560,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
         Some(Some(pc)) => {
             let j = c.asm.jmp();
             c.exits.push(ExitCode {
+                dirty: c.regs.dirty(),
                 jump: j,
                 pc,
                 kind: kind::END,
@@ -535,6 +570,8 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
         }
         Some(None) => {
             let at = (src.first + insns.len() - 1) as u32;
+            let dirty = c.regs.dirty();
+            c.write_back(&dirty);
             c.indirect(src.count);
             c.asm.store_imm32(RSI, Ctx::STUB as i32, INDIRECT);
             c.leave(kind::END, at, src.slot);
@@ -544,6 +581,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
     let mut stubs = Vec::new();
     for e in std::mem::take(&mut c.exits) {
         c.asm.patch(e.jump);
+        c.write_back(&e.dirty);
         if let Some(retired) = e.retired {
             let stub = src.first_stub + stubs.len() as u32;
             stubs.push(c.stub(&e, retired, src.slot, stub, start));
