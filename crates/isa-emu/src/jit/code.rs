@@ -14,6 +14,10 @@
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer,
 //! which makes the same assumptions of the registers the prologue set.
+//!
+//! Miri cannot run generated machine code, so this module is not tested under Miri; the
+//! property test of compiled against interpreted blocks (`jit::tests`), every guest test
+//! and `cargo xtask difftest` (random instruction streams against qemu) run it instead.
 
 #![allow(unsafe_code)]
 

@@ -11,6 +11,8 @@
 //! code *bails out* before the instruction, and the threaded interpreter runs the rest of
 //! the block from there, raising the fault or noting the store into code exactly as without
 //! compiled code. Operations the compiler does not know bail out the same way.
+//!
+//! r11 holds the budget (see [`compile`]); rax, rcx and rdx are scratch.
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
@@ -18,10 +20,11 @@ use super::{Ctx, Target, INDIRECT, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 
-/// Host registers that cache guest registers (callee-saved ones are saved by the prologue).
+/// Host registers that cache guest registers.
 const CACHE: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
-/// Registers the prologue saves (System V callee-saved ones among [`CACHE`]).
-const SAVED: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
+/// Registers the prologue saves and the epilogue restores: System V's callee-saved ones,
+/// which are the cache registers.
+const SAVED: [Reg; 6] = CACHE;
 /// The fewest instructions compiled before one that always bails out: a shorter prefix
 /// saves less than the call and the bail-out cost.
 const MIN_PREFIX: usize = 6;
@@ -205,7 +208,6 @@ impl Compiler<'_> {
 
     /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
     /// of the block (the [`Stub`]'s positions are relative to `start`, the function's).
-    #[allow(clippy::too_many_arguments)]
     fn stub(&mut self, e: &ExitCode, retired: u32, slot: u32, stub: u32, start: usize) -> Stub {
         let entry = self.asm.jmp();
         // The chain check, entered once the run loop patched `entry` to it.
