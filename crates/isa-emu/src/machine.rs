@@ -587,10 +587,11 @@ impl Machine {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             }
-            // Blocks no sink watches take the lean path: no events, no control to merge;
-            // the others run in their own function, which keeps this loop small.
-            // Compiled code may run on through the blocks it chains to; `block` and `slot`
-            // then become the last of them, and its exit may be linked.
+            // Compiled blocks run their code, which may run on through the blocks it chains
+            // to (`block` and `slot` then become the last of them, whose exit may be linked
+            // in compiled code). Other blocks no sink watches take the lean path: no events,
+            // no control to merge; the others run in their own function, which keeps this
+            // loop small.
             let mut code_link = None;
             let (block, count, result, control) = if block.compiled != NONE {
                 let c = run_compiled(cpu, mem, cache, block, slot, &mut retired, bound, trap);

@@ -90,6 +90,19 @@ impl RegCache {
     }
 }
 
+/// The host shift and width of a shift operation (by a register or an immediate).
+fn shift_of(op: Op) -> Option<(Shift, W)> {
+    Some(match op {
+        Op::Sll | Op::Slli => (Shift::Shl, W::Q),
+        Op::Srl | Op::Srli => (Shift::Shr, W::Q),
+        Op::Sra | Op::Srai => (Shift::Sar, W::Q),
+        Op::Sllw | Op::Slliw => (Shift::Shl, W::D),
+        Op::Srlw | Op::Srliw => (Shift::Shr, W::D),
+        Op::Sraw | Op::Sraiw => (Shift::Sar, W::D),
+        _ => return None,
+    })
+}
+
 /// The offset of guest register `g` in `x`.
 fn disp(g: u8) -> i32 {
     i32::from(g) * 8
@@ -292,14 +305,7 @@ impl Compiler<'_> {
                 self.set(rd, RDX);
             }
             Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw => {
-                let (shift, w) = match insn.op {
-                    Op::Sll => (Shift::Shl, W::Q),
-                    Op::Srl => (Shift::Shr, W::Q),
-                    Op::Sra => (Shift::Sar, W::Q),
-                    Op::Sllw => (Shift::Shl, W::D),
-                    Op::Srlw => (Shift::Shr, W::D),
-                    _ => (Shift::Sar, W::D),
-                };
+                let (shift, w) = shift_of(insn.op)?;
                 self.rr(insn, w, |asm, b| {
                     asm.mov(RCX, b);
                     asm.shift_cl(w, shift, RAX);
@@ -332,14 +338,7 @@ impl Compiler<'_> {
                 self.set(rd, RAX);
             }
             Op::Slli | Op::Srli | Op::Srai | Op::Slliw | Op::Srliw | Op::Sraiw => {
-                let (shift, w) = match insn.op {
-                    Op::Slli => (Shift::Shl, W::Q),
-                    Op::Srli => (Shift::Shr, W::Q),
-                    Op::Srai => (Shift::Sar, W::Q),
-                    Op::Slliw => (Shift::Shl, W::D),
-                    Op::Srliw => (Shift::Shr, W::D),
-                    _ => (Shift::Sar, W::D),
-                };
+                let (shift, w) = shift_of(insn.op)?;
                 let n = (imm & if w == W::Q { 63 } else { 31 }) as u8;
                 self.ri(insn, w, |asm| asm.shift_imm(w, shift, RAX, n));
             }
