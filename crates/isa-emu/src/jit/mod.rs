@@ -1,14 +1,19 @@
 //! Compiled blocks: the superblocks of runs without sinks, compiled to x86-64 code.
 //!
 //! In superblock mode (no sink watches anything, see [`block`](crate::block)) every block
-//! whose first instruction the compiler knows is also compiled ([`compile`]) when it is
+//! whose first instructions the compiler knows is also compiled ([`compile`]) when it is
 //! translated, and the run loop calls its code instead of the threaded interpreter. The code
 //! computes exactly what the interpreter does: it runs the integer instructions (RV64I and
 //! most of M) and bails out before anything else (floating point, atomics, divisions, system
 //! instructions, and any load or store that might fault or touch code), after which the
 //! threaded interpreter runs the block's rest from that instruction. The block's
-//! [`Tinsn`]s, `Meta` and exits stay those of the interpreter, so side exits, chaining,
-//! instruction counts and traps are unchanged.
+//! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
+//! exits, instruction counts and traps are unchanged.
+//!
+//! Compiled blocks run on into each other: the run loop links a fixed exit that led to
+//! another compiled block by patching its stub ([`Link::Stub`]), and an indirect jump's
+//! target through a table ([`Link::Indirect`]); the code follows a link while its budget
+//! (instructions before the next fuel or sample threshold) holds the next block.
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
 //! code; the executable buffer and the call into it are the crate's only unsafe code
