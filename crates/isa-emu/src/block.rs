@@ -444,9 +444,8 @@ impl BlockCache {
                 slot,
                 end,
                 count: block.count,
-                first_stub: 0,
             };
-            block.compiled = jit.compile(src).unwrap_or(NONE);
+            block.compiled = jit.compile(&src).unwrap_or(NONE);
         }
         if !self.superblocks {
             block.interest =

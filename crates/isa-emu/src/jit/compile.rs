@@ -486,11 +486,10 @@ pub(crate) struct Source<'a> {
     pub end: u64,
     /// Guest instructions in the whole block.
     pub count: u32,
-    /// The number the block's first stub gets.
-    pub first_stub: u32,
 }
 
-/// Appends to `asm` the code of block `src`: a function `extern "sysv64" fn(x: *mut u64,
+/// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
+/// (the buffer's count so far): a function `extern "sysv64" fn(x: *mut u64,
 /// ctx: *mut Ctx) -> (next pc, kind)` (see [`kind`]). Returns `None`, having emitted
 /// nothing, if the code would always bail out before [`MIN_PREFIX`] instructions.
 ///
@@ -500,7 +499,7 @@ pub(crate) struct Source<'a> {
 /// later patch ([`Stub`]) to go on at the body of the block it leads to, if that block's
 /// whole count fits in the budget left: the code then runs block after block without
 /// returning, and the budget tells the run loop how many instructions retired.
-pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
+pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Option<Compiled> {
     let start = asm.code.len();
     for r in SAVED {
         asm.push(r);
@@ -584,7 +583,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>) -> Option<Compiled> {
         c.asm.patch(e.jump);
         c.write_back(&e.dirty);
         if let Some(retired) = e.retired {
-            let stub = src.first_stub + stubs.len() as u32;
+            let stub = first_stub + stubs.len() as u32;
             stubs.push(c.stub(&e, retired, src.slot, stub, start));
         } else {
             c.asm.mov_imm(RAX, e.pc);

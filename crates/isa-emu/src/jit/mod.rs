@@ -188,12 +188,11 @@ impl Jit {
         })
     }
 
-    /// Compiles the block `src` (whose `first_stub` it sets). Returns its handle, or `None`
-    /// if it is not worth compiling or the buffer is full.
-    pub fn compile(&mut self, mut src: Source<'_>) -> Option<u32> {
+    /// Compiles the block `src`. Returns its handle, or `None` if it is not worth compiling
+    /// or the buffer is full.
+    pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
-        src.first_stub = self.code.stubs();
-        let compiled = compile::compile(&mut self.asm, &src)?;
+        let compiled = compile::compile(&mut self.asm, src, self.code.stubs())?;
         self.code
             .append(&self.asm.code, compiled.body, &compiled.stubs)
     }
