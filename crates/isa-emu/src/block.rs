@@ -357,13 +357,13 @@ pub(crate) struct BlockCache {
     pub translated: u64,
     /// Times the cache was flushed.
     pub flushes: u64,
-    /// The compiler of superblocks, if compiled code is wanted and the host runs it.
+    /// The compiler of blocks, if compiled code is wanted and the host runs it.
     jit: Option<Jit>,
 }
 
 impl BlockCache {
     /// A cache whose index table covers `[lo, hi)` (the executable segments). With `jit`
-    /// set, superblocks are also compiled where the host can run compiled code.
+    /// set, blocks are also compiled where the host can run compiled code.
     pub fn new(lo: u64, hi: u64, max_insns: u32, keep_insns: bool, jit: bool) -> BlockCache {
         BlockCache {
             jit: if jit && keep_insns { Jit::new() } else { None },
@@ -431,8 +431,11 @@ impl BlockCache {
             heat: 0,
             compiled: NONE,
         };
-        if let (true, Some(jit), Some(insns), Some(meta)) = (
-            self.superblocks,
+        if !self.superblocks {
+            block.interest =
+                sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
+        }
+        if let (Some(jit), Some(insns), Some(meta)) = (
             self.jit.as_mut(),
             self.insns.get(first..),
             self.meta.get(first..),
@@ -446,10 +449,6 @@ impl BlockCache {
                 count: block.count,
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
-        }
-        if !self.superblocks {
-            block.interest =
-                sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
         }
         self.blocks.push(block);
         self.index.insert(pc, slot);
@@ -627,23 +626,25 @@ impl BlockCache {
             + self.jit.as_ref().map_or(0, Jit::bytes)
     }
 
-    /// Runs the compiled code of `block` on the registers `x` and the memory `mem` with
-    /// `budget` instructions (see [`Jit::run`]); `None` if it has none or it cannot run.
+    /// Runs the compiled code `handle` (a block's or an event superblock's) on the
+    /// registers `x` and the memory `mem` with `budget` instructions (see [`Jit::run`]);
+    /// `None` if it cannot run.
     #[inline(always)]
     pub fn run_compiled(
         &self,
-        block: &Block,
+        handle: u32,
         x: &mut [u64; 256],
         mem: &mut Memory,
         budget: u64,
     ) -> Option<Left> {
-        self.jit.as_ref()?.run(block.compiled, x, mem, budget)
+        self.jit.as_ref()?.run(handle, x, mem, budget)
     }
 
-    /// Links the compiled exit `link` to the block in `to`, if it has compiled code.
+    /// Links the compiled exit `link` to the block in `to`, if it has compiled code and no
+    /// events (those of a block with events must be delivered before and after its code).
     pub fn link_compiled(&mut self, link: Link, to: u32) {
         if let (Some(jit), Some(b)) = (self.jit.as_mut(), self.blocks.get(to as usize)) {
-            if b.compiled != NONE {
+            if b.compiled != NONE && b.interest.is_empty() {
                 jit.link(link, b.start, b.compiled, b.count);
             }
         }

@@ -60,9 +60,11 @@
 //!   per page of code that actually runs), chaining each block to its last successors. The run
 //!   loop is generic over the sink, and memory hooks exist only in the instance of the block
 //!   executor that blocks asking for them use.
-//! - In runs without sinks ([`Config::jit`], x86-64 Linux hosts), superblocks are compiled
-//!   to host code that runs the integer instructions and chains block to block, bailing out
-//!   to the interpreter before anything else; the results are the interpreter's (tests
+//! - With [`Config::jit`] (x86-64 Linux hosts), blocks are compiled to host code that runs
+//!   the integer instructions, bailing out to the interpreter before anything else; in runs
+//!   without sinks it chains superblock to superblock, and with sinks that watch blocks the
+//!   run loop delivers the events around each block's or event superblock's code (blocks
+//!   with memory events stay interpreted); the results are the interpreter's (tests
 //!   compare them on random blocks and on every guest, and `cargo xtask difftest` against
 //!   qemu). This is the crate's only unsafe code.
 //! - [`Config::single_step`] re-decodes every instruction every time; it produces the same event

@@ -587,13 +587,16 @@ impl Machine {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             }
-            // Compiled blocks run their code, which may run on through the blocks it chains
-            // to (`block` and `slot` then become the last of them, whose exit may be linked
-            // in compiled code). Other blocks no sink watches take the lean path: no events,
+            // Compiled blocks without events run their code, which may run on through the
+            // blocks it chains to (`block` and `slot` then become the last of them, whose
+            // exit may be linked in compiled code). Other blocks no sink watches take the
+            // lean path: no events,
             // no control to merge; the others run in their own function, which keeps this
             // loop small.
             let mut code_link = None;
-            let (block, count, result, control) = if block.compiled != NONE {
+            let (block, count, result, control) = if block.compiled != NONE
+                && block.interest.is_empty()
+            {
                 let c = run_compiled(cpu, mem, cache, block, slot, &mut retired, bound, trap);
                 (slot, code_link) = (c.slot, c.link);
                 let block = &cache.blocks[slot as usize];
@@ -909,7 +912,12 @@ fn run_event_super<S: Sink + ?Sized>(
             .position(|p| i < p.done)
             .unwrap_or(parts.len() - 1)
     };
-    let (k, done, result) = match run_threaded(cpu, mem, insns, &here, sup.end, trap) {
+    // Its compiled code is given its own count as the budget: it never chains on.
+    let ran = match cache.run_compiled(sup.compiled, &mut cpu.x, mem, u64::from(sup.count)) {
+        Some(left) => compiled_result(cpu, mem, &left, insns, sup.first, &here, sup.end, trap),
+        None => run_threaded(cpu, mem, insns, &here, sup.end, trap),
+    };
+    let (k, done, result) = match ran {
         Ok(next) => (parts.len() - 1, sup.count, Ok(next)),
         // A side exit is the exit of the part whose branch it is.
         Err(Early::SideExit { done, to, .. }) => (part_of(done - 1), done, Ok(to)),
@@ -944,7 +952,7 @@ fn run_with_events<S: Sink + ?Sized>(
     sink: &mut S,
     trap: &mut Trap,
 ) -> (Result<u64, Early>, Control) {
-    let interest = block.interest;
+    let (interest, count) = (block.interest, u64::from(block.count));
     let mut control = Control::Continue;
     if interest.contains(Interest::BLOCK) {
         control = sink.block(id, block.start);
@@ -955,6 +963,21 @@ fn run_with_events<S: Sink + ?Sized>(
     // A block with events is never a superblock (see `BlockCache`): no side-exit tests.
     let result = if interest.contains(Interest::MEM) {
         run_translated::<true, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
+    } else if let Some(left) =
+        // Its own count as the budget: the code never goes on into the next block's, so
+        // the loop sees every exit.
+        cache.run_compiled(block.compiled, &mut cpu.x, mem, count)
+    {
+        compiled_result(
+            cpu,
+            mem,
+            &left,
+            insns,
+            block.first,
+            &here,
+            block.end,
+            &mut hook.trap,
+        )
     } else {
         run_threaded(cpu, mem, insns, &here, block.end, &mut hook.trap)
     };
@@ -1037,7 +1060,7 @@ pub(crate) fn run_compiled(
     bound: u64,
     trap: &mut Trap,
 ) -> Compiled {
-    let Some(left) = cache.run_compiled(block, &mut cpu.x, mem, bound - *retired) else {
+    let Some(left) = cache.run_compiled(block.compiled, &mut cpu.x, mem, bound - *retired) else {
         let here = cache.here(block, *retired);
         let result = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
         return Compiled {
@@ -1050,8 +1073,33 @@ pub(crate) fn run_compiled(
     // The compiled code names only slots of blocks it was compiled for.
     let block = &cache.blocks[left.slot as usize];
     let here = cache.here(block, *retired);
+    let insns = cache.insns(block);
+    let result = compiled_result(cpu, mem, &left, insns, block.first, &here, block.end, trap);
+    Compiled {
+        result,
+        slot: left.slot,
+        link: left.link,
+    }
+}
+
+/// How the compiled code of a block or event superblock that left as `left` ended, as
+/// [`run_threaded`] returns: after a bail-out, the threaded interpreter runs the rest of
+/// the code that left (its translated instructions `insns` from arena index `first`, at
+/// `here`, ending at `end`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn compiled_result(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    left: &jit::Left,
+    insns: &[Tinsn],
+    first: u32,
+    here: &Here<'_>,
+    end: u64,
+    trap: &mut Trap,
+) -> Result<u64, Early> {
     let at = left.at as usize;
-    let result = match left.kind {
+    match left.kind {
         jit::kind::END => Ok(left.pc),
         jit::kind::SIDE_EXIT => Err(Early::SideExit {
             done: here.meta(at).idx + 1,
@@ -1060,15 +1108,9 @@ pub(crate) fn run_compiled(
         }),
         // Bailed out before arena index `at`.
         _ => {
-            let insns = cache.insns(block);
-            let rest = insns.get(at.wrapping_sub(block.first as usize)..);
-            run_threaded(cpu, mem, rest.unwrap_or(insns), &here, block.end, trap)
+            let rest = insns.get(at.wrapping_sub(first as usize)..);
+            run_threaded(cpu, mem, rest.unwrap_or(insns), here, end, trap)
         }
-    };
-    Compiled {
-        result,
-        slot: left.slot,
-        link: left.link,
     }
 }
 

@@ -146,6 +146,25 @@ fn mixed(b: &BlockInfo) -> Interest {
     }
 }
 
+/// Blocks with events run compiled like the others but must leave for the run loop at
+/// their end, also by an indirect jump whose target is a compiled block without events (the
+/// table of indirect targets holds those): with the interest by address, returns with and
+/// without events reach the same return sites.
+#[test]
+fn indirect_jumps_of_blocks_with_events_leave_compiled_code() {
+    compare_modes(by_address, FUEL / 2 + 5, true);
+    compare_modes(by_address, FUEL / 2 + 9, false);
+}
+
+/// Blocks at every other halfword address want their edge; the others nothing.
+fn by_address(b: &BlockInfo) -> Interest {
+    if b.start & 2 == 0 {
+        Interest::EDGE
+    } else {
+        Interest::NONE
+    }
+}
+
 /// A sink that never stops gets event superblocks (blocks run as one, their events
 /// delivered after them): the events, fuel and samples stay exactly those of
 /// single-stepping, with side exits, traps and system calls inside them, parts that want

@@ -36,6 +36,7 @@
 use prof_events::{BlockEnd, BlockId, Interest, Sink, TraceId, TracePart};
 
 use super::{scan_block, Block, BlockCache, NONE};
+use crate::jit::Source;
 use crate::memory::Memory;
 use crate::xlat::{Here, Tinsn};
 
@@ -60,7 +61,10 @@ pub(crate) struct EventSuper {
     /// ([`Sink::trace_formed`]) rather than as events.
     pub trace: TraceId,
     pub batched: bool,
-    first: u32,
+    /// The handle of its compiled code (see [`jit`](crate::jit)), or `NONE`.
+    pub compiled: u32,
+    /// The arena index of its first translated instruction.
+    pub first: u32,
     len: u32,
     parts: u32,
     nparts: u32,
@@ -191,16 +195,45 @@ impl BlockCache {
             count,
             trace,
             batched,
+            compiled: NONE,
             first: first as u32,
             len: (self.insns.len() - first) as u32,
             parts: parts as u32,
             nparts: chosen.len() as u32,
         };
         let index = self.supers.len() as u32;
+        let sup = EventSuper {
+            compiled: self.compile_super(&sup, head),
+            ..sup
+        };
         self.supers.push(sup);
         self.blocks[head as usize].sup = index;
         self.supers_formed += 1;
         Some(index)
+    }
+
+    /// Compiles `sup` (starting with the block in `head`), if compiled code is wanted and
+    /// its code is worth compiling; returns its handle or `NONE`. (The run loop gives its
+    /// code its own count as the budget, so that it never goes on into other code: the
+    /// loop delivers the events of every run.)
+    fn compile_super(&mut self, sup: &EventSuper, head: u32) -> u32 {
+        let range = sup.first as usize..(sup.first + sup.len) as usize;
+        let (Some(jit), Some(insns), Some(meta)) = (
+            self.jit.as_mut(),
+            self.insns.get(range.clone()),
+            self.meta.get(range),
+        ) else {
+            return NONE;
+        };
+        let src = Source {
+            insns,
+            meta,
+            first: sup.first as usize,
+            slot: head,
+            end: sup.end,
+            count: sup.count,
+        };
+        jit.compile(&src).unwrap_or(NONE)
     }
 
     /// The parts of the event superblock starting with `head`, each with the instructions

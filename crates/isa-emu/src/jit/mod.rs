@@ -1,8 +1,10 @@
-//! Compiled blocks: the superblocks of runs without sinks, compiled to x86-64 code.
+//! Compiled blocks: translated blocks compiled to x86-64 code.
 //!
-//! In superblock mode (no sink watches anything, see [`block`](crate::block)) every block
-//! whose first instructions the compiler knows is also compiled ([`compile`]) when it is
-//! translated, and the run loop calls its code instead of the threaded interpreter. The code
+//! Every block whose first instructions the compiler knows is also compiled ([`compile`])
+//! when it is translated: the superblocks of superblock mode (no sink watches anything, see
+//! [`block`](crate::block)), the basic blocks of runs whose sinks watch blocks, and event
+//! superblocks when they are formed. The run loop calls the code instead of the threaded
+//! interpreter (but for blocks with memory events, whose accesses must reach the sink). The code
 //! computes exactly what the interpreter does: it runs the integer instructions (RV64I and
 //! most of M) and bails out before anything else (floating point, atomics, divisions, system
 //! instructions, and any load or store that might fault or touch code), after which the
@@ -13,7 +15,10 @@
 //! Compiled blocks run on into each other: the run loop links a fixed exit that led to
 //! another compiled block by patching its stub ([`Link::Stub`]), and an indirect jump's
 //! target through a table ([`Link::Indirect`]); the code follows a link while its budget
-//! (instructions before the next fuel or sample threshold) holds the next block.
+//! (instructions before the next fuel or sample threshold) holds the next block. Only blocks
+//! without events are linked to, and the code of a block with events and of an event
+//! superblock is given its own count as its budget, so it never goes on: the run loop
+//! delivers the events of each of its runs, before and after it as for interpreted code.
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
 //! code; the executable buffer and the call into it are the crate's only unsafe code
