@@ -37,9 +37,9 @@ pub struct Config {
     /// Guest memory in bytes (the memory cap): the span that holds the program, its heap,
     /// its mappings and its stack.
     pub memory: u64,
-    /// Compile the superblocks of runs without sinks to host code (x86-64 Linux hosts;
-    /// elsewhere this changes nothing). The results are those of the interpreter; `false`
-    /// interprets everything, for comparison.
+    /// Compile translated blocks to host code (x86-64 Linux hosts; elsewhere this changes
+    /// nothing; blocks with memory events stay interpreted). The results and events are
+    /// those of the interpreter; `false` interprets everything, for comparison.
     pub jit: bool,
 }
 

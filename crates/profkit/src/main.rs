@@ -156,8 +156,8 @@ struct GuestOptions {
     /// Decode and execute one instruction at a time (slow; for checking the block cache).
     #[arg(long)]
     single_step: bool,
-    /// Interpret runs without profiling too, instead of compiling their code to host code
-    /// (slower; for checking the compiled code, which gives the same results).
+    /// Interpret the guest instead of compiling its blocks to host code (slower; for
+    /// checking the compiled code, which gives the same results and profiles).
     #[arg(long)]
     no_jit: bool,
     /// The program is a bare-metal machine-mode ELF (HTIF console and exit).

@@ -137,9 +137,10 @@ fn the_profile_is_the_one_single_stepping_gives() {
 }
 
 /// A run without profiling (superblocks compiled to host code) prints what the threaded
-/// interpreter alone (`--no-jit`) prints, and exits the same.
+/// interpreter alone (`--no-jit`) prints, and exits the same; a profiled run (basic blocks
+/// and event superblocks compiled, events delivered around them) writes the same profile.
 #[test]
-fn compiled_and_interpreted_runs_agree() {
+fn compiled_and_interpreted_runs_and_profiles_agree() {
     for (guest, arg) in [("sort", "3000"), ("coremark", "20"), ("nbody", "200")] {
         let elf = format!("bin/{guest}.elf");
         let compiled = profkit(&["run", "--no-profile", &elf, arg], None);
@@ -148,6 +149,16 @@ fn compiled_and_interpreted_runs_agree() {
         assert!(compiled.stdout.len() > 20, "{guest} prints its results");
         assert_eq!(compiled.stdout, interpreted.stdout, "{guest}");
         assert_eq!(compiled.status.code(), interpreted.status.code(), "{guest}");
+        // A profile's sinks watch blocks: its blocks run compiled with events around them.
+        let profile = |jit: &[&str]| {
+            let args = [&["run", "--format", "json"][..], jit, &[&elf, arg]].concat();
+            let out = profkit(&args, None);
+            assert_eq!(out.status.code(), Some(0), "{guest}");
+            (out.stdout, out.stderr)
+        };
+        let (compiled, interpreted) = (profile(&[]), profile(&["--no-jit"]));
+        assert!(compiled.1.len() > 1000, "{guest} writes its profile");
+        assert_eq!(compiled, interpreted, "{guest}: profiles differ");
     }
 }
 
