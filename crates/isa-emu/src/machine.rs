@@ -590,9 +590,8 @@ impl Machine {
             // Compiled blocks without events run their code, which may run on through the
             // blocks it chains to (`block` and `slot` then become the last of them, whose
             // exit may be linked in compiled code). Other blocks no sink watches take the
-            // lean path: no events,
-            // no control to merge; the others run in their own function, which keeps this
-            // loop small.
+            // lean path: no events, no control to merge; the others run in their own
+            // function, which keeps this loop small.
             let mut code_link = None;
             let (block, count, result, control) = if block.compiled != NONE
                 && block.interest.is_empty()

@@ -6,11 +6,12 @@
 //! sinks. An *event superblock* keeps the basic blocks and their ids, and only changes how
 //! they run: once a block has run [`HOT`] times, the blocks its links already lead to along
 //! the likely path (the same path a plain superblock follows) are translated once more as
-//! one superblock, its *parts*. Entering the first block then runs the whole superblock on
-//! the threaded interpreter, and afterwards delivers the block and edge events of every
-//! part that ran, in order, with the ids, pcs and edges of the basic blocks: the events
-//! are the ones single-stepping gives, only delivered after the instructions they describe
-//! instead of between them.
+//! one superblock, its *parts*. Entering the first block then runs the whole superblock (its
+//! compiled code if it has some, see [`jit`](crate::jit), else on the threaded
+//! interpreter), and afterwards delivers the block and edge events of every part that ran,
+//! in order, with the ids, pcs and edges of the basic blocks: the events are the ones
+//! single-stepping gives, only delivered after the instructions they describe instead of
+//! between them.
 //!
 //! That is invisible to a sink unless it could act between them, so event superblocks need:
 //! - a sink that promised never to stop a run from a block or edge hook
@@ -189,7 +190,7 @@ impl BlockCache {
         let (last, count) = chosen[chosen.len() - 1];
         let trace = TraceId(self.supers_formed as u32);
         let batched = sink.trace_formed(trace, &self.part_events[parts..]);
-        let sup = EventSuper {
+        let mut sup = EventSuper {
             start,
             end: self.blocks[last as usize].end,
             count,
@@ -201,11 +202,8 @@ impl BlockCache {
             parts: parts as u32,
             nparts: chosen.len() as u32,
         };
+        sup.compiled = self.compile_super(&sup, head);
         let index = self.supers.len() as u32;
-        let sup = EventSuper {
-            compiled: self.compile_super(&sup, head),
-            ..sup
-        };
         self.supers.push(sup);
         self.blocks[head as usize].sup = index;
         self.supers_formed += 1;
