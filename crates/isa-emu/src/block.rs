@@ -435,7 +435,9 @@ impl BlockCache {
             block.interest =
                 sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
         }
-        if let (Some(jit), Some(insns), Some(meta)) = (
+        // A block with memory events always runs interpreted (its accesses are events).
+        if let (false, Some(jit), Some(insns), Some(meta)) = (
+            block.interest.contains(Interest::MEM),
             self.jit.as_mut(),
             self.insns.get(first..),
             self.meta.get(first..),

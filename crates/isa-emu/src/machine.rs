@@ -911,12 +911,14 @@ fn run_event_super<S: Sink + ?Sized>(
             .position(|p| i < p.done)
             .unwrap_or(parts.len() - 1)
     };
-    // Its compiled code is given its own count as the budget: it never chains on.
-    let ran = match cache.run_compiled(sup.compiled, &mut cpu.x, mem, u64::from(sup.count)) {
-        Some(left) => compiled_result(cpu, mem, &left, insns, sup.first, &here, sup.end, trap),
-        None => run_threaded(cpu, mem, insns, &here, sup.end, trap),
+    let code = Code {
+        handle: sup.compiled,
+        count: sup.count,
+        insns,
+        first: sup.first,
+        end: sup.end,
     };
-    let (k, done, result) = match ran {
+    let (k, done, result) = match run_unchained(cpu, mem, cache, &code, &here, trap) {
         Ok(next) => (parts.len() - 1, sup.count, Ok(next)),
         // A side exit is the exit of the part whose branch it is.
         Err(Early::SideExit { done, to, .. }) => (part_of(done - 1), done, Ok(to)),
@@ -951,7 +953,7 @@ fn run_with_events<S: Sink + ?Sized>(
     sink: &mut S,
     trap: &mut Trap,
 ) -> (Result<u64, Early>, Control) {
-    let (interest, count) = (block.interest, u64::from(block.count));
+    let interest = block.interest;
     let mut control = Control::Continue;
     if interest.contains(Interest::BLOCK) {
         control = sink.block(id, block.start);
@@ -962,23 +964,9 @@ fn run_with_events<S: Sink + ?Sized>(
     // A block with events is never a superblock (see `BlockCache`): no side-exit tests.
     let result = if interest.contains(Interest::MEM) {
         run_translated::<true, false, S>(cpu, mem, insns, &here, block.end, &mut hook)
-    } else if let Some(left) =
-        // Its own count as the budget: the code never goes on into the next block's, so
-        // the loop sees every exit.
-        cache.run_compiled(block.compiled, &mut cpu.x, mem, count)
-    {
-        compiled_result(
-            cpu,
-            mem,
-            &left,
-            insns,
-            block.first,
-            &here,
-            block.end,
-            &mut hook.trap,
-        )
     } else {
-        run_threaded(cpu, mem, insns, &here, block.end, &mut hook.trap)
+        let code = Code::of(cache, block);
+        run_unchained(cpu, mem, cache, &code, &here, &mut hook.trap)
     };
     control = control.or(hook.control);
     match result {
@@ -1072,8 +1060,8 @@ pub(crate) fn run_compiled(
     // The compiled code names only slots of blocks it was compiled for.
     let block = &cache.blocks[left.slot as usize];
     let here = cache.here(block, *retired);
-    let insns = cache.insns(block);
-    let result = compiled_result(cpu, mem, &left, insns, block.first, &here, block.end, trap);
+    let code = Code::of(cache, block);
+    let result = compiled_result(cpu, mem, &left, &code, &here, trap);
     Compiled {
         result,
         slot: left.slot,
@@ -1081,20 +1069,61 @@ pub(crate) fn run_compiled(
     }
 }
 
+/// The code of a block or event superblock: its compiled code's handle (or `NONE`), its
+/// guest instruction count, its translated instructions from arena index `first`, and its
+/// fall-through `end`.
+struct Code<'a> {
+    handle: u32,
+    count: u32,
+    insns: &'a [Tinsn],
+    first: u32,
+    end: u64,
+}
+
+impl Code<'_> {
+    /// The code of `block`.
+    #[inline(always)]
+    fn of<'a>(cache: &'a BlockCache, block: &Block) -> Code<'a> {
+        Code {
+            handle: block.compiled,
+            count: block.count,
+            insns: cache.insns(block),
+            first: block.first,
+            end: block.end,
+        }
+    }
+}
+
+/// Runs `code` at `here` as [`run_threaded`] does, on its compiled code if it has some,
+/// given its own count as the budget: the compiled code then never goes on into another
+/// block's, so the run loop sees its exit and delivers its events (a block with events, an
+/// event superblock).
+#[inline(always)]
+fn run_unchained(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    cache: &BlockCache,
+    code: &Code<'_>,
+    here: &Here<'_>,
+    trap: &mut Trap,
+) -> Result<u64, Early> {
+    let budget = u64::from(code.count);
+    match cache.run_compiled(code.handle, &mut cpu.x, mem, budget) {
+        Some(left) => compiled_result(cpu, mem, &left, code, here, trap),
+        None => run_threaded(cpu, mem, code.insns, here, code.end, trap),
+    }
+}
+
 /// How the compiled code of a block or event superblock that left as `left` ended, as
 /// [`run_threaded`] returns: after a bail-out, the threaded interpreter runs the rest of
-/// the code that left (its translated instructions `insns` from arena index `first`, at
-/// `here`, ending at `end`).
+/// `code` (the code that left) at `here`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn compiled_result(
     cpu: &mut Cpu,
     mem: &mut Memory,
     left: &jit::Left,
-    insns: &[Tinsn],
-    first: u32,
+    code: &Code<'_>,
     here: &Here<'_>,
-    end: u64,
     trap: &mut Trap,
 ) -> Result<u64, Early> {
     let at = left.at as usize;
@@ -1107,8 +1136,8 @@ fn compiled_result(
         }),
         // Bailed out before arena index `at`.
         _ => {
-            let rest = insns.get(at.wrapping_sub(first as usize)..);
-            run_threaded(cpu, mem, rest.unwrap_or(insns), here, end, trap)
+            let rest = code.insns.get(at.wrapping_sub(code.first as usize)..);
+            run_threaded(cpu, mem, rest.unwrap_or(code.insns), here, code.end, trap)
         }
     }
 }

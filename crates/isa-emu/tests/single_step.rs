@@ -148,8 +148,8 @@ fn mixed(b: &BlockInfo) -> Interest {
 
 /// Blocks with events run compiled like the others but must leave for the run loop at
 /// their end, also by an indirect jump whose target is a compiled block without events (the
-/// table of indirect targets holds those): with the interest by address, returns with and
-/// without events reach the same return sites.
+/// table of indirect targets holds those): the interest by address mixes blocks with and
+/// without events along the guests' paths, returns and their targets included.
 #[test]
 fn indirect_jumps_of_blocks_with_events_leave_compiled_code() {
     compare_modes(by_address, FUEL / 2 + 5, true);
