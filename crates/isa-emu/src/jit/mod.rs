@@ -2,13 +2,13 @@
 //!
 //! Every block whose first instructions the compiler knows is also compiled ([`compile`])
 //! when it is translated: the superblocks of superblock mode (no sink watches anything, see
-//! [`block`](crate::block)), the basic blocks of runs whose sinks watch blocks, and event
-//! superblocks when they are formed. The run loop calls the code instead of the threaded
-//! interpreter (but for blocks with memory events, whose accesses must reach the sink). The code
-//! computes exactly what the interpreter does: it runs the integer instructions (RV64I and
-//! most of M) and bails out before anything else (floating point, atomics, divisions, system
-//! instructions, and any load or store that might fault or touch code), after which the
-//! threaded interpreter runs the block's rest from that instruction. The block's
+//! [`block`](crate::block)), the basic blocks of runs whose sinks watch blocks (but for
+//! those with memory events, whose accesses must reach the sink), and event superblocks
+//! when they are formed. The run loop calls the code instead of the threaded interpreter.
+//! The code computes exactly what the interpreter does: it runs the integer instructions
+//! (RV64I and most of M) and bails out before anything else (floating point, atomics,
+//! divisions, system instructions, and any load or store that might fault or touch code),
+//! after which the threaded interpreter runs the block's rest from that instruction. The block's
 //! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
 //! exits, instruction counts and traps are unchanged.
 //!
