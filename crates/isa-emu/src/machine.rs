@@ -299,6 +299,12 @@ impl Machine {
         self.instret
     }
 
+    /// Sets the fuel ([`Config::fuel`]: the instruction count at which runs stop) for the
+    /// next runs, to run a program in slices, each with its own sink.
+    pub fn set_fuel(&mut self, fuel: Option<u64>) {
+        self.config.fuel = fuel;
+    }
+
     /// Runs until the guest exits, faults, runs out of fuel or a sink stops it, pushing the
     /// events `sink` asks for. Guest behaviour never makes this panic or hang (given fuel).
     pub fn run<S: Sink + ?Sized>(&mut self, sink: &mut S) -> RunSummary {
@@ -542,6 +548,8 @@ impl Machine {
         let mut local_mem = machine_mem.take();
         let mem = &mut local_mem;
         let mut retired = *instret;
+        // Blocks with events run chained, their runs logged (a constant of the run).
+        let logging = EVENTS && cache.logging();
         let leave = loop {
             // The event superblock starting here, if any, runs instead of the block when
             // the fuel or sample threshold is not inside it; it ends in one of its parts,
@@ -587,19 +595,32 @@ impl Machine {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             }
-            // Compiled blocks without events run their code, which may run on through the
-            // blocks it chains to (`block` and `slot` then become the last of them, whose
-            // exit may be linked in compiled code). Other blocks no sink watches take the
-            // lean path: no events, no control to merge; the others run in their own
-            // function, which keeps this loop small.
+            // Compiled blocks without events, and while logging those with block and edge
+            // events, run their code, which may run on through the blocks it chains to
+            // (`block` and `slot` then become the last of them, whose exit may be linked in
+            // compiled code); the events of the logged ones follow from the log. Other
+            // blocks no sink watches take the lean path: no events, no control to merge;
+            // the others run in their own function, which keeps this loop small.
             let mut code_link = None;
             let (block, count, result, control) = if block.compiled != NONE
-                && block.interest.is_empty()
+                && (block.interest.is_empty() || logging)
             {
                 let c = run_compiled(cpu, mem, cache, block, slot, &mut retired, bound, trap);
                 (slot, code_link) = (c.slot, c.link);
+                let mut control = Control::Continue;
+                if logging {
+                    control = deliver_logged(cache, c.logged, sink);
+                    // A logged block whose code bailed out logged nothing: its events are
+                    // delivered here, after the interpreter ran its rest (and before its
+                    // trap, if any, is handled).
+                    let last = &cache.blocks[slot as usize];
+                    if !c.ended && !last.interest.is_empty() {
+                        let next = c.result.as_ref().ok().copied();
+                        control = control.or(block_events(cache, slot, next, sink));
+                    }
+                }
                 let block = &cache.blocks[slot as usize];
-                (block, u64::from(block.count), c.result, Control::Continue)
+                (block, u64::from(block.count), c.result, control)
             } else if block.interest.is_empty() {
                 let here = cache.here(block, retired);
                 let r = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
@@ -1030,6 +1051,10 @@ pub(crate) struct Compiled {
     pub result: Result<u64, Early>,
     pub slot: u32,
     pub link: Option<jit::Link>,
+    /// Records the logged blocks that ran wrote (see [`BlockCache::logged`]).
+    pub logged: usize,
+    /// The last block's code ran to its end (so if it is logged, its record is the last).
+    pub ended: bool,
 }
 
 /// Runs the compiled code of `block` (in `slot`) and of the blocks it chains to while
@@ -1054,6 +1079,8 @@ pub(crate) fn run_compiled(
             result,
             slot,
             link: None,
+            logged: 0,
+            ended: false,
         };
     };
     *retired = bound - left.budget;
@@ -1066,7 +1093,44 @@ pub(crate) fn run_compiled(
         result,
         slot: left.slot,
         link: left.link,
+        logged: left.logged,
+        ended: left.kind != jit::kind::BAIL,
     }
+}
+
+/// Delivers the block and edge events of the blocks logged by the last compiled run
+/// (`n` records: [`Compiled::logged`]), in the order they ran.
+#[inline(always)]
+fn deliver_logged<S: Sink + ?Sized>(cache: &BlockCache, n: usize, sink: &mut S) -> Control {
+    let mut control = Control::Continue;
+    for rec in cache.logged(n) {
+        let rec = rec.get();
+        control = control.or(block_events(cache, rec.slot, Some(rec.pc), sink));
+    }
+    control
+}
+
+/// The block event (if wanted) of the block in `slot` and, if it left for `next`, its
+/// edge event (if wanted).
+#[inline(always)]
+fn block_events<S: Sink + ?Sized>(
+    cache: &BlockCache,
+    slot: u32,
+    next: Option<u64>,
+    sink: &mut S,
+) -> Control {
+    let Some(block) = cache.blocks.get(slot as usize) else {
+        return Control::Continue;
+    };
+    let id = BlockId(cache.id_base + slot);
+    let mut control = Control::Continue;
+    if block.interest.contains(Interest::BLOCK) {
+        control = sink.block(id, block.start);
+    }
+    if let (Some(next), true) = (next, block.interest.contains(Interest::EDGE)) {
+        control = control.or(sink.edge(&block.edge(id, next)));
+    }
+    control
 }
 
 /// The code of a block or event superblock: its compiled code's handle (or `NONE`), its

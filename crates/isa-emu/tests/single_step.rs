@@ -156,6 +156,45 @@ fn indirect_jumps_of_blocks_with_events_leave_compiled_code() {
     compare_modes(by_address, FUEL / 2 + 9, false);
 }
 
+/// A machine runs in slices with sinks that never stop, may stop, and never stop again:
+/// the compiled code links blocks with events only while sinks never stop (their runs are
+/// logged), so in the slice that may stop, blocks without events must not run on into the
+/// code of blocks with events linked before it (every other block wants its edge). Each
+/// slice's events must be single-stepping's.
+#[test]
+fn slices_with_sinks_that_may_stop_or_not_match_single_step() {
+    let slices = [(FUEL / 3, false), (2 * FUEL / 3, true), (FUEL, false)];
+    for g in common::guests() {
+        let run = |single_step: bool| {
+            let config = Config {
+                fuel: Some(slices[0].0),
+                single_step,
+                ..Config::default()
+            };
+            let mut m = common::machine(&g, config);
+            let mut streams = Vec::new();
+            for &(fuel, may_stop) in &slices {
+                m.set_fuel(Some(fuel));
+                let mut f = Fingerprint::new(by_address, may_stop);
+                let summary = m.run(&mut f);
+                streams.push((
+                    summary.instret,
+                    summary.outcome,
+                    f.count,
+                    f.hasher.finish(),
+                    f.first,
+                ));
+            }
+            streams
+        };
+        let (cached, stepped) = (run(false), run(true));
+        for (i, (c, s)) in cached.iter().zip(&stepped).enumerate() {
+            assert_eq!(c.4, s.4, "{} slice {i}: first events differ", g.name);
+            assert_eq!(c, s, "{} slice {i}: event streams differ", g.name);
+        }
+    }
+}
+
 /// Blocks at every other halfword address want their edge; the others nothing.
 fn by_address(b: &BlockInfo) -> Interest {
     if b.start & 2 == 0 {

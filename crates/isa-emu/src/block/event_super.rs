@@ -86,6 +86,13 @@ impl BlockCache {
     /// announced once (as traces) and kept across runs of a machine while the mode stays on.
     pub fn set_event_superblocks(&mut self, on: bool) {
         if on != self.event_supers {
+            // Blocks with events were linked to while the mode was on; their code logs
+            // their runs, which only a run with the mode on delivers.
+            if self.event_supers {
+                if let Some(jit) = self.jit.as_mut() {
+                    jit.unlink_all();
+                }
+            }
             self.event_supers = on;
             self.supers.clear();
             self.parts.clear();
@@ -230,6 +237,7 @@ impl BlockCache {
             slot: head,
             end: sup.end,
             count: sup.count,
+            logged: false,
         };
         jit.compile(&src).unwrap_or(NONE)
     }

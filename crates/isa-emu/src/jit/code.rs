@@ -9,7 +9,9 @@
 //! Why the call is sound rests on the compiler: its code reads and writes the 64-bit slots
 //! 0..33 of the register file it is given and the [`Ctx`](super::Ctx) it is given, and
 //! reads or writes guest memory only at `host + off` for `off <= limit` (8 bytes at most),
-//! which `Ctx::new` derives from the span's length; it saves and restores the callee-saved
+//! which `Ctx::new` derives from the span's length, and the log's record `log_len` only
+//! while `log_len < LOG_CAP` (a call starts at 0, and a logged block that fills the log
+//! returns instead of going on; see `Compiler::log`); it saves and restores the callee-saved
 //! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer,
@@ -118,6 +120,7 @@ mod host {
                 entry: abs(s.entry),
                 count: abs(s.count),
                 body: abs(s.body),
+                unchained: s.unchained,
             }));
             self.entries.push((start, abs(body)));
             Some((self.entries.len() - 1) as u32)
@@ -142,6 +145,21 @@ mod host {
                 (s.body as usize, &rel(s.body, body).to_le_bytes()),
                 (s.entry as usize, &0i32.to_le_bytes()),
             ]);
+        }
+
+        /// Undoes every [`chain`](Self::chain) and empties the table of indirect targets:
+        /// each function's exits return to the run loop again.
+        pub fn unchain_all(&mut self) {
+            let disps: Vec<(usize, [u8; 4])> = self
+                .stubs
+                .iter()
+                .map(|s| (s.entry as usize, s.unchained.to_le_bytes()))
+                .collect();
+            let pieces: Vec<(usize, &[u8])> = disps.iter().map(|(at, d)| (*at, &d[..])).collect();
+            if !pieces.is_empty() {
+                self.write(&pieces);
+            }
+            self.targets.fill(Target::EMPTY);
         }
 
         /// Enters the function `to` (its body) at `pc` in the table of indirect targets,
@@ -184,8 +202,9 @@ mod host {
             let (start, _) = *self.entries.get(handle as usize)?;
             // SAFETY: `start` is the start of a function `compile` produced, inside the
             // mapping, which is executable. The function's contract (module docs) keeps it
-            // and the functions its stubs chain to within `x` (256 slots), `ctx`, and the
-            // guest span `ctx` describes, which its creator borrowed mutably for the call.
+            // and the functions its stubs chain to within `x` (256 slots), `ctx`, the
+            // guest span `ctx` describes, which its creator borrowed mutably for the call,
+            // and the log `ctx` points to (`LOG_CAP` records in a `Cell` of the `Jit`).
             let f: extern "sysv64" fn(*mut u64, *mut Ctx) -> Ret =
                 unsafe { std::mem::transmute(self.ptr.add(start as usize)) };
             Some(f(x.as_mut_ptr(), ctx))
@@ -224,6 +243,9 @@ mod host {
             match self.0 {}
         }
         pub fn set_target(&mut self, _: u64, _: u32, _: u32) {
+            match self.0 {}
+        }
+        pub fn unchain_all(&mut self) {
             match self.0 {}
         }
         pub fn targets(&self) -> *const Target {

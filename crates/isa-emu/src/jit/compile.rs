@@ -16,7 +16,7 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::{Ctx, Target, INDIRECT, TARGET_SLOTS};
+use super::{Ctx, Rec, Target, INDIRECT, LOG_CAP, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 
@@ -219,9 +219,40 @@ impl Compiler<'_> {
         self.returns.push(j);
     }
 
+    /// Appends the record of a logged block's exit to `slot`'s next pc (`pc`, or the one
+    /// in rax) to the log; returns the jump (`jae`) taken when that filled the log, after
+    /// which the code must return to the run loop rather than go on.
+    fn log(&mut self, pc: Option<u64>, slot: u32) -> usize {
+        self.asm.load(RDX, RSI, Ctx::LOG_LEN as i32);
+        self.asm.shift_imm(W::Q, Shift::Shl, RDX, Rec::SHIFT);
+        self.asm.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::LOG as i32);
+        match pc {
+            Some(pc) => {
+                self.asm.mov_imm(RCX, pc);
+                self.asm.store(RDX, Rec::PC, RCX);
+            }
+            None => self.asm.store(RDX, Rec::PC, RAX),
+        }
+        self.asm.store_imm32(RDX, Rec::SLOT, slot);
+        self.asm.load(RCX, RSI, Ctx::LOG_LEN as i32);
+        self.asm.alu_imm(W::Q, Alu::Add, RCX, 1);
+        self.asm.store(RSI, Ctx::LOG_LEN as i32, RCX);
+        self.asm.alu_imm32(Alu::Cmp, RCX, LOG_CAP as u32);
+        self.asm.jcc(Cc::Ae)
+    }
+
     /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
-    /// of the block (the [`Stub`]'s positions are relative to `start`, the function's).
-    fn stub(&mut self, e: &ExitCode, retired: u32, slot: u32, stub: u32, start: usize) -> Stub {
+    /// of the block (the [`Stub`]'s positions are relative to `start`, the function's);
+    /// `logged`: the block's ([`Source::logged`]).
+    fn stub(
+        &mut self,
+        e: &ExitCode,
+        retired: u32,
+        (slot, logged): (u32, bool),
+        stub: u32,
+        start: usize,
+    ) -> Stub {
+        let full = logged.then(|| self.log(Some(e.pc), slot));
         let entry = self.asm.jmp();
         // The chain check, entered once the run loop patched `entry` to it.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
@@ -233,8 +264,14 @@ impl Compiler<'_> {
         let known = self.asm.jmp();
         // Unchained: the run loop learns the stub, to chain it.
         self.asm.patch(entry);
+        let unchained = self.asm.code[entry..entry + 4]
+            .try_into()
+            .map_or(0, i32::from_le_bytes);
         self.asm.store_imm32(RSI, Ctx::STUB as i32, stub);
         self.asm.patch(known);
+        if let Some(full) = full {
+            self.asm.patch(full);
+        }
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
         let rel = |p: usize| (p - start) as u32;
@@ -242,6 +279,7 @@ impl Compiler<'_> {
             entry: rel(entry),
             count: rel(count),
             body: rel(body),
+            unchained,
         }
     }
 
@@ -449,6 +487,8 @@ pub(crate) struct Stub {
     pub count: u32,
     /// The displacement of the jump to the body of the block chained to.
     pub body: u32,
+    /// The first jump's displacement as compiled (to the return to the loop).
+    pub unchained: i32,
 }
 
 /// A block's exit, emitted after its body.
@@ -486,6 +526,10 @@ pub(crate) struct Source<'a> {
     pub end: u64,
     /// Guest instructions in the whole block.
     pub count: u32,
+    /// Each run to the block's end appends a [`Rec`] to the log before the code goes on
+    /// (a block with block or edge events in a run that may chain them: the run loop
+    /// delivers the events from the log). A logged block must have no side exits.
+    pub logged: bool,
 }
 
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
@@ -572,8 +616,12 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             let at = (src.first + insns.len() - 1) as u32;
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
+            let full = src.logged.then(|| c.log(None, src.slot));
             c.indirect(src.count);
             c.asm.store_imm32(RSI, Ctx::STUB as i32, INDIRECT);
+            if let Some(full) = full {
+                c.asm.patch(full);
+            }
             c.leave(kind::END, at, src.slot);
         }
         None => {}
@@ -584,7 +632,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         c.write_back(&e.dirty);
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
-            stubs.push(c.stub(&e, retired, src.slot, stub, start));
+            stubs.push(c.stub(&e, retired, (src.slot, src.logged), stub, start));
         } else {
             c.asm.mov_imm(RAX, e.pc);
             c.leave(e.kind, e.at, src.slot);

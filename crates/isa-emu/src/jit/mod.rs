@@ -15,10 +15,18 @@
 //! Compiled blocks run on into each other: the run loop links a fixed exit that led to
 //! another compiled block by patching its stub ([`Link::Stub`]), and an indirect jump's
 //! target through a table ([`Link::Indirect`]); the code follows a link while its budget
-//! (instructions before the next fuel or sample threshold) holds the next block. Only blocks
-//! without events are linked to, and the code of a block with events and of an event
-//! superblock is given its own count as its budget, so it never goes on: the run loop
-//! delivers the events of each of its runs, before and after it as for interpreted code.
+//! (instructions before the next fuel or sample threshold) holds the next block.
+//!
+//! Events decide what is linked. Blocks without events are linked to in every run. A block
+//! with only block and edge events is compiled *logged* ([`Source::logged`]): each run to
+//! its end appends a [`Rec`] (its slot and next pc) to a log before going on, and the run
+//! loop delivers the block and edge events of the records in order when the code returns
+//! (a full log returns at once). Such blocks are linked to only while event superblocks
+//! are on, that is in runs whose sinks never stop, since a stop would come late; turning
+//! the mode off undoes every link ([`Jit::unlink_all`]). Otherwise, and for event
+//! superblocks, the code of a block with events is given its own count as its budget, so
+//! it never goes on: the run loop delivers its events, before and after it as for
+//! interpreted code. Blocks with memory events are not compiled.
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
 //! code; the executable buffer and the call into it are the crate's only unsafe code
@@ -30,6 +38,8 @@ mod x86;
 
 #[cfg(test)]
 mod tests;
+
+use std::cell::Cell;
 
 use crate::block::NONE;
 use crate::memory::Memory;
@@ -63,6 +73,30 @@ pub(crate) struct Ctx {
     stub: u32,
     /// The table of indirect jumps' targets.
     targets: *const Target,
+    /// The log that blocks compiled as logged write their exits to ([`Rec`], [`LOG_CAP`]).
+    log: *mut Rec,
+    /// Records written to `log`.
+    log_len: u64,
+}
+
+/// Records the log holds: a logged block whose record fills it returns to the run loop.
+pub(crate) const LOG_CAP: usize = 256;
+
+/// A logged block's record of a run that went to its end: its slot and the next pc, from
+/// which the run loop derives its block and edge events (see [`Source::logged`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Rec {
+    pub pc: u64,
+    pub slot: u32,
+    _pad: u32,
+}
+
+impl Rec {
+    const PC: i32 = 0;
+    const SLOT: i32 = 8;
+    /// log2 of the record's size.
+    const SHIFT: u8 = 4;
 }
 
 /// The `stub` of an indirect jump's exit.
@@ -116,11 +150,13 @@ impl Ctx {
     const AT: usize = 52;
     const STUB: usize = 56;
     const TARGETS: usize = 64;
+    const LOG: usize = 72;
+    const LOG_LEN: usize = 80;
 
     /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
     /// compiled access checks room for 8).
     #[inline(always)]
-    fn new(mem: &mut Memory, budget: u64, targets: *const Target) -> Option<Ctx> {
+    fn new(mem: &mut Memory, budget: u64, targets: *const Target, log: *mut Rec) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
         let code_lo = lo.saturating_sub(7);
@@ -135,6 +171,8 @@ impl Ctx {
             at: NONE,
             stub: NONE,
             targets,
+            log,
+            log_len: 0,
         })
     }
 }
@@ -164,12 +202,17 @@ pub(crate) struct Left {
     /// How the exit taken may be linked to the block it leads to ([`Jit::link`]), if it is
     /// an indirect one or a fixed one not chained yet.
     pub link: Option<Link>,
+    /// Records the logged blocks that ran wrote ([`Jit::logged`]), the last block's
+    /// included if it is logged and left by [`kind::END`].
+    pub logged: usize,
 }
 
 /// The compiled code of a block cache's blocks.
 pub(crate) struct Jit {
     code: code::CodeBuf,
     asm: x86::Asm,
+    /// The log of the last call (a `Cell`: the code writes it through `&self`).
+    log: Box<Cell<[Rec; LOG_CAP]>>,
 }
 
 impl std::fmt::Debug for Jit {
@@ -190,6 +233,7 @@ impl Jit {
         Some(Jit {
             code: code::CodeBuf::new(CODE_BYTES)?,
             asm: x86::Asm::default(),
+            log: Box::new(Cell::new([Rec::default(); LOG_CAP])),
         })
     }
 
@@ -210,6 +254,11 @@ impl Jit {
             Link::Stub(stub) => self.code.chain(stub, to, count),
             Link::Indirect => self.code.set_target(pc, to, count),
         }
+    }
+
+    /// Undoes every link: each block's exits return to the run loop again.
+    pub fn unlink_all(&mut self) {
+        self.code.unchain_all();
     }
 
     /// Forgets all compiled code (the block cache was flushed).
@@ -233,7 +282,8 @@ impl Jit {
         mem: &mut Memory,
         budget: u64,
     ) -> Option<Left> {
-        let mut ctx = Ctx::new(mem, budget, self.code.targets())?;
+        let log = self.log.as_ptr().cast::<Rec>();
+        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log)?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
             pc: ret.pc,
@@ -246,6 +296,14 @@ impl Jit {
                 INDIRECT => Some(Link::Indirect),
                 stub => Some(Link::Stub(stub)),
             },
+            logged: (ctx.log_len as usize).min(LOG_CAP),
         })
+    }
+
+    /// The records of the last [`run`](Self::run) (`n` of them: its [`Left::logged`]).
+    pub fn logged(&self, n: usize) -> &[Cell<Rec>] {
+        let log: &Cell<[Rec]> = &*self.log;
+        let recs = log.as_slice_of_cells();
+        &recs[..n.min(recs.len())]
     }
 }
