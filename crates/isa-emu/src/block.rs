@@ -659,20 +659,28 @@ impl BlockCache {
         self.jit.as_ref().map_or(&[], |jit| jit.logged(n))
     }
 
-    /// Links the compiled exit `link` to the block in `to`, if it has compiled code and no
-    /// events, or, while its runs are logged ([`logging`](Self::logging)), only block and
-    /// edge events and no event superblock formed at it (the superblock delivers its parts'
-    /// events as one trace, which the run loop must enter to run it). One run each: linking
-    /// past formed superblocks too took the strata sink 1.73 s on sort 100000 against
-    /// 1.31 s; linking only blocks that will not head one took the flat path sink 0.29 s on
-    /// coremark 700 against 0.24 s.
+    /// Links the compiled exit `link` to the block in `to`: to its compiled code if it has
+    /// no events, or, while runs are logged ([`logging`](Self::logging)), only block and
+    /// edge events; and while logging, to the code of the event superblock formed at it
+    /// instead (so its parts' events stay one trace).
     pub fn link_compiled(&mut self, link: Link, to: u32) {
         let logging = self.logging();
-        if let (Some(jit), Some(b)) = (self.jit.as_mut(), self.blocks.get(to as usize)) {
-            let unformed = b.sup == NONE || b.sup == UNFORMED;
-            if b.compiled != NONE && (b.interest.is_empty() || (logging && unformed)) {
-                jit.link(link, b.start, b.compiled, b.count);
-            }
+        let Some(b) = self.blocks.get(to as usize) else {
+            return;
+        };
+        let sup = self
+            .supers
+            .get(b.sup as usize)
+            .filter(|s| logging && s.compiled != NONE);
+        let (handle, count) = match sup {
+            Some(s) => (s.compiled, s.count),
+            // A block warming up to form one runs through the run loop, which counts it.
+            None if b.sup == UNFORMED && !b.interest.is_empty() => return,
+            None if b.interest.is_empty() || logging => (b.compiled, b.count),
+            None => return,
+        };
+        if let (Some(jit), false) = (self.jit.as_mut(), handle == NONE) {
+            jit.link(link, b.start, handle, count);
         }
     }
 }

@@ -8,7 +8,7 @@ use prof_events::{
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
-use crate::block::{fetch_decode, Block, BlockCache, EventSuper, NONE, SIDE_EXIT};
+use crate::block::{fetch_decode, Block, BlockCache, EventSuper, Part, NONE, SIDE_EXIT};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
@@ -553,18 +553,22 @@ impl Machine {
         let leave = loop {
             // The event superblock starting here, if any, runs instead of the block when
             // the fuel or sample threshold is not inside it; it ends in one of its parts,
-            // which the rest of the loop then treats as the block that ran. (It handles its
-            // exit and trap itself: sharing the block path's handling made the block+edge
-            // counter 6% slower on coremark, measured.)
+            // which the rest of the loop then treats as the block that ran. Its compiled
+            // code runs on the compiled path below; without code it runs here, handling
+            // its exit and trap itself (sharing the block path's handling made the
+            // block+edge counter 6% slower on coremark, measured, before superblocks ran
+            // compiled).
             let sup = if EVENTS {
                 cache
                     .event_super(slot, mem, sink)
-                    .and_then(|s| cache.supers.get(s as usize).copied())
-                    .filter(|s| retired + u64::from(s.count) < bound)
+                    .and_then(|i| Some((i, *cache.supers.get(i as usize)?)))
+                    .filter(|(_, s)| retired + u64::from(s.count) < bound)
             } else {
                 None
             };
-            if let Some(sup) = sup {
+            // While logging, a compiled event superblock runs on the compiled path below.
+            let sup_code = sup.filter(|(_, s)| logging && s.compiled != NONE);
+            if let (Some((_, sup)), None) = (sup, sup_code) {
                 let (result, control, part, done) =
                     run_event_super(cpu, mem, cache, &sup, retired, sink, trap);
                 slot = part;
@@ -596,31 +600,29 @@ impl Machine {
                 break Leave::Slow(slot);
             }
             // Compiled blocks without events, and while logging those with block and edge
-            // events, run their code, which may run on through the blocks it chains to
-            // (`block` and `slot` then become the last of them, whose exit may be linked in
-            // compiled code); the events of the logged ones follow from the log. Other
-            // blocks no sink watches take the lean path: no events, no control to merge;
-            // the others run in their own function, which keeps this loop small.
+            // events and event superblocks, run their code, which may run on through the
+            // code it chains to (`block` and `slot` then become the block it left, or the
+            // part of the superblock it left in, whose exit may be linked in compiled
+            // code); the events of the logged ones follow from the log. Other blocks no
+            // sink watches take the lean path: no events, no control to merge; the others
+            // run in their own function, which keeps this loop small.
             let mut code_link = None;
-            let (block, count, result, control) = if block.compiled != NONE
-                && (block.interest.is_empty() || logging)
+            let (block, count, result, control) = if sup_code.is_some()
+                || (block.compiled != NONE && (block.interest.is_empty() || logging))
             {
-                let c = run_compiled(cpu, mem, cache, block, slot, &mut retired, bound, trap);
+                let entry = sup_code.map_or(Entry::Block(slot), |(i, _)| Entry::Super(i));
+                let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap);
                 (slot, code_link) = (c.slot, c.link);
                 let mut control = Control::Continue;
                 if logging {
-                    control = deliver_logged(cache, c.logged, sink);
-                    // A logged block whose code bailed out logged nothing: its events are
-                    // delivered here, after the interpreter ran its rest (and before its
-                    // trap, if any, is handled).
-                    let last = &cache.blocks[slot as usize];
-                    if !c.ended && !last.interest.is_empty() {
-                        let next = c.result.as_ref().ok().copied();
-                        control = control.or(block_events(cache, slot, next, sink));
-                    }
+                    // The code that bailed out logged nothing: its events follow, after
+                    // the interpreter ran its rest (and before its trap, if any, is
+                    // handled).
+                    control =
+                        deliver_logged(cache, c.logged, sink).or(c.pending.deliver(cache, sink));
                 }
                 let block = &cache.blocks[slot as usize];
-                (block, u64::from(block.count), c.result, control)
+                (block, u64::from(c.count), c.result, control)
             } else if block.interest.is_empty() {
                 let here = cache.here(block, retired);
                 let r = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
@@ -908,7 +910,8 @@ fn follow(
 }
 
 /// Runs the event superblock `sup` (after `retired` instructions) for
-/// [`Machine::run_chained`], then delivers the block and edge events of the parts that ran
+/// [`Machine::run_chained`] when it has no compiled code or runs are not logged, then
+/// delivers the block and edge events of the parts that ran
 /// (see `block::event_super`). Returns how it ended as the part it ended in would have on
 /// its own: the next pc, or the pc of the instruction that trapped (its trap in `trap`);
 /// and the sinks' control, that part's slot, and the instructions retired.
@@ -924,38 +927,20 @@ fn run_event_super<S: Sink + ?Sized>(
     trap: &mut Trap,
 ) -> (Result<u64, u64>, Control, u32, u32) {
     let (insns, here) = cache.super_code(sup, retired);
-    let (parts, events) = cache.parts(sup);
-    // The part holding the superblock's instruction `i`.
-    let part_of = |i: u32| {
-        parts
-            .iter()
-            .position(|p| i < p.done)
-            .unwrap_or(parts.len() - 1)
-    };
-    let code = Code {
-        handle: sup.compiled,
-        count: sup.count,
-        insns,
-        first: sup.first,
-        end: sup.end,
-    };
-    let (k, done, result) = match run_unchained(cpu, mem, cache, &code, &here, trap) {
-        Ok(next) => (parts.len() - 1, sup.count, Ok(next)),
-        // A side exit is the exit of the part whose branch it is.
-        Err(Early::SideExit { done, to, .. }) => (part_of(done - 1), done, Ok(to)),
-        Err(Early::Trap { done, at }) => (part_of(done), done, Err(at)),
-    };
-    let mut control = if sup.batched {
-        sink.trace(sup.trace, k as u32 + 1)
-    } else {
-        replay(sink, events, k + 1)
-    };
-    let (slot, last) = (parts[k].slot, &events[k]);
-    if let (Ok(next), true) = (result, last.interest.contains(Interest::EDGE)) {
-        let edge = cache.blocks[slot as usize].edge(last.block, next);
-        control = control.or(sink.edge(&edge));
-    }
-    (result, control, slot, done)
+    let (parts, _) = cache.parts(sup);
+    let code = Code::of_super(sup, insns);
+    let (k, done, result) = super_end(
+        sup,
+        parts,
+        run_unchained(cpu, mem, cache, &code, &here, trap),
+    );
+    // (`super_end` gives a trap, never a side exit.)
+    let result = result.map_err(|e| match e {
+        Early::Trap { at, .. } => at,
+        Early::SideExit { to, .. } => to,
+    });
+    let control = super_events(cache, sup, k, result.ok(), sink);
+    (result, control, parts[k].slot, done)
 }
 
 /// Runs `block` (as block `id`, after `retired` instructions) whole for [`Machine::run_chained`]
@@ -1045,57 +1030,183 @@ pub(crate) fn run_threaded(
 }
 
 /// How a run of compiled code ended: as [`run_threaded`] returns, for the block in `slot`
-/// (the last of those that ran chained), and how its exit may be linked to the next block
-/// (see [`jit`]).
+/// (the last of those that ran chained, or the part an event superblock left in), and how
+/// its exit may be linked to the next block (see [`jit`]).
 pub(crate) struct Compiled {
     pub result: Result<u64, Early>,
     pub slot: u32,
+    /// Instructions retired by the code that left, if it went on to the next pc (a
+    /// superblock's up to its exit).
+    pub count: u32,
     pub link: Option<jit::Link>,
-    /// Records the logged blocks that ran wrote (see [`BlockCache::logged`]).
+    /// Records the logged code that ran wrote (see [`BlockCache::logged`]).
     pub logged: usize,
-    /// The last block's code ran to its end (so if it is logged, its record is the last).
-    pub ended: bool,
+    /// The events of the code that left, if it bailed out (so logged nothing) and has
+    /// events.
+    pub pending: Pending,
 }
 
-/// Runs the compiled code of `block` (in `slot`) and of the blocks it chains to while
-/// `retired` (updated to count the blocks before the last) stays below `bound`, and the
-/// threaded interpreter on the rest of the last block if its code bailed out.
+/// Where compiled code is entered: a block's, or an event superblock's (by index).
+#[derive(Clone, Copy)]
+pub(crate) enum Entry {
+    Block(u32),
+    Super(u32),
+}
+
+/// The events of a block or event superblock that ran but logged nothing.
+#[derive(Clone, Copy)]
+pub(crate) enum Pending {
+    None,
+    /// The block in this slot, and the next pc if it did not trap.
+    Block(u32, Option<u64>),
+    /// The event superblock with this index, ended in part `k`, and the next pc if it did
+    /// not trap.
+    Super(u32, usize, Option<u64>),
+}
+
+impl Pending {
+    fn deliver<S: Sink + ?Sized>(self, cache: &BlockCache, sink: &mut S) -> Control {
+        match self {
+            Pending::None => Control::Continue,
+            Pending::Block(slot, next) => block_events(cache, slot, next, sink),
+            Pending::Super(index, k, next) => match cache.supers.get(index as usize) {
+                Some(sup) => super_events(cache, sup, k, next, sink),
+                None => Control::Continue,
+            },
+        }
+    }
+}
+
+/// Runs the compiled code at `entry` and the code it chains to while `retired` (updated
+/// to count the code before the last) stays below `bound`, and the threaded interpreter on
+/// the rest of the last code if it bailed out (or could not run at all).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_compiled(
     cpu: &mut Cpu,
     mem: &mut Memory,
     cache: &BlockCache,
-    block: &Block,
-    slot: u32,
+    entry: Entry,
     retired: &mut u64,
     bound: u64,
     trap: &mut Trap,
 ) -> Compiled {
-    let Some(left) = cache.run_compiled(block.compiled, &mut cpu.x, mem, bound - *retired) else {
-        let here = cache.here(block, *retired);
-        let result = run_threaded(cpu, mem, cache.insns(block), &here, block.end, trap);
-        return Compiled {
-            result,
+    let (handle, slot, first) = match entry {
+        Entry::Block(slot) => {
+            let b = &cache.blocks[slot as usize];
+            (b.compiled, slot, b.first)
+        }
+        Entry::Super(index) => {
+            let sup = &cache.supers[index as usize];
+            (sup.compiled, index | jit::SUPER, sup.first)
+        }
+    };
+    let budget = bound - *retired;
+    // Code that cannot run is code that bails out before its first instruction.
+    let left = cache
+        .run_compiled(handle, &mut cpu.x, mem, budget)
+        .unwrap_or(jit::Left {
+            pc: 0,
+            kind: jit::kind::BAIL,
+            budget,
             slot,
+            at: first,
             link: None,
             logged: 0,
-            ended: false,
-        };
-    };
+        });
     *retired = bound - left.budget;
-    // The compiled code names only slots of blocks it was compiled for.
+    let bailed = left.kind == jit::kind::BAIL;
+    // The compiled code names only slots and superblocks it was compiled for.
+    if left.slot & jit::SUPER != 0 {
+        let index = left.slot & !jit::SUPER;
+        let sup = &cache.supers[index as usize];
+        let (insns, here) = cache.super_code(sup, *retired);
+        let code = Code::of_super(sup, insns);
+        let (parts, _) = cache.parts(sup);
+        let r = compiled_result(cpu, mem, &left, &code, &here, trap);
+        let (k, count, result) = super_end(sup, parts, r);
+        let next = result.as_ref().ok().copied();
+        return Compiled {
+            result,
+            slot: parts[k].slot,
+            count,
+            link: left.link,
+            logged: left.logged,
+            pending: if bailed {
+                Pending::Super(index, k, next)
+            } else {
+                Pending::None
+            },
+        };
+    }
     let block = &cache.blocks[left.slot as usize];
     let here = cache.here(block, *retired);
     let code = Code::of(cache, block);
     let result = compiled_result(cpu, mem, &left, &code, &here, trap);
+    let next = result.as_ref().ok().copied();
     Compiled {
         result,
         slot: left.slot,
+        count: block.count,
         link: left.link,
         logged: left.logged,
-        ended: left.kind != jit::kind::BAIL,
+        pending: if bailed && !block.interest.is_empty() {
+            Pending::Block(left.slot, next)
+        } else {
+            Pending::None
+        },
     }
+}
+
+/// How event superblock `sup` (its `parts`) that ran as `r` ended: in which part, after
+/// how many instructions, and as that part would have on its own (the next pc, or a trap;
+/// never a side exit).
+fn super_end(
+    sup: &EventSuper,
+    parts: &[Part],
+    r: Result<u64, Early>,
+) -> (usize, u32, Result<u64, Early>) {
+    match r {
+        Ok(next) => (parts.len().saturating_sub(1), sup.count, Ok(next)),
+        // A side exit is the exit of the part whose branch it is.
+        Err(Early::SideExit { done, to, .. }) => (part_of(parts, done - 1), done, Ok(to)),
+        Err(Early::Trap { done, at }) => {
+            (part_of(parts, done), done, Err(Early::Trap { done, at }))
+        }
+    }
+}
+
+/// The part of an event superblock (`parts`) that holds its instruction `i`.
+fn part_of(parts: &[Part], i: u32) -> usize {
+    parts
+        .iter()
+        .position(|p| i < p.done)
+        .unwrap_or(parts.len().saturating_sub(1))
+}
+
+/// The events of the parts of event superblock `sup` up to part `k`, where it ended: one
+/// trace event, or the parts' block and edge events, then part `k`'s edge to `next` if it
+/// did not trap.
+#[inline(always)]
+fn super_events<S: Sink + ?Sized>(
+    cache: &BlockCache,
+    sup: &EventSuper,
+    k: usize,
+    next: Option<u64>,
+    sink: &mut S,
+) -> Control {
+    let (parts, events) = cache.parts(sup);
+    let mut control = if sup.batched {
+        sink.trace(sup.trace, k as u32 + 1)
+    } else {
+        replay(sink, events, k + 1)
+    };
+    if let (Some(next), Some(part), Some(last)) = (next, parts.get(k), events.get(k)) {
+        if last.interest.contains(Interest::EDGE) {
+            let edge = cache.blocks[part.slot as usize].edge(last.block, next);
+            control = control.or(sink.edge(&edge));
+        }
+    }
+    control
 }
 
 /// Delivers the block and edge events of the blocks logged by the last compiled run
@@ -1105,7 +1216,21 @@ fn deliver_logged<S: Sink + ?Sized>(cache: &BlockCache, n: usize, sink: &mut S) 
     let mut control = Control::Continue;
     for rec in cache.logged(n) {
         let rec = rec.get();
-        control = control.or(block_events(cache, rec.slot, Some(rec.pc), sink));
+        let c = if rec.slot & jit::SUPER == 0 {
+            block_events(cache, rec.slot, Some(rec.pc), sink)
+        } else if let Some(sup) = cache.supers.get((rec.slot & !jit::SUPER) as usize) {
+            let (parts, _) = cache.parts(sup);
+            let k = if rec.at & jit::SIDE == 0 {
+                parts.len() - 1
+            } else {
+                let (_, here) = cache.super_code(sup, 0);
+                part_of(parts, here.meta((rec.at & !jit::SIDE) as usize).idx)
+            };
+            super_events(cache, sup, k, Some(rec.pc), sink)
+        } else {
+            Control::Continue
+        };
+        control = control.or(c);
     }
     control
 }
@@ -1145,6 +1270,18 @@ struct Code<'a> {
 }
 
 impl Code<'_> {
+    /// The code of event superblock `sup`, whose translated instructions are `insns`.
+    #[inline(always)]
+    fn of_super<'a>(sup: &EventSuper, insns: &'a [Tinsn]) -> Code<'a> {
+        Code {
+            handle: sup.compiled,
+            count: sup.count,
+            insns,
+            first: sup.first,
+            end: sup.end,
+        }
+    }
+
     /// The code of `block`.
     #[inline(always)]
     fn of<'a>(cache: &'a BlockCache, block: &Block) -> Code<'a> {

@@ -7,16 +7,17 @@
 //! they run: once a block has run [`HOT`] times, the blocks its links already lead to along
 //! the likely path (the same path a plain superblock follows) are translated once more as
 //! one superblock, its *parts*. Entering the first block then runs the whole superblock (its
-//! compiled code if it has some, see [`jit`](crate::jit), else on the threaded
-//! interpreter), and afterwards delivers the block and edge events of every part that ran,
-//! in order, with the ids, pcs and edges of the basic blocks: the events are the ones
+//! compiled code if it has some, which logs each run and may go on into the code it is
+//! linked to, see [`jit`](crate::jit); else on the threaded interpreter), and afterwards
+//! delivers the block and edge events of every part that ran, in order, with the ids, pcs
+//! and edges of the basic blocks: the events are the ones
 //! single-stepping gives, only delivered after the instructions they describe instead of
 //! between them.
 //!
 //! That is invisible to a sink unless it could act between them, so event superblocks need:
 //! - a sink that promised never to stop a run from a block or edge hook
-//!   ([`Sink::may_stop`](prof_events::Sink::may_stop) `false`): a stop would land after the
-//!   superblock instead of at the next block boundary;
+//!   ([`Sink::may_stop`] `false`): a stop would land after the superblock instead of at
+//!   the next block boundary;
 //! - no part that wants memory events (they must come between the block events): such a
 //!   block ends the walk;
 //! - the fuel and sampling threshold outside the superblock: one that would reach it runs
@@ -37,7 +38,7 @@
 use prof_events::{BlockEnd, BlockId, Interest, Sink, TraceId, TracePart};
 
 use super::{scan_block, Block, BlockCache, NONE};
-use crate::jit::Source;
+use crate::jit::{Source, SUPER};
 use crate::memory::Memory;
 use crate::xlat::{Here, Tinsn};
 
@@ -209,19 +210,18 @@ impl BlockCache {
             parts: parts as u32,
             nparts: chosen.len() as u32,
         };
-        sup.compiled = self.compile_super(&sup, head);
         let index = self.supers.len() as u32;
+        sup.compiled = self.compile_super(&sup, index);
         self.supers.push(sup);
         self.blocks[head as usize].sup = index;
         self.supers_formed += 1;
         Some(index)
     }
 
-    /// Compiles `sup` (starting with the block in `head`), if compiled code is wanted and
-    /// its code is worth compiling; returns its handle or `NONE`. (The run loop gives its
-    /// code its own count as the budget, so that it never goes on into other code: the
-    /// loop delivers the events of every run.)
-    fn compile_super(&mut self, sup: &EventSuper, head: u32) -> u32 {
+    /// Compiles `sup` (to be event superblock `index`), logged, if compiled code is wanted
+    /// and its code is worth compiling; returns its handle or `NONE`. (Its code logs each
+    /// run, from which the run loop delivers the parts' events; see [`jit`](crate::jit).)
+    fn compile_super(&mut self, sup: &EventSuper, index: u32) -> u32 {
         let range = sup.first as usize..(sup.first + sup.len) as usize;
         let (Some(jit), Some(insns), Some(meta)) = (
             self.jit.as_mut(),
@@ -234,10 +234,10 @@ impl BlockCache {
             insns,
             meta,
             first: sup.first as usize,
-            slot: head,
+            slot: index | SUPER,
             end: sup.end,
             count: sup.count,
-            logged: false,
+            logged: true,
         };
         jit.compile(&src).unwrap_or(NONE)
     }

@@ -16,7 +16,7 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::{Ctx, Rec, Target, INDIRECT, LOG_CAP, TARGET_SLOTS};
+use super::{Ctx, Rec, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 
@@ -219,10 +219,11 @@ impl Compiler<'_> {
         self.returns.push(j);
     }
 
-    /// Appends the record of a logged block's exit to `slot`'s next pc (`pc`, or the one
-    /// in rax) to the log; returns the jump (`jae`) taken when that filled the log, after
-    /// which the code must return to the run loop rather than go on.
-    fn log(&mut self, pc: Option<u64>, slot: u32) -> usize {
+    /// Appends the record ([`Rec`]) of a logged block's exit by instruction `at` to the
+    /// next pc (`pc`, or the one in rax) to the log; returns the jump (`jae`) taken when
+    /// that filled the log, after which the code must return to the run loop rather than
+    /// go on.
+    fn log(&mut self, pc: Option<u64>, slot: u32, at: u32) -> usize {
         self.asm.load(RDX, RSI, Ctx::LOG_LEN as i32);
         self.asm.shift_imm(W::Q, Shift::Shl, RDX, Rec::SHIFT);
         self.asm.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::LOG as i32);
@@ -234,6 +235,7 @@ impl Compiler<'_> {
             None => self.asm.store(RDX, Rec::PC, RAX),
         }
         self.asm.store_imm32(RDX, Rec::SLOT, slot);
+        self.asm.store_imm32(RDX, Rec::AT, at);
         self.asm.load(RCX, RSI, Ctx::LOG_LEN as i32);
         self.asm.alu_imm(W::Q, Alu::Add, RCX, 1);
         self.asm.store(RSI, Ctx::LOG_LEN as i32, RCX);
@@ -252,7 +254,12 @@ impl Compiler<'_> {
         stub: u32,
         start: usize,
     ) -> Stub {
-        let full = logged.then(|| self.log(Some(e.pc), slot));
+        let at = if e.kind == kind::SIDE_EXIT {
+            e.at | SIDE
+        } else {
+            e.at
+        };
+        let full = logged.then(|| self.log(Some(e.pc), slot, at));
         let entry = self.asm.jmp();
         // The chain check, entered once the run loop patched `entry` to it.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
@@ -526,9 +533,9 @@ pub(crate) struct Source<'a> {
     pub end: u64,
     /// Guest instructions in the whole block.
     pub count: u32,
-    /// Each run to the block's end appends a [`Rec`] to the log before the code goes on
-    /// (a block with block or edge events in a run that may chain them: the run loop
-    /// delivers the events from the log). A logged block must have no side exits.
+    /// Each run that leaves by an exit other than a bail-out appends a [`Rec`] to the log
+    /// before the code goes on (a block with block or edge events, or an event superblock:
+    /// the run loop delivers their events from the log).
     pub logged: bool,
 }
 
@@ -616,7 +623,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             let at = (src.first + insns.len() - 1) as u32;
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
-            let full = src.logged.then(|| c.log(None, src.slot));
+            let full = src.logged.then(|| c.log(None, src.slot, at));
             c.indirect(src.count);
             c.asm.store_imm32(RSI, Ctx::STUB as i32, INDIRECT);
             if let Some(full) = full {

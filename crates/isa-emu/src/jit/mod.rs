@@ -17,16 +17,20 @@
 //! target through a table ([`Link::Indirect`]); the code follows a link while its budget
 //! (instructions before the next fuel or sample threshold) holds the next block.
 //!
-//! Events decide what is linked. Blocks without events are linked to in every run. A block
-//! with only block and edge events is compiled *logged* ([`Source::logged`]): each run to
-//! its end appends a [`Rec`] (its slot and next pc) to a log before going on, and the run
-//! loop delivers the block and edge events of the records in order when the code returns
-//! (a full log returns at once). Such blocks are linked to only while event superblocks
-//! are on, that is in runs whose sinks never stop, since a stop would come late; turning
-//! the mode off undoes every link ([`Jit::unlink_all`]). Otherwise, and for event
-//! superblocks, the code of a block with events is given its own count as its budget, so
-//! it never goes on: the run loop delivers its events, before and after it as for
-//! interpreted code. Blocks with memory events are not compiled.
+//! Events decide what is linked. Blocks without events are linked to in every run. Blocks
+//! with only block and edge events, and event superblocks, are compiled *logged*
+//! ([`Source::logged`]): each run that leaves by an exit other than a bail-out appends a
+//! [`Rec`] (the block or superblock, the instruction it left by, the next pc) to a log of
+//! [`LOG_CAP`] records before going on, and the run loop delivers the records' events in
+//! order when the code returns (a full log returns at once; code that bailed out logged
+//! nothing, and the loop delivers its events after the interpreter ran its rest). They
+//! are linked to only while event superblocks are on, that is in runs whose sinks never
+//! stop, since a stop would come late: a link to a block where an event superblock formed
+//! goes to the superblock's code, and a block still warming up to form one is not linked
+//! to (the run loop counts its runs). Turning the mode off undoes every link
+//! ([`Jit::unlink_all`]). Otherwise the code of a block with events is given its own
+//! count as its budget, so it never goes on: the run loop delivers its events, before and
+//! after it as for interpreted code. Blocks with memory events are not compiled.
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
 //! code; the executable buffer and the call into it are the crate's only unsafe code
@@ -82,19 +86,27 @@ pub(crate) struct Ctx {
 /// Records the log holds: a logged block whose record fills it returns to the run loop.
 pub(crate) const LOG_CAP: usize = 256;
 
-/// A logged block's record of a run that went to its end: its slot and the next pc, from
-/// which the run loop derives its block and edge events (see [`Source::logged`]).
+/// A logged block's record of a run that left it by an exit other than a bail-out: its
+/// slot (or its event superblock's index with [`SUPER`]), the arena index of the
+/// instruction it left by (with [`SIDE`] for a superblock's side exit), and the next pc;
+/// the run loop derives its block and edge events from them (see [`Source::logged`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Rec {
     pub pc: u64,
     pub slot: u32,
-    _pad: u32,
+    pub at: u32,
 }
+
+/// In a [`Rec`]'s or [`Left`]'s slot: the code is the event superblock with this index.
+pub(crate) const SUPER: u32 = 1 << 31;
+/// In a [`Rec`]'s `at`: the superblock left by the side exit at this arena index.
+pub(crate) const SIDE: u32 = 1 << 31;
 
 impl Rec {
     const PC: i32 = 0;
     const SLOT: i32 = 8;
+    const AT: i32 = 12;
     /// log2 of the record's size.
     const SHIFT: u8 = 4;
 }
@@ -195,7 +207,7 @@ pub(crate) struct Left {
     /// The budget left before the block that left: the budget given less the
     /// instructions of the blocks run before it.
     pub budget: u64,
-    /// The slot of the block that left.
+    /// The slot of the block that left (or its event superblock's index, with [`SUPER`]).
     pub slot: u32,
     /// The arena index of the instruction that left.
     pub at: u32,

@@ -9,7 +9,7 @@ use proptest::test_runner::{Config, TestRunner};
 use crate::block::{BlockCache, NONE};
 use crate::cpu::{Cpu, Mode};
 use crate::exec::Trap;
-use crate::machine::{run_compiled, run_threaded};
+use crate::machine::{run_compiled, run_threaded, Entry};
 use crate::memory::Memory;
 
 /// Where the code sits, and the span of guest memory (code, then data).
@@ -187,8 +187,7 @@ fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError>
         &mut cpu_c,
         &mut mem_c,
         &cache,
-        &block,
-        slot,
+        Entry::Block(slot),
         &mut retired,
         u64::MAX,
         &mut trap_c,
