@@ -449,7 +449,7 @@ impl BlockCache {
                 slot,
                 end,
                 count: block.count,
-                // Blocks with events are never superblocks: no side exits.
+                // Its events come from the log when it runs chained (see `logging`).
                 logged: !block.interest.is_empty(),
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
@@ -644,9 +644,9 @@ impl BlockCache {
         self.jit.as_ref()?.run(handle, x, mem, budget)
     }
 
-    /// Whether blocks with block or edge events run chained, their runs logged (see
-    /// [`Source::logged`](crate::jit::Source)): with event superblocks, in runs whose sinks
-    /// never stop.
+    /// Whether blocks with block or edge events and event superblocks run chained, their
+    /// runs logged (see [`Source::logged`](crate::jit::Source)): with event superblocks on,
+    /// in runs whose sinks never stop.
     #[inline(always)]
     pub fn logging(&self) -> bool {
         self.event_supers && self.jit.is_some()

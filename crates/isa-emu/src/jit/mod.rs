@@ -214,8 +214,8 @@ pub(crate) struct Left {
     /// How the exit taken may be linked to the block it leads to ([`Jit::link`]), if it is
     /// an indirect one or a fixed one not chained yet.
     pub link: Option<Link>,
-    /// Records the logged blocks that ran wrote ([`Jit::logged`]), the last block's
-    /// included if it is logged and left by [`kind::END`].
+    /// Records the logged code that ran wrote ([`Jit::logged`]), the last one's included
+    /// if it is logged and did not bail out.
     pub logged: usize,
 }
 
