@@ -349,6 +349,14 @@ impl Compiler<'_> {
                 self.asm.mul_wide(insn.op == Op::Mulh, b);
                 self.set(rd, RDX);
             }
+            Op::Div
+            | Op::Divu
+            | Op::Rem
+            | Op::Remu
+            | Op::Divw
+            | Op::Divuw
+            | Op::Remw
+            | Op::Remuw => self.divide(insn),
             Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw => {
                 let (shift, w) = shift_of(insn.op)?;
                 self.rr(insn, w, |asm, b| {
@@ -449,6 +457,63 @@ impl Compiler<'_> {
     }
 
     /// `rd = rs1 op rs2`, where `op` computes `rax op= b` (with rax = rs1) at width `w`.
+    /// A division or remainder of the M extension, with RISC-V's results where x86's
+    /// `div` would fault: a zero divisor gives all ones (quotient) or the dividend
+    /// (remainder), and the signed overflow `MIN / -1` gives `MIN` and 0. The `w` forms
+    /// work on the low 32 bits and sign-extend the 32-bit result.
+    fn divide(&mut self, insn: &Tinsn) {
+        let w = match insn.op {
+            Op::Divw | Op::Divuw | Op::Remw | Op::Remuw => W::D,
+            _ => W::Q,
+        };
+        let signed = matches!(insn.op, Op::Div | Op::Rem | Op::Divw | Op::Remw);
+        let rem = matches!(insn.op, Op::Rem | Op::Remu | Op::Remw | Op::Remuw);
+        let (a, b) = self.get2(insn);
+        self.asm.mov(RAX, a);
+        self.asm.alu_imm(w, Alu::Cmp, b, 0);
+        let zero = self.asm.jcc(Cc::E);
+        let mut overflow = None;
+        if signed {
+            self.asm.alu_imm(w, Alu::Cmp, b, -1);
+            let plain = self.asm.jcc(Cc::Ne);
+            if w == W::Q {
+                self.asm.mov_imm(RDX, i64::MIN as u64);
+                self.asm.alu(W::Q, Alu::Cmp, RAX, RDX);
+            } else {
+                self.asm.alu_imm(W::D, Alu::Cmp, RAX, i32::MIN);
+            }
+            overflow = Some(self.asm.jcc(Cc::E));
+            self.asm.patch(plain);
+            self.asm.sign_into_rdx(w);
+        } else {
+            self.asm.alu(W::D, Alu::Xor, RDX, RDX);
+        }
+        self.asm.div_wide(w, signed, b);
+        if rem {
+            self.asm.mov(RAX, RDX);
+        }
+        let done = self.asm.jmp();
+        // The zero divisor: the dividend (in rax) is the remainder; the quotient is -1.
+        self.asm.patch(zero);
+        if !rem {
+            self.asm.mov_imm(RAX, u64::MAX);
+        }
+        let zero_done = self.asm.jmp();
+        // The signed overflow: the dividend (MIN, in rax) is the quotient; the remainder is 0.
+        if let Some(overflow) = overflow {
+            self.asm.patch(overflow);
+            if rem {
+                self.asm.alu(W::D, Alu::Xor, RAX, RAX);
+            }
+        }
+        self.asm.patch(done);
+        self.asm.patch(zero_done);
+        if w == W::D {
+            self.asm.sext32(RAX, RAX);
+        }
+        self.set(insn.rd, RAX);
+    }
+
     fn rr(&mut self, insn: &Tinsn, w: W, op: impl FnOnce(&mut Asm, Reg)) {
         let (a, b) = self.get2(insn);
         self.asm.mov(RAX, a);

@@ -25,7 +25,7 @@ fn i(imm: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
     (imm & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
 }
 
-/// An instruction the compiler handles, or now and then one it bails out on (`div`, an
+/// An instruction the compiler handles, or now and then one it bails out on (`mulhsu`, an
 /// atomic, a floating-point move, `ecall`).
 fn insn() -> impl Strategy<Value = u32> {
     let reg = || 0u32..32;
@@ -51,8 +51,16 @@ fn insn() -> impl Strategy<Value = u32> {
                 (0, 5, 0x3b),
                 (0x20, 5, 0x3b),
                 (1, 0, 0x3b),
-                // Bail-outs: div, mulhsu.
+                // div, divu, rem, remu and their w forms.
                 (1, 4, 0x33),
+                (1, 5, 0x33),
+                (1, 6, 0x33),
+                (1, 7, 0x33),
+                (1, 4, 0x3b),
+                (1, 5, 0x3b),
+                (1, 6, 0x3b),
+                (1, 7, 0x3b),
+                // A bail-out: mulhsu.
                 (1, 2, 0x33),
             ][..],
         ),
@@ -143,12 +151,14 @@ fn insn() -> impl Strategy<Value = u32> {
 }
 
 /// A register value: mostly addresses in guest memory (so that loads and stores mostly
-/// land), some right at the end of the span or at the start of the code, else anything.
+/// land), some right at the end of the span or at the start of the code, some that divide
+/// specially (zero, -1, the most negative 64- and 32-bit values), else anything.
 fn value() -> impl Strategy<Value = u64> {
     prop_oneof![
         4 => BASE + 0x4000..BASE + SIZE - 0x800,
         1 => BASE + SIZE - 16..BASE + SIZE + 8,
         1 => CODE - 16..CODE + 8,
+        1 => prop::sample::select(&[0, u64::MAX, 1 << 63, 0xffff_ffff, 0x8000_0000, 0xffff_ffff_8000_0000][..]),
         2 => any::<u64>(),
     ]
 }

@@ -241,6 +241,21 @@ impl Asm {
         self.rr(W::Q, &[0xf7], if signed { 5 } else { 4 }, src);
     }
 
+    /// `div src` (unsigned) or `idiv src` (signed) of rdx:rax, edx:eax for [`W::D`]:
+    /// quotient in rax, remainder in rdx. Faults on a zero divisor or a signed overflow,
+    /// which the caller rules out first.
+    pub fn div_wide(&mut self, w: W, signed: bool, src: Reg) {
+        self.rr(w, &[0xf7], if signed { 7 } else { 6 }, src);
+    }
+
+    /// `cqo` ([`W::Q`]) or `cdq`: rdx (edx) = the sign of rax (eax).
+    pub fn sign_into_rdx(&mut self, w: W) {
+        if w == W::Q {
+            self.byte(0x48);
+        }
+        self.byte(0x99);
+    }
+
     /// `op dst, cl`.
     pub fn shift_cl(&mut self, w: W, op: Shift, dst: Reg) {
         self.rr(w, &[0xd3], op as u8, dst);
