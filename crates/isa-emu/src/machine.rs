@@ -552,45 +552,17 @@ impl Machine {
         let logging = EVENTS && cache.logging();
         let leave = loop {
             // The event superblock starting here, if any, runs instead of the block when
-            // the fuel or sample threshold is not inside it; it ends in one of its parts,
-            // which the rest of the loop then treats as the block that ran. Its compiled
-            // code runs on the compiled path below; without code it runs here, handling
-            // its exit and trap itself (sharing the block path's handling made the
-            // block+edge counter 6% slower on coremark, measured, before superblocks ran
-            // compiled).
+            // the fuel or sample threshold is not inside it (so its first block fits too);
+            // it ends in one of its parts, which the rest of the loop then treats as the
+            // block that ran.
             let sup = if EVENTS {
-                cache
-                    .event_super(slot, mem, sink)
-                    .and_then(|i| Some((i, *cache.supers.get(i as usize)?)))
-                    .filter(|(_, s)| retired + u64::from(s.count) < bound)
+                cache.event_super(slot, mem, sink).filter(|&i| {
+                    let sup = cache.supers.get(i as usize);
+                    sup.is_some_and(|s| retired + u64::from(s.count) < bound)
+                })
             } else {
                 None
             };
-            // While logging, a compiled event superblock runs on the compiled path below.
-            let sup_code = sup.filter(|(_, s)| logging && s.compiled != NONE);
-            if let (Some((_, sup)), None) = (sup, sup_code) {
-                let (result, control, part, done) =
-                    run_event_super(cpu, mem, cache, &sup, retired, sink, trap);
-                slot = part;
-                match result {
-                    Ok(next) => {
-                        retired += u64::from(done);
-                        let block = &cache.blocks[slot as usize];
-                        let exit = usize::from(next != block.end);
-                        let to = (next, exit, block.link(exit), usize::MAX);
-                        match follow(cache, cpu, mem, slot, to, control) {
-                            Ok(s) => slot = s,
-                            Err(leave) => break leave,
-                        }
-                    }
-                    Err(at) => {
-                        retired += u64::from(done);
-                        cpu.pc = at;
-                        break Leave::Trapped { slot, control };
-                    }
-                }
-                continue;
-            }
             let Some(block) = cache.blocks.get(slot as usize) else {
                 break Leave::Slow(slot);
             };
@@ -599,22 +571,23 @@ impl Machine {
                 cpu.pc = block.start;
                 break Leave::Slow(slot);
             }
-            // Compiled blocks without events, and while logging those with block and edge
-            // events and event superblocks, run their code, which may run on through the
-            // code it chains to (`block` and `slot` then become the block it left, or the
-            // part of the superblock it left in, whose exit may be linked in compiled
-            // code); the events of the logged ones follow from the log. Other blocks no
-            // sink watches take the lean path: no events, no control to merge; the others
-            // run in their own function, which keeps this loop small.
+            // Event superblocks, compiled blocks without events, and while logging those
+            // with block and edge events, run their code (interpreted if it has none),
+            // which may run on through the code it chains to (`block` and `slot` then
+            // become the block it left, or the part of the superblock it left in, whose
+            // exit may be linked in compiled code); the events of the logged ones follow
+            // from the log. Other blocks no sink watches take the lean path: no events, no
+            // control to merge; the others run in their own function, which keeps this
+            // loop small.
             let mut code_link = None;
-            let (block, count, result, control) = if sup_code.is_some()
+            let (block, count, result, control) = if sup.is_some()
                 || (block.compiled != NONE && (block.interest.is_empty() || logging))
             {
-                let entry = sup_code.map_or(Entry::Block(slot), |(i, _)| Entry::Super(i));
+                let entry = sup.map_or(Entry::Block(slot), Entry::Super);
                 let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap);
                 (slot, code_link) = (c.slot, c.link);
                 let mut control = Control::Continue;
-                if logging {
+                if EVENTS {
                     // The code that bailed out logged nothing: its events follow, after
                     // the interpreter ran its rest (and before its trap, if any, is
                     // handled).
@@ -907,40 +880,6 @@ fn follow(
             Err(Leave::Untranslated { from: slot, exit })
         }
     }
-}
-
-/// Runs the event superblock `sup` (after `retired` instructions) for
-/// [`Machine::run_chained`] when it has no compiled code or runs are not logged, then
-/// delivers the block and edge events of the parts that ran
-/// (see `block::event_super`). Returns how it ended as the part it ended in would have on
-/// its own: the next pc, or the pc of the instruction that trapped (its trap in `trap`);
-/// and the sinks' control, that part's slot, and the instructions retired.
-#[inline(always)]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn run_event_super<S: Sink + ?Sized>(
-    cpu: &mut Cpu,
-    mem: &mut Memory,
-    cache: &BlockCache,
-    sup: &EventSuper,
-    retired: u64,
-    sink: &mut S,
-    trap: &mut Trap,
-) -> (Result<u64, u64>, Control, u32, u32) {
-    let (insns, here) = cache.super_code(sup, retired);
-    let (parts, _) = cache.parts(sup);
-    let code = Code::of_super(sup, insns);
-    let (k, done, result) = super_end(
-        sup,
-        parts,
-        run_unchained(cpu, mem, cache, &code, &here, trap),
-    );
-    // (`super_end` gives a trap, never a side exit.)
-    let result = result.map_err(|e| match e {
-        Early::Trap { at, .. } => at,
-        Early::SideExit { to, .. } => to,
-    });
-    let control = super_events(cache, sup, k, result.ok(), sink);
-    (result, control, parts[k].slot, done)
 }
 
 /// Runs `block` (as block `id`, after `retired` instructions) whole for [`Machine::run_chained`]
