@@ -224,19 +224,18 @@ impl Compiler<'_> {
     /// that filled the log, after which the code must return to the run loop rather than
     /// go on.
     fn log(&mut self, pc: Option<u64>, slot: u32, at: u32) -> usize {
-        self.asm.load(RDX, RSI, Ctx::LOG_LEN as i32);
+        self.asm.load(RCX, RSI, Ctx::LOG_LEN as i32);
+        self.asm.mov(RDX, RCX);
         self.asm.shift_imm(W::Q, Shift::Shl, RDX, Rec::SHIFT);
         self.asm.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::LOG as i32);
-        match pc {
-            Some(pc) => {
-                self.asm.mov_imm(RCX, pc);
-                self.asm.store(RDX, Rec::PC, RCX);
-            }
-            None => self.asm.store(RDX, Rec::PC, RAX),
+        // A fixed exit's pc goes through rax, which its stub sets again before leaving
+        // (and a chained block's body does not read).
+        if let Some(pc) = pc {
+            self.asm.mov_imm(RAX, pc);
         }
+        self.asm.store(RDX, Rec::PC, RAX);
         self.asm.store_imm32(RDX, Rec::SLOT, slot);
         self.asm.store_imm32(RDX, Rec::AT, at);
-        self.asm.load(RCX, RSI, Ctx::LOG_LEN as i32);
         self.asm.alu_imm(W::Q, Alu::Add, RCX, 1);
         self.asm.store(RSI, Ctx::LOG_LEN as i32, RCX);
         self.asm.alu_imm32(Alu::Cmp, RCX, LOG_CAP as u32);
