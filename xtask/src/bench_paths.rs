@@ -4,9 +4,9 @@
 //!
 //! Each guest runs in one process (cfg-bl's `overhead` example) that alternates the
 //! configurations round by round: no sink, an empty sink asking for every edge event, and
-//! the three path modes. Times are the thread's CPU time; a path run includes recovering
-//! every function of the static binary and instrumenting those that are called (the
-//! recovery column gives that fixed part). Every configuration must print the same as the
+//! the three path modes. Times are the thread's CPU time; a path run includes setting the
+//! sink up (listing the functions, copying the code) and recovering and instrumenting each
+//! function on its first call (the set-up column gives the fixed part). Every configuration must print the same as the
 //! run without sinks. The table gives medians of `--runs N` (default 3; `--quick`: one run
 //! of small sizes, a smoke test whose ratios mean little).
 
@@ -37,7 +37,7 @@ const CONFIGS: &[(&str, &str)] = &[
     ("global", "global"),
 ];
 
-/// One guest's medians: per configuration, (time s, recovery s).
+/// One guest's medians: per configuration, (time s, set-up s).
 type Medians = Vec<(f64, f64)>;
 
 /// Runs the example on one guest and parses its `result` lines.
@@ -102,13 +102,13 @@ pub fn table(Options { quick, runs }: Options) -> Result<(), String> {
     }
     println!(
         "\npath profiling overhead: median of {runs} alternating run(s), thread CPU time; \
-         ratios to isa-emu with no sink (path modes include recovery and instrumentation)"
+         ratios to isa-emu with no sink (path modes include set-up, recovery and instrumentation)"
     );
     print!("{:<18}", "guest");
     for (_, title) in CONFIGS {
         print!(" {title:>9}");
     }
-    println!(" {:>11}", "recovery s");
+    println!(" {:>11}", "setup s");
     for (guest, m) in &rows {
         let base = m[0].0.max(1e-9);
         print!("{guest:<18} {:>9.3}", m[0].0);

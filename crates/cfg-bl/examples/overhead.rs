@@ -8,15 +8,16 @@
 //! configuration must print the same and exit the same way).
 //!
 //! Times are the thread's CPU time (`/proc/thread-self/schedstat`), not wall time. A
-//! path-sink run's time includes recovering the program's CFGs (`Program::recover`, every
-//! function of the static binary) and building the sink; the recovery alone is timed as
-//! well and reported, so that "run" ratios (time minus recovery) can be told apart. The
-//! last lines, `result CONFIG MEDIAN_S MEDIAN_RECOVERY_S`, are for `cargo xtask bench`.
+//! path-sink run's time includes setting the sink up (listing the functions and copying
+//! the code: `LazyProgram::new`) and recovering and instrumenting each function on its
+//! first call; the set-up alone is timed as well and reported, so that "run" ratios (time
+//! minus set-up) can be told apart. The last lines, `result CONFIG MEDIAN_S MEDIAN_SETUP_S`,
+//! are for `cargo xtask bench`.
 
 use std::time::{Duration, Instant};
 
 use cfg_bl::sink::{PathSink, RegionChoice};
-use cfg_bl::{Mode, Program};
+use cfg_bl::{LazyProgram, Mode};
 use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config, Machine};
 use prof_events::Sink;
@@ -68,10 +69,10 @@ const SETUPS: &[Setup] = &[
     ),
 ];
 
-/// What one timed run gave: total time, recovery time, and what the guest did.
+/// What one timed run gave: total time, the path sink's set-up time, and what the guest did.
 struct Run {
     total: Duration,
-    recovery: Duration,
+    set_up: Duration,
     behaviour: (Vec<u8>, String),
     desync: u64,
 }
@@ -101,14 +102,14 @@ impl Clock {
 fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Run {
     let mut m = machine(elf, argv);
     let start = Clock::start();
-    let mut recovery = Duration::ZERO;
+    let mut set_up = Duration::ZERO;
     let (summary, desync) = match (setup.0, setup.1) {
         ("none", _) => (m.run(&mut ()), 0),
         (_, None) => (m.run(&mut EdgesOnly), 0),
         (_, Some((mode, regions))) => {
-            let program = Program::recover(&m, &[m.image().entry]);
-            recovery = start.elapsed();
-            let mut sink = PathSink::new(program, mode, regions);
+            let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);
+            set_up = start.elapsed();
+            let mut sink = PathSink::lazy(program, mode, regions);
             sink.dense_limit = dense_limit;
             let s = m.run(&mut sink);
             (s, sink.stats.desync)
@@ -121,7 +122,7 @@ fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Ru
         .unwrap_or_default();
     Run {
         total,
-        recovery,
+        set_up,
         behaviour: (out, format!("{:?}", summary.outcome)),
         desync,
     }
@@ -172,7 +173,7 @@ fn main() {
         }
     };
     let mut totals = vec![Vec::new(); SETUPS.len()];
-    let mut recoveries = vec![Vec::new(); SETUPS.len()];
+    let mut set_ups = vec![Vec::new(); SETUPS.len()];
     let mut reference = None;
     for _ in 0..runs {
         for (i, setup) in SETUPS.iter().enumerate() {
@@ -192,14 +193,14 @@ fn main() {
                 eprintln!("{path}: {}: {} transfers not followed", setup.0, r.desync);
             }
             totals[i].push(r.total);
-            recoveries[i].push(r.recovery);
+            set_ups[i].push(r.set_up);
         }
     }
     let base = median(&mut totals[0].clone()).as_secs_f64().max(1e-9);
     println!("{path}: median of {runs} alternating run(s); ratios to the run with no sink");
     println!(
         "{:<8} {:>9} {:>7} {:>11} {:>9}",
-        "config", "time s", "ratio", "recovery s", "run ratio"
+        "config", "time s", "ratio", "setup s", "run ratio"
     );
     let mut results = Vec::new();
     for (i, setup) in SETUPS.iter().enumerate() {
@@ -207,7 +208,7 @@ fn main() {
             continue;
         }
         let t = median(&mut totals[i]).as_secs_f64();
-        let r = median(&mut recoveries[i]).as_secs_f64();
+        let r = median(&mut set_ups[i]).as_secs_f64();
         println!(
             "{:<8} {t:>9.3} {:>6.2}x {r:>11.3} {:>8.2}x",
             setup.0,

@@ -17,7 +17,7 @@
 //! recorded as [`CallSite`]s. Functions larger than [`MAX_INSNS`] instructions are cut there
 //! (the cut block leaves the function).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use foldhash::fast::FixedState;
 use petgraph::graph::NodeIndex;
@@ -41,12 +41,9 @@ impl Program {
     /// Recovers every function the code view lists (its symbols), plus `extra` entries (for
     /// example the ELF entry point if no symbol names it).
     pub fn recover(code: &dyn CodeView, extra: &[u64]) -> Program {
-        let mut entries: BTreeSet<u64> = code.functions().into_iter().collect();
-        entries.extend(extra.iter().copied());
-        let all: HashSet<u64, FixedState> = entries.iter().copied().collect();
+        let (entries, all) = entries(code, extra);
         let functions: Vec<Cfg> = entries
             .iter()
-            .filter(|&&e| code.insn(e).is_some())
             .map(|&e| recover_function(code, e, &all))
             .collect();
         let by_entry = functions
@@ -59,6 +56,64 @@ impl Program {
             by_entry,
         }
     }
+}
+
+/// The functions of a program, each recovered when first asked for: the functions of
+/// [`Program::recover`] (same entries, same order, same CFGs), without the cost of
+/// recovering those a run never calls (most of a statically linked C library). It owns its
+/// code view, so a profiler can hold it while the code runs.
+pub struct LazyProgram {
+    code: Box<dyn CodeView>,
+    /// Entries, ascending, and their names ([`Cfg::name`]).
+    functions: Vec<(u64, String)>,
+    all: HashSet<u64, FixedState>,
+}
+
+impl LazyProgram {
+    /// The functions of `code` (its symbols), plus `extra` entries, as for
+    /// [`Program::recover`]; nothing is recovered yet.
+    pub fn new(code: impl CodeView + 'static, extra: &[u64]) -> LazyProgram {
+        let (entries, all) = entries(&code, extra);
+        let functions = entries.iter().map(|&e| (e, name_of(&code, e))).collect();
+        LazyProgram {
+            code: Box::new(code),
+            functions,
+            all,
+        }
+    }
+
+    /// Entries, ascending, and names of the functions: index `i` is the function
+    /// [`Program::recover`] would put at `functions[i]`.
+    pub fn functions(&self) -> &[(u64, String)] {
+        &self.functions
+    }
+
+    /// The CFG of the function at `entry`, recovered now (as [`Program::recover`] recovers
+    /// it).
+    pub fn recover(&self, entry: u64) -> Cfg {
+        recover_function(&*self.code, entry, &self.all)
+    }
+}
+
+impl std::fmt::Debug for LazyProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyProgram")
+            .field("functions", &self.functions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The entries of the functions `code` lists plus `extra`, ascending, where an instruction
+/// decodes; and every listed entry (jumps to them leave a function).
+fn entries(code: &dyn CodeView, extra: &[u64]) -> (Vec<u64>, HashSet<u64, FixedState>) {
+    let mut entries: BTreeSet<u64> = code.functions().into_iter().collect();
+    entries.extend(extra.iter().copied());
+    let all = entries.iter().copied().collect();
+    let decodes = entries
+        .into_iter()
+        .filter(|&e| code.insn(e).is_some())
+        .collect();
+    (decodes, all)
 }
 
 /// A function's name: the symbol at `entry`, or its address.
@@ -78,9 +133,11 @@ pub fn recover_function<S: std::hash::BuildHasher>(
     functions: &HashSet<u64, S>,
 ) -> Cfg {
     let foreign = |a: u64| a != entry && functions.contains(&a);
-    // Phase 1: every reachable instruction and the leaders.
-    let mut insns: BTreeMap<u64, InsnInfo> = BTreeMap::new();
-    let mut leaders: BTreeSet<u64> = BTreeSet::from([entry]);
+    // Phase 1: every reachable instruction and the leaders. Hash lookups while following
+    // the code, then one sort: the blocks are runs of consecutive instructions, which
+    // phase 2 walks in address order (ordered maps cost a tree search per instruction).
+    let mut insns: HashMap<u64, InsnInfo, FixedState> = HashMap::default();
+    let mut leaders: Vec<u64> = vec![entry];
     let mut work = vec![entry];
     while let Some(mut pc) = work.pop() {
         while insns.len() < MAX_INSNS && !insns.contains_key(&pc) {
@@ -89,7 +146,7 @@ pub fn recover_function<S: std::hash::BuildHasher>(
             let next = pc.wrapping_add(u64::from(i.len));
             let mut lead = |a: u64, work: &mut Vec<u64>| {
                 if !foreign(a) {
-                    leaders.insert(a);
+                    leaders.push(a);
                     work.push(a);
                 }
             };
@@ -129,29 +186,44 @@ pub fn recover_function<S: std::hash::BuildHasher>(
         }
         leaders.extend(insns.keys().copied());
     }
-    // Phase 2: blocks from leaders.
+    let mut insns: Vec<(u64, InsnInfo)> = insns.into_iter().collect();
+    insns.sort_unstable_by_key(|&(pc, _)| pc);
+    leaders.sort_unstable();
+    leaders.dedup();
+    // Phase 2: blocks from leaders, in address order; a block runs over consecutive
+    // instructions up to one that ends it, a gap (an instruction not followed: cut or
+    // undecodable), or the next leader.
     let mut cfg = Cfg::new(&name_of(code, entry), entry);
     let mut node_at: HashMap<u64, NodeIndex, FixedState> = HashMap::default();
     // (block, last instruction pc, its info or None when cut/undecodable, fall-through addr)
     let mut ends: Vec<(NodeIndex, u64, Option<InsnInfo>, u64)> = Vec::new();
+    let is_leader = |a: u64| leaders.binary_search(&a).is_ok();
+    let mut at = 0;
     for &start in &leaders {
-        if !insns.contains_key(&start) {
+        at += insns[at..].partition_point(|&(pc, _)| pc < start);
+        if insns.get(at).is_none_or(|&(pc, _)| pc != start) {
             continue;
         }
-        let mut pc = start;
+        let mut k = at;
         let (last_pc, last, end) = loop {
-            let Some(&i) = insns.get(&pc) else {
-                break (pc, None, pc);
-            };
+            let (pc, i) = insns[k];
             let next = pc.wrapping_add(u64::from(i.len));
-            if i.flow.ends_block() {
+            // Usually the next entry; past instructions that overlap this one (a target
+            // inside it) otherwise.
+            let after = match insns.get(k + 1) {
+                Some(&(a, _)) if a < next => {
+                    k + 1 + insns[k + 1..].partition_point(|&(a, _)| a < next)
+                }
+                _ => k + 1,
+            };
+            let followed = insns.get(after).is_some_and(|&(a, _)| a == next);
+            if i.flow.ends_block() || (followed && is_leader(next)) {
                 break (pc, Some(i), next);
             }
-            if leaders.contains(&next) && insns.contains_key(&next) {
-                // Falls into the next block.
-                break (pc, Some(i), next);
+            if !followed {
+                break (next, None, next);
             }
-            pc = next;
+            k = after;
         };
         let n = cfg.add_block(start, end, "");
         node_at.insert(start, n);
@@ -245,6 +317,7 @@ fn leave_dead_ends(cfg: &mut Cfg) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     /// A synthetic program: 4-byte instructions at the given addresses.
     struct Code(BTreeMap<u64, FlowClass>);

@@ -50,7 +50,7 @@ use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
 use crate::pool::{Memo, Place, PlacedOp, Pool, Pooled};
-use crate::recover::Program;
+use crate::recover::{LazyProgram, Program};
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
 use crate::traces::{Call, Composed, Count, Traces};
@@ -104,6 +104,8 @@ pub struct Function {
     pub starts: u64,
     /// Activations that ended their paths at the virtual exit.
     pub ends: u64,
+    name: String,
+    /// The CFG until it is instrumented (`None` before a lazy sink recovers it, too).
     cfg: Option<Cfg>,
     /// Regions given by the user ([`PathSink::set_regions`]) in place of the sink's
     /// [`RegionChoice`].
@@ -151,6 +153,8 @@ pub struct PathSink {
     /// The functions, in [`Program`] order.
     pub functions: Vec<Function>,
     by_entry: HashMap<u64, usize>,
+    /// Where functions not recovered yet come from, if the sink recovers lazily.
+    lazy: Option<LazyProgram>,
     mode: Mode,
     regions: RegionChoice,
     /// Per emulator block: the cached composed plan (hot part).
@@ -189,10 +193,44 @@ pub struct PathSink {
 impl PathSink {
     /// A sink profiling `program` in `mode` with regions chosen by `regions`.
     pub fn new(program: Program, mode: Mode, regions: RegionChoice) -> PathSink {
-        let functions = program.functions.into_iter().map(Function::new).collect();
+        let functions = program
+            .functions
+            .into_iter()
+            .map(|cfg| Function::new(cfg.name.clone(), Some(cfg)))
+            .collect();
+        PathSink::with_functions(functions, program.by_entry, None, mode, regions)
+    }
+
+    /// [`new`](Self::new) for a program whose functions are recovered on their first call
+    /// (or when [`set_regions`](Self::set_regions) or [`set_weights`](Self::set_weights)
+    /// needs them): the same profile, without recovering the functions the run never
+    /// calls. [`Function::inst`] of a function never called stays `None`.
+    pub fn lazy(program: LazyProgram, mode: Mode, regions: RegionChoice) -> PathSink {
+        let functions = program
+            .functions()
+            .iter()
+            .map(|(_, name)| Function::new(name.clone(), None))
+            .collect();
+        let by_entry: Vec<(u64, usize)> = program
+            .functions()
+            .iter()
+            .enumerate()
+            .map(|(i, &(entry, _))| (entry, i))
+            .collect();
+        PathSink::with_functions(functions, by_entry, Some(program), mode, regions)
+    }
+
+    fn with_functions(
+        functions: Vec<Function>,
+        by_entry: impl IntoIterator<Item = (u64, usize)>,
+        lazy: Option<LazyProgram>,
+        mode: Mode,
+        regions: RegionChoice,
+    ) -> PathSink {
         PathSink {
             functions,
-            by_entry: program.by_entry.into_iter().collect(),
+            by_entry: by_entry.into_iter().collect(),
+            lazy,
             mode,
             regions,
             slots: Vec::new(),
@@ -302,12 +340,13 @@ impl PathSink {
     }
 
     /// The index and CFG of the function entered at `entry`, if it is not instrumented yet.
-    fn pending(&self, entry: u64) -> Result<(usize, &Cfg), Error> {
+    fn pending(&mut self, entry: u64) -> Result<(usize, &Cfg), Error> {
         let f = *self
             .by_entry
             .get(&entry)
             .filter(|&&f| f < self.functions.len())
             .ok_or_else(|| Error::Invalid(format!("no recovered function starts at {entry:#x}")))?;
+        self.recover(f);
         let cfg = self.functions[f].cfg.as_ref().ok_or_else(|| {
             Error::Invalid(format!(
                 "the function at {entry:#x} is already instrumented (set regions and weights before the run)"
@@ -316,7 +355,20 @@ impl PathSink {
         Ok((f, cfg))
     }
 
+    /// Recovers function `f`'s CFG if the sink recovers lazily and has not yet.
+    fn recover(&mut self, f: usize) {
+        let (Some(lazy), Some(func)) = (&self.lazy, self.functions.get_mut(f)) else {
+            return;
+        };
+        if func.cfg.is_none() && func.inst.is_none() && func.error.is_none() {
+            if let Some(&(entry, _)) = lazy.functions().get(f) {
+                func.cfg = Some(lazy.recover(entry));
+            }
+        }
+    }
+
     fn ensure(&mut self, f: usize) -> bool {
+        self.recover(f);
         let mode = self.mode;
         let regions = self.regions;
         let dense_limit = self.dense_limit;
@@ -1193,11 +1245,7 @@ impl Function {
 
     /// The function's name (its symbol, or its address).
     pub fn name(&self) -> &str {
-        match (&self.cfg, &self.inst) {
-            (Some(cfg), _) => &cfg.name,
-            (None, Some(inst)) => &inst.hier.cfg.name,
-            (None, None) => "?",
-        }
+        &self.name
     }
 
     /// The plan of `cfg`: the user's regions, else those `regions` chooses; the measured
@@ -1326,9 +1374,11 @@ impl Function {
             .map(|&(_, e, w)| (e, w))
     }
 
-    /// A function not instrumented yet: its tables are built on its first call.
-    fn new(cfg: Cfg) -> Function {
+    /// A function not instrumented yet (named `name`; its CFG, unless it is recovered
+    /// later): its tables are built on its first call.
+    fn new(name: String, cfg: Option<Cfg>) -> Function {
         Function {
+            name,
             start: None,
             node_end: Vec::new(),
             inst: None,
@@ -1337,7 +1387,7 @@ impl Function {
             edge_counts: Vec::new(),
             starts: 0,
             ends: 0,
-            cfg: Some(cfg),
+            cfg,
             user_regions: None,
             weights: None,
             places: Vec::new(),

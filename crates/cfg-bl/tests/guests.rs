@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use cfg_bl::sink::{PathSink, RegionChoice};
-use cfg_bl::{Mode, Program};
+use cfg_bl::{LazyProgram, Mode, Program};
 use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config, Machine};
 use prof_events::CodeView;
@@ -632,6 +632,44 @@ fn measured_weights_move_increments_but_not_paths() {
                 moved,
                 "{what}: the measured weights placed some increment elsewhere"
             );
+        }
+    }
+}
+
+/// A sink that recovers each function on its first call gives the profile of one that
+/// recovers every function first: the same functions, plans, paths, counts and stats, and
+/// it recovers only the functions called.
+#[test]
+fn lazy_recovery_gives_the_eager_profile() {
+    for guest in all_guests() {
+        for (mode, regions) in [
+            (Mode::RegionBased, RegionChoice::Flat),
+            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+        ] {
+            let run = |mut m: Machine, mut sink: PathSink| {
+                m.run(&mut sink);
+                let called: Vec<(usize, String)> = (sink.functions.iter().enumerate())
+                    .filter(|(_, f)| f.inst.is_some() || f.error.is_some())
+                    .map(|(i, f)| (i, f.name().to_string()))
+                    .collect();
+                (sink.paths(), sink.stats, called, sink.functions.len())
+            };
+            let (m, eager) = sink_for(&guest, mode, regions);
+            let eager = run(m, eager);
+            let m = machine(&guest);
+            let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);
+            let lazy = run(m, PathSink::lazy(program, mode, regions));
+            assert!(!eager.0.is_empty(), "{}", guest.name);
+            // A static C library: most of its functions never run.
+            if !guest.bare {
+                assert!(
+                    eager.2.len() * 4 < eager.3,
+                    "{}: {} called",
+                    guest.name,
+                    eager.2.len()
+                );
+            }
+            assert_eq!(eager, lazy, "{} {mode:?} {regions:?}", guest.name);
         }
     }
 }

@@ -231,9 +231,15 @@ fn edge_kind(end: BlockEnd, sequential: bool) -> EdgeKind {
 /// Fetches and decodes the instruction at `pc`, with x0 destinations redirected to the
 /// scratch register slot (see [`Cpu::x`](crate::cpu::Cpu::x)).
 pub(crate) fn fetch_decode(mem: &Memory, pc: u64) -> Result<Insn, MemFault> {
-    let low = mem.fetch_u16(pc)?;
+    decode_fetched(|a| mem.fetch_u16(a), pc)
+}
+
+/// [`fetch_decode`] with the instruction's halfwords read by `fetch`.
+#[inline(always)]
+pub(crate) fn decode_fetched<E>(fetch: impl Fn(u64) -> Result<u16, E>, pc: u64) -> Result<Insn, E> {
+    let low = fetch(pc)?;
     let raw = if low & 3 == 3 {
-        u32::from(low) | u32::from(mem.fetch_u16(pc.wrapping_add(2))?) << 16
+        u32::from(low) | u32::from(fetch(pc.wrapping_add(2))?) << 16
     } else {
         u32::from(low)
     };

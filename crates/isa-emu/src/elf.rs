@@ -310,6 +310,43 @@ impl ElfImage {
         (f.size == 0 || off < f.size).then_some((f.name.as_str(), off))
     }
 
+    /// Entries of the function symbols, ascending, each once.
+    pub fn functions(&self) -> Vec<u64> {
+        let mut f: Vec<u64> = self
+            .symbols
+            .iter()
+            .filter(|s| s.is_function)
+            .map(|s| s.addr)
+            .collect();
+        f.dedup();
+        f
+    }
+
+    /// The halfword at `addr` as the loader lays the image out: the segments' file bytes,
+    /// zero past them (bss) and between them; an error outside
+    /// `[lowest_addr, highest_addr)`.
+    pub(crate) fn fetch_u16(&self, addr: u64) -> Result<u16, ()> {
+        let byte = |a: u64| -> Result<u8, ()> {
+            if a < self.lowest_addr() || a >= self.highest_addr() {
+                return Err(());
+            }
+            let i = self.segments.partition_point(|s| s.vaddr <= a);
+            let byte = i
+                .checked_sub(1)
+                .and_then(|i| {
+                    self.segments[i]
+                        .data
+                        .get(usize::try_from(a - self.segments[i].vaddr).ok()?)
+                })
+                .copied();
+            Ok(byte.unwrap_or(0))
+        };
+        Ok(u16::from_le_bytes([
+            byte(addr)?,
+            byte(addr.wrapping_add(1))?,
+        ]))
+    }
+
     /// `[start, end)` of every executable segment.
     pub fn exec_ranges(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.segments

@@ -8,7 +8,9 @@ use prof_events::{
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
-use crate::block::{fetch_decode, Block, BlockCache, EventSuper, Part, NONE, SIDE_EXIT};
+use crate::block::{
+    decode_fetched, fetch_decode, Block, BlockCache, EventSuper, Part, NONE, SIDE_EXIT,
+};
 use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
@@ -1357,22 +1359,32 @@ fn run_translated<const MEM: bool, const SUPER: bool, S: Sink + ?Sized>(
     Ok(step!(last, end))
 }
 
+/// What [`CodeView::insn`] tells of `insn` at `addr`.
+fn insn_info(insn: &crate::insn::Insn, addr: u64) -> InsnInfo {
+    InsnInfo {
+        len: insn.len,
+        flow: insn.flow(addr),
+        accesses_memory: insn.mem_access().is_some(),
+    }
+}
+
+/// [`CodeView::text`] of `insn` at `addr`.
+fn insn_text(mut insn: crate::insn::Insn, addr: u64) -> String {
+    if insn.rd == 32 {
+        insn.rd = 0;
+    }
+    crate::disasm::disasm(&insn, addr)
+}
+
+/// The code in the machine's memory.
 impl CodeView for Machine {
     fn insn(&self, addr: u64) -> Option<InsnInfo> {
         let insn = fetch_decode(&self.mem, addr).ok()?;
-        Some(InsnInfo {
-            len: insn.len,
-            flow: insn.flow(addr),
-            accesses_memory: insn.mem_access().is_some(),
-        })
+        Some(insn_info(&insn, addr))
     }
 
     fn text(&self, addr: u64) -> Option<String> {
-        let mut insn = fetch_decode(&self.mem, addr).ok()?;
-        if insn.rd == 32 {
-            insn.rd = 0;
-        }
-        Some(crate::disasm::disasm(&insn, addr))
+        Some(insn_text(fetch_decode(&self.mem, addr).ok()?, addr))
     }
 
     fn symbol(&self, addr: u64) -> Option<(&str, u64)> {
@@ -1380,14 +1392,31 @@ impl CodeView for Machine {
     }
 
     fn functions(&self) -> Vec<u64> {
-        let mut f: Vec<u64> = self
-            .image
-            .symbols
-            .iter()
-            .filter(|s| s.is_function)
-            .map(|s| s.addr)
-            .collect();
-        f.dedup();
-        f
+        self.image.functions()
+    }
+}
+
+/// The code of the file as loaded, before it runs: what a [`Machine`]'s view shows of a
+/// program that does not write its code, without borrowing the machine (an analysis can
+/// own it while the machine runs).
+impl CodeView for ElfImage {
+    fn insn(&self, addr: u64) -> Option<InsnInfo> {
+        let insn = decode_fetched(|a| self.fetch_u16(a), addr).ok()?;
+        Some(insn_info(&insn, addr))
+    }
+
+    fn text(&self, addr: u64) -> Option<String> {
+        Some(insn_text(
+            decode_fetched(|a| self.fetch_u16(a), addr).ok()?,
+            addr,
+        ))
+    }
+
+    fn symbol(&self, addr: u64) -> Option<(&str, u64)> {
+        self.symbolize(addr)
+    }
+
+    fn functions(&self) -> Vec<u64> {
+        ElfImage::functions(self)
     }
 }

@@ -353,3 +353,32 @@ proptest::proptest! {
         }
     }
 }
+
+/// The file's own code view (what an analysis can own while the machine runs) shows every
+/// instruction of every executable segment as the loaded machine's view does: decoding,
+/// disassembly and symbols; past the loaded range it shows nothing.
+#[test]
+fn the_images_code_view_is_the_loaded_machines() {
+    use isa_emu::linux::LinuxConfig;
+    use isa_emu::{Config, Machine};
+    use prof_events::CodeView;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../guests/bin/crc.elf");
+    let elf = std::fs::read(path).expect("committed guest");
+    let m = Machine::linux(&elf, LinuxConfig::default(), Config::default()).expect("loads");
+    let img = m.image().clone();
+    let mut insns = 0;
+    for (lo, hi) in img.exec_ranges().collect::<Vec<_>>() {
+        for pc in (lo..hi).step_by(2) {
+            assert_eq!(img.insn(pc), m.insn(pc), "{pc:#x}");
+            assert_eq!(img.symbol(pc), m.symbol(pc), "{pc:#x}");
+            if pc % 64 == 0 {
+                assert_eq!(img.text(pc), m.text(pc), "{pc:#x}");
+            }
+            insns += usize::from(img.insn(pc).is_some());
+        }
+    }
+    assert!(insns > 10_000, "{insns}");
+    assert_eq!(img.functions(), m.functions());
+    assert_eq!(img.insn(img.highest_addr()), None);
+    assert_eq!(img.insn(img.lowest_addr().wrapping_sub(4)), None);
+}

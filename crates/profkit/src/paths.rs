@@ -27,7 +27,7 @@
 use std::fmt::Write as _;
 
 use cfg_bl::sink::{EdgeProfile, PathSink, RegionChoice, Stats};
-use cfg_bl::{Child, Mode, Program};
+use cfg_bl::{Child, LazyProgram, Mode};
 use isa_emu::Machine;
 use prof_events::CodeView;
 use serde_json::{json, Value};
@@ -197,14 +197,15 @@ pub fn parse_regions(text: &str) -> Result<UserRegions, String> {
 }
 
 /// The entry address of function `f` of `program`.
-fn resolve(program: &Program, f: &FunctionRef) -> Result<u64, String> {
+fn resolve(program: &LazyProgram, f: &FunctionRef) -> Result<u64, String> {
+    let functions = program.functions();
     match f {
-        FunctionRef::Entry(a) if program.by_entry.contains_key(a) => Ok(*a),
+        FunctionRef::Entry(a) if functions.iter().any(|(e, _)| e == a) => Ok(*a),
         FunctionRef::Entry(a) => Err(format!("no function starts at {a:#x}")),
         FunctionRef::Name(n) => {
-            let mut found = program.functions.iter().filter(|c| &c.name == n);
+            let mut found = functions.iter().filter(|(_, name)| name == n);
             match (found.next(), found.next()) {
-                (Some(c), None) => Ok(c.addr),
+                (Some(&(entry, _)), None) => Ok(entry),
                 (Some(_), Some(_)) => Err(format!(
                     "{n}: several functions have this name; give the entry address"
                 )),
@@ -214,11 +215,12 @@ fn resolve(program: &Program, f: &FunctionRef) -> Result<u64, String> {
     }
 }
 
-/// A path sink for `machine`'s program in `mode` with `options`: recovers every function
-/// (and the ELF entry). Fails if a function of `options.regions` does not exist or its
+/// A path sink for `machine`'s program in `mode` with `options`: its functions (and the
+/// ELF entry) are recovered on their first call. Fails if a function of `options.regions` does not exist or its
 /// regions cannot be profiled, or the edge profile does not fit the program.
 pub fn sink(machine: &Machine, mode: PathMode, options: &PathOptions) -> Result<PathSink, String> {
-    let program = Program::recover(machine, &[machine.image().entry]);
+    let image = machine.image();
+    let program = LazyProgram::new(image.clone(), &[image.entry]);
     let mut entries = Vec::with_capacity(options.regions.len());
     for (f, _) in &options.regions {
         let entry = resolve(&program, f)?;
@@ -228,7 +230,7 @@ pub fn sink(machine: &Machine, mode: PathMode, options: &PathOptions) -> Result<
         entries.push(entry);
     }
     let (m, r) = options.parts(mode);
-    let mut sink = PathSink::new(program, m, r);
+    let mut sink = PathSink::lazy(program, m, r);
     for (entry, (_, regions)) in entries.into_iter().zip(&options.regions) {
         sink.set_regions(entry, regions)
             .map_err(|e| e.to_string())?;
