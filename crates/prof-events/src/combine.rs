@@ -2,13 +2,15 @@
 
 use crate::trace::replay;
 use crate::{
-    BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Sample, Sink, Syscall, TraceId,
-    TracePart,
+    BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Probe, ProbeState, Sample, Sink,
+    Syscall, TraceId, TracePart,
 };
 
 /// Two sinks as one. Each member receives only the events it asked for: `Both` keeps both
 /// members' interest per block (one byte per block) and filters on it. It takes every
-/// trace, and replays each run of one as events to a member that did not take it.
+/// trace, and replays each run of one as events to a member that did not take it. The
+/// probes of one member (the first that has them) run, on blocks the other wants no event
+/// of.
 #[derive(Debug, Clone, Default)]
 pub struct Both<A, B> {
     a: A,
@@ -205,6 +207,25 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
         self.a.exit(exit);
         self.b.exit(exit);
     }
+
+    /// The first member's state if it has probes, else the second's: one member's probes
+    /// run in a run.
+    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+        match self.a.probe_state() {
+            Some(state) => Some(state),
+            None => self.b.probe_state(),
+        }
+    }
+
+    /// The probing member's probe, for a block the other member wants no event of.
+    fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
+        let (ia, ib) = self.split(block.id);
+        if self.a.probe_state().is_some() {
+            ib.is_empty().then(|| self.a.probe(block, to)).flatten()
+        } else {
+            ia.is_empty().then(|| self.b.probe(block, to)).flatten()
+        }
+    }
 }
 
 /// The named combinator: `a.and(b)` reads better than nested tuples.
@@ -294,6 +315,49 @@ mod tests {
             insns: 1,
             ends_with: BlockEnd::Jump,
         }
+    }
+
+    /// Asks for edges, and has probes (of key 7) if `probes`.
+    #[derive(Default)]
+    struct Prober(ProbeState, bool);
+
+    impl Sink for Prober {
+        fn interest(&mut self, _: &BlockInfo) -> Interest {
+            Interest::EDGE
+        }
+        fn probe_state(&mut self) -> Option<&mut ProbeState> {
+            self.1.then_some(&mut self.0)
+        }
+        fn probe(&mut self, _: &BlockInfo, to: u64) -> Option<Probe> {
+            Some(Probe {
+                key: 7,
+                epoch: 0,
+                next: to,
+                op: crate::ProbeOp::Add(1),
+            })
+        }
+    }
+
+    #[test]
+    fn both_runs_one_members_probes_where_the_other_wants_nothing() {
+        let probes = || Prober(ProbeState::default(), true);
+        let mut s = probes().and(Recorder::new(Interest::NONE));
+        assert!(s.probe_state().is_some());
+        assert_eq!(s.interest(&info(0)), Interest::EDGE);
+        assert_eq!(s.probe(&info(0), 4).map(|p| p.next), Some(4));
+        let mut s = Recorder::new(Interest::BLOCK).and(probes());
+        assert!(s.probe_state().is_some());
+        let _ = s.interest(&info(0));
+        assert_eq!(
+            s.probe(&info(0), 4),
+            None,
+            "the first member wants its block event"
+        );
+        let mut s = Recorder::new(Interest::NONE).and(probes());
+        let _ = s.interest(&info(0));
+        assert!(s.probe(&info(0), 4).is_some());
+        let mut s = Prober::default().and(Prober::default());
+        assert!(s.probe_state().is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //!   [`MemAccess`], [`Sample`], [`Syscall`] and [`Exit`];
 //! - the [`Sink`] trait with its combinators: `()`, tuples, [`Option`], `&mut S`,
 //!   `Box<dyn Sink>` and [`SinkExt::and`];
+//! - [`probe`]: edge work compiled into the driver's code in place of edge events;
 //! - [`CodeView`], the read-only view of a program's code used by ISA-independent
 //!   analyses (CFG recovery, trace reconstruction, reports).
 //!
@@ -47,6 +48,12 @@
 //! announced once as a *trace* ([`Sink::trace_formed`], with its [`TracePart`]s), and a
 //! sink that takes it receives each run through it as one [`Sink::trace`] call instead of
 //! its events: what a counting sink needs to count a run of blocks with one add.
+//!
+//! A sink whose edges only add constants to a running sum and count the sum in a table
+//! (Ball-Larus path profiling) can go further: it lends the driver a [`ProbeState`]
+//! ([`Sink::probe_state`]) and gives each fixed exit of a block a [`Probe`]
+//! ([`Sink::probe`]), which a driver that compiles blocks runs in the block's code instead
+//! of delivering the edge event (see [`probe`] for the contract).
 //!
 //! ```
 //! use prof_events::{
@@ -161,6 +168,7 @@ mod combine;
 mod event;
 mod id;
 mod interest;
+pub mod probe;
 mod recorder;
 #[cfg(feature = "proptest")]
 pub mod strategies;
@@ -173,6 +181,7 @@ pub use event::{
 };
 pub use id::{BlockId, TraceId};
 pub use interest::Interest;
+pub use probe::{Probe, ProbeEnd, ProbeOp, ProbeState};
 pub use recorder::{Event, Recorder};
 pub use trace::{part_counts, replay, TracePart};
 
@@ -300,6 +309,25 @@ pub trait Sink {
     /// The run ended. Always the last event of a run.
     #[inline]
     fn exit(&mut self, _exit: &Exit) {}
+
+    /// The state this sink's probes run on (see [`probe`]), lent to the driver until it
+    /// calls a hook again; `None` (the default) if the sink has no probes. A driver that
+    /// runs probes asks once when a run starts (a sink that returns `None` then gets no
+    /// [`Sink::probe`] call in the run) and again before each stretch of compiled code.
+    #[inline]
+    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+        None
+    }
+
+    /// The probe for the exit of `block` to `to`, a fixed next pc (a branch's target or
+    /// fall-through, a jump's target), if the sink has one; `None` where it wants the
+    /// event. Asked when `block` was just announced by [`Sink::interest`] with
+    /// [`Interest::EDGE`] and nothing else, in runs where [`Sink::probe_state`] returned a
+    /// state.
+    #[inline]
+    fn probe(&mut self, _block: &BlockInfo, _to: u64) -> Option<Probe> {
+        None
+    }
 }
 
 impl Sink for () {
@@ -369,6 +397,14 @@ macro_rules! forward_sink {
             fn exit(&mut self, exit: &Exit) {
                 (**self).exit(exit)
             }
+            #[inline(always)]
+            fn probe_state(&mut self) -> Option<&mut ProbeState> {
+                (**self).probe_state()
+            }
+            #[inline(always)]
+            fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
+                (**self).probe(block, to)
+            }
         }
     )+};
 }
@@ -427,6 +463,14 @@ impl<S: Sink> Sink for Option<S> {
         if let Some(s) = self {
             s.exit(exit)
         }
+    }
+    #[inline]
+    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+        self.as_mut().and_then(Sink::probe_state)
+    }
+    #[inline]
+    fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
+        self.as_mut().and_then(|s| s.probe(block, to))
     }
 }
 

@@ -1,0 +1,211 @@
+//! Probes: the work of an edge event, run by the driver's compiled code in place of the
+//! event (the instrumentation of Ball and Larus: add a constant to a running sum on some
+//! edges, count the sum in a table and reset it on others).
+//!
+//! A sink that has probes lends the driver its [`ProbeState`] ([`Sink::probe_state`]) and
+//! gives, per block, a [`Probe`] for each of the block's fixed exits it wants ([`Sink::probe`]). When
+//! the block leaves by an exit with a probe, the driver may run the probe instead of
+//! delivering the edge event:
+//!
+//! 1. The probe *applies* if the state's `key` and `epoch` equal the probe's and, for
+//!    [`ProbeOp::End`], the path end is in the state's `ends`, its count in range
+//!    (`sum + add < size`, computed in 128 bits) and its counter in `counts`.
+//! 2. If it applies: [`ProbeOp::Add`] adds to `sum`; [`ProbeOp::End`] adds one to the
+//!    counter and sets `sum`; then `key` becomes the probe's `next`. The edge event is not
+//!    delivered.
+//! 3. Otherwise nothing changes and the edge event is delivered, before any later probe
+//!    runs.
+//!
+//! The driver may always deliver the event instead (code that is not compiled, a run that
+//! cannot use the probes), so **a sink's edge event must do exactly what its probe does**
+//! where the probe applies; its `key`, and an `epoch` it changes when its probes go stale,
+//! make sure a probe applies only there. A driver that runs probes delivers every other
+//! event of the run (block, edge or trace) before any probe runs after it, so a sink sees
+//! its state change in the order the program ran.
+//!
+//! [`Sink::probe_state`]: crate::Sink::probe_state
+//! [`Sink::probe`]: crate::Sink::probe
+
+/// A path end: counts `sum + add` at `counts[base + sum + add]` if `sum + add < size`
+/// (128-bit arithmetic, `add` sign-extended), then sets `sum` to `set` (sign-extended).
+/// The layout is fixed: compiled code reads it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProbeEnd {
+    /// Index in `counts` of the counter of `sum + add == 0`.
+    pub base: u64,
+    /// Counters of the table (0: none; the end never applies).
+    pub size: u64,
+    /// Added to the sum before counting.
+    pub add: i64,
+    /// The sum after the end.
+    pub set: i64,
+}
+
+/// What a probe does when it applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeOp {
+    /// `sum += v` (sign-extended to 128 bits).
+    Add(i64),
+    /// The path end at this index of the state's `ends` (read when the probe runs, so the
+    /// sink may change it).
+    End(u32),
+}
+
+/// A probe on one exit of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Probe {
+    /// The state's `key` under which it applies.
+    pub key: u64,
+    /// The state's `epoch` under which it applies.
+    pub epoch: u64,
+    /// The state's `key` after it.
+    pub next: u64,
+    /// What it does to the sum.
+    pub op: ProbeOp,
+}
+
+/// The state probes run on, owned by the sink. The layout is fixed: compiled code reads
+/// and writes it. `counts` and `ends` are the addresses of `counts_len` counters (`u64`)
+/// and `ends_len` path ends ([`ProbeEnd`]) that stay valid and untouched by the sink from
+/// the moment it returns the state from [`Sink::probe_state`](crate::Sink::probe_state)
+/// until the driver calls any of its hooks again (0 with a zero length if it has none;
+/// [`lend`](Self::lend) sets them). Addresses, not pointers, so that a sink holding the
+/// state stays `Send`; only the driver's compiled code follows them.
+#[repr(C)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProbeState {
+    /// The running sum.
+    pub sum: u128,
+    /// Where the sink stands (probes apply under their own key only).
+    pub key: u64,
+    /// Changed by the sink when probes it gave may no longer apply.
+    pub epoch: u64,
+    /// The counters' address.
+    pub counts: u64,
+    /// Their number.
+    pub counts_len: u64,
+    /// The path ends' address.
+    pub ends: u64,
+    /// Their number.
+    pub ends_len: u64,
+}
+
+impl ProbeState {
+    /// Byte offsets of the fields compiled code uses.
+    pub const SUM: usize = std::mem::offset_of!(ProbeState, sum);
+    /// See [`SUM`](Self::SUM).
+    pub const KEY: usize = std::mem::offset_of!(ProbeState, key);
+    /// See [`SUM`](Self::SUM).
+    pub const EPOCH: usize = std::mem::offset_of!(ProbeState, epoch);
+    /// See [`SUM`](Self::SUM).
+    pub const COUNTS: usize = std::mem::offset_of!(ProbeState, counts);
+    /// See [`SUM`](Self::SUM).
+    pub const COUNTS_LEN: usize = std::mem::offset_of!(ProbeState, counts_len);
+    /// See [`SUM`](Self::SUM).
+    pub const ENDS: usize = std::mem::offset_of!(ProbeState, ends);
+    /// See [`SUM`](Self::SUM).
+    pub const ENDS_LEN: usize = std::mem::offset_of!(ProbeState, ends_len);
+
+    /// Points the state at `counts` and `ends` (call it last before lending the state).
+    pub fn lend(&mut self, counts: &mut [u64], ends: &[ProbeEnd]) {
+        self.lend_ends(counts, ends.as_ptr(), ends.len());
+    }
+
+    /// [`lend`](Self::lend) for path ends kept as another type of the same layout as
+    /// [`ProbeEnd`] (32 bytes: `base`, `size`, `add`, `set`): `len` of them at `ends`.
+    pub fn lend_ends(&mut self, counts: &mut [u64], ends: *const ProbeEnd, len: usize) {
+        self.counts = counts.as_mut_ptr() as u64;
+        self.counts_len = counts.len() as u64;
+        self.ends = ends as u64;
+        self.ends_len = len as u64;
+    }
+}
+
+/// Runs `probe` on `state` over `counts` and `ends` as compiled code does (the reference
+/// for drivers and for tests): `true` if it applied.
+pub fn apply(probe: &Probe, state: &mut ProbeState, counts: &mut [u64], ends: &[ProbeEnd]) -> bool {
+    if state.key != probe.key || state.epoch != probe.epoch {
+        return false;
+    }
+    match probe.op {
+        ProbeOp::Add(v) => state.sum = state.sum.wrapping_add(v as i128 as u128),
+        ProbeOp::End(e) => {
+            let Some(end) = ends.get(e as usize) else {
+                return false;
+            };
+            let i = state.sum.wrapping_add(end.add as i128 as u128);
+            let counter = (i < u128::from(end.size))
+                .then(|| end.base.checked_add(i as u64))
+                .flatten()
+                .and_then(|c| counts.get_mut(usize::try_from(c).ok()?));
+            let Some(c) = counter else {
+                return false;
+            };
+            *c += 1;
+            state.sum = end.set as i128 as u128;
+        }
+    }
+    state.key = probe.next;
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_apply_under_their_key_and_epoch_only() {
+        let ends = [ProbeEnd {
+            base: 2,
+            size: 3,
+            add: -1,
+            set: 7,
+        }];
+        let mut counts = [0u64; 5];
+        let mut s = ProbeState {
+            sum: 1,
+            key: 10,
+            ..ProbeState::default()
+        };
+        let add = Probe {
+            key: 10,
+            epoch: 0,
+            next: 11,
+            op: ProbeOp::Add(2),
+        };
+        assert!(apply(&add, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key), (3, 11));
+        // Wrong key, then wrong epoch: nothing changes.
+        assert!(!apply(&add, &mut s, &mut counts, &ends));
+        let end = Probe {
+            key: 11,
+            epoch: 1,
+            next: 12,
+            op: ProbeOp::End(0),
+        };
+        assert!(!apply(&end, &mut s, &mut counts, &ends));
+        s.epoch = 1;
+        // sum 3 - 1 = 2 < 3: counter 2 + 2.
+        assert!(apply(&end, &mut s, &mut counts, &ends));
+        assert_eq!(counts, [0, 0, 0, 0, 1]);
+        assert_eq!((s.sum, s.key), (7, 12));
+        // Out of range (7 - 1 = 6 >= 3), and a missing end: no change.
+        let again = Probe { key: 12, ..end };
+        assert!(!apply(&again, &mut s, &mut counts, &ends));
+        let missing = Probe {
+            op: ProbeOp::End(1),
+            ..again
+        };
+        assert!(!apply(&missing, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key), (7, 12));
+    }
+
+    #[test]
+    fn the_layout_is_what_compiled_code_reads() {
+        assert_eq!(size_of::<ProbeEnd>(), 32);
+        assert_eq!(ProbeState::SUM, 0);
+        assert_eq!(ProbeState::KEY, 16);
+        assert_eq!(ProbeState::EPOCH, 24);
+    }
+}
