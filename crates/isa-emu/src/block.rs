@@ -47,7 +47,8 @@ mod event_super;
 use std::collections::HashMap;
 
 use prof_events::{
-    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Sink, TracePart,
+    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, ProbeState, Sink,
+    TracePart,
 };
 
 use crate::decode::decode;
@@ -348,6 +349,9 @@ pub(crate) struct BlockCache {
     superblocks: bool,
     /// Form event superblocks (see [`event_super`]).
     event_supers: bool,
+    /// Compile the sink's probes into blocks with only edge events (see
+    /// [`set_probing`](Self::set_probing)).
+    probing: bool,
     /// The event superblocks, and their parts (ranges of `parts` and `part_events`).
     pub supers: Vec<EventSuper>,
     parts: Vec<Part>,
@@ -379,6 +383,7 @@ impl BlockCache {
             keep_insns,
             superblocks: false,
             event_supers: false,
+            probing: false,
             supers: Vec::new(),
             parts: Vec::new(),
             part_events: Vec::new(),
@@ -437,9 +442,13 @@ impl BlockCache {
             heat: 0,
             compiled: NONE,
         };
+        let mut probes = [None, None];
         if !self.superblocks {
-            block.interest =
-                sink.interest(&block.info(BlockId(self.id_base + slot))) & Interest::ALL_BLOCK;
+            let info = block.info(BlockId(self.id_base + slot));
+            block.interest = sink.interest(&info) & Interest::ALL_BLOCK;
+            if self.probing && block.interest == Interest::EDGE && self.jit.is_some() {
+                probes = self.probes(&block, first, &info, sink);
+            }
         }
         // A block with memory events always runs interpreted (its accesses are events).
         if let (false, Some(jit), Some(insns), Some(meta)) = (
@@ -457,6 +466,7 @@ impl BlockCache {
                 count: block.count,
                 // Its events come from the log when it runs chained (see `logging`).
                 logged: !block.interest.is_empty(),
+                probes,
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
         }
@@ -464,6 +474,41 @@ impl BlockCache {
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
+    }
+
+    /// The sink's probes for the fixed exits of `block` (translated at arena index
+    /// `first`), by the exit's next pc: a branch's target and fall-through, a jump's
+    /// target, a block cut short's fall-through.
+    fn probes<S: Sink + ?Sized>(
+        &self,
+        block: &Block,
+        first: usize,
+        info: &BlockInfo,
+        sink: &mut S,
+    ) -> [Option<(u64, Probe)>; 2] {
+        let jump = || {
+            let last = self.insns.get(first..)?.last()?;
+            (last.op == Op::Jal).then_some(last.imm)
+        };
+        let exits = match block.ends_with {
+            BlockEnd::Branch { target } => [Some(target), Some(block.end)],
+            BlockEnd::Jump => [jump(), None],
+            BlockEnd::FallThrough => [None, Some(block.end)],
+            _ => [None, None],
+        };
+        exits.map(|to| to.and_then(|to| Some((to, sink.probe(info, to)?))))
+    }
+
+    /// Turns probes on for a run whose sink has them (see [`prof_events::probe`]) or off.
+    /// A run with probes starts from an empty cache, whose blocks ask its sink for them;
+    /// the first run without after one empties it again. While on, blocks with only edge
+    /// events run chained, logged, their probes compiled in, and every record returns to
+    /// the run loop (see [`Source::probes`]).
+    pub fn set_probing(&mut self, on: bool) {
+        if (on || self.probing) && !self.blocks.is_empty() {
+            self.flush();
+        }
+        self.probing = on;
     }
 
     /// Sets superblock mode (see the module docs for when the machine turns it on).
@@ -646,16 +691,17 @@ impl BlockCache {
         x: &mut [u64; 256],
         mem: &mut Memory,
         budget: u64,
+        probe: *mut ProbeState,
     ) -> Option<Left> {
-        self.jit.as_ref()?.run(handle, x, mem, budget)
+        self.jit.as_ref()?.run(handle, x, mem, budget, probe)
     }
 
     /// Whether blocks with block or edge events and event superblocks run chained, their
-    /// runs logged (see [`Source::logged`](crate::jit::Source)): with event superblocks on,
-    /// in runs whose sinks never stop.
+    /// runs logged (see [`Source::logged`](crate::jit::Source)): with event superblocks or
+    /// probes on, in runs whose sinks never stop.
     #[inline(always)]
     pub fn logging(&self) -> bool {
-        self.event_supers && self.jit.is_some()
+        (self.event_supers || self.probing) && self.jit.is_some()
     }
 
     /// The records of the logged blocks of the last [`run_compiled`](Self::run_compiled)

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use prof_events::{
-    replay, BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest, Sample,
-    Sink, Syscall,
+    replay, BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest,
+    ProbeState, Sample, Sink, Syscall,
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
@@ -320,9 +320,12 @@ impl Machine {
             chaining && !watches_blocks && self.sample_interval(run_interest).is_none(),
         );
         // Event superblocks keep fuel and samples exact, but deliver block and edge events
-        // late, which only a sink that never stops cannot tell.
-        self.cache
-            .set_event_superblocks(chaining && watches_blocks && !may_stop);
+        // late, which only a sink that never stops cannot tell. A sink with probes runs
+        // them in compiled code instead: its blocks stay apart, each the probes of its exits.
+        let quiet = chaining && watches_blocks && !may_stop;
+        let probing = quiet && sink.probe_state().is_some();
+        self.cache.set_event_superblocks(quiet);
+        self.cache.set_probing(probing);
         let outcome = if self.config.single_step {
             self.run_loop::<true, S>(sink, run_interest)
         } else {
@@ -586,7 +589,12 @@ impl Machine {
                 || (block.compiled != NONE && (block.interest.is_empty() || logging))
             {
                 let entry = sup.map_or(Entry::Block(slot), Entry::Super);
-                let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap);
+                // The probes' state, lent for the code's run (re-asked after every event).
+                let probe = match sink.probe_state() {
+                    Some(state) if logging => state as *mut ProbeState,
+                    _ => std::ptr::null_mut(),
+                };
+                let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probe);
                 (slot, code_link) = (c.slot, c.link);
                 let mut control = Control::Continue;
                 if EVENTS {
@@ -1022,6 +1030,7 @@ impl Pending {
 /// to count the code before the last) stays below `bound`, and the threaded interpreter on
 /// the rest of the last code if it bailed out (or could not run at all).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_compiled(
     cpu: &mut Cpu,
     mem: &mut Memory,
@@ -1030,6 +1039,7 @@ pub(crate) fn run_compiled(
     retired: &mut u64,
     bound: u64,
     trap: &mut Trap,
+    probe: *mut ProbeState,
 ) -> Compiled {
     let (handle, slot, first) = match entry {
         Entry::Block(slot) => {
@@ -1044,7 +1054,7 @@ pub(crate) fn run_compiled(
     let budget = bound - *retired;
     // Code that cannot run is code that bails out before its first instruction.
     let left = cache
-        .run_compiled(handle, &mut cpu.x, mem, budget)
+        .run_compiled(handle, &mut cpu.x, mem, budget, probe)
         .unwrap_or(jit::Left {
             pc: 0,
             kind: jit::kind::BAIL,
@@ -1250,7 +1260,7 @@ fn run_unchained(
     trap: &mut Trap,
 ) -> Result<u64, Early> {
     let budget = u64::from(code.count);
-    match cache.run_compiled(code.handle, &mut cpu.x, mem, budget) {
+    match cache.run_compiled(code.handle, &mut cpu.x, mem, budget, std::ptr::null_mut()) {
         Some(left) => compiled_result(cpu, mem, &left, code, here, trap),
         None => run_threaded(cpu, mem, code.insns, here, code.end, trap),
     }

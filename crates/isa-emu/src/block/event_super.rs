@@ -162,6 +162,17 @@ impl BlockCache {
         if chosen.len() < 2 {
             return None;
         }
+        // With probes, a trace pays only where it passes a call, a return or an indirect
+        // jump, which no probe runs: other runs of blocks chain through their probes.
+        let through_call = chosen[..chosen.len() - 1].iter().any(|&(slot, _)| {
+            !matches!(
+                self.blocks[slot as usize].ends_with,
+                BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough
+            )
+        });
+        if self.probing && !through_call {
+            return None;
+        }
         // Decode the parts again (they decode as when translated: stores into code flush
         // the cache) and translate them as one superblock.
         let (mut decoded, mut pcs) = (Vec::new(), Vec::new());
@@ -238,6 +249,7 @@ impl BlockCache {
             end: sup.end,
             count: sup.count,
             logged: true,
+            probes: [None, None],
         };
         jit.compile(&src).unwrap_or(NONE)
     }

@@ -14,8 +14,12 @@
 //! 0..33 of the register file it is given and the [`Ctx`](super::Ctx) it is given, and
 //! reads or writes guest memory only at `host + off` for `off <= limit` (8 bytes at most),
 //! which `Ctx::new` derives from the span's length, and the log's record `log_len` only
-//! while `log_len < LOG_CAP` (a call starts at 0, and a logged block that fills the log
-//! returns instead of going on; see `Compiler::log`); it saves and restores the callee-saved
+//! while `log_len < LOG_CAP` (a call starts at 0, and a logged block that fills
+//! the log returns instead of going on; see `Compiler::log`); a probe (`Compiler::probe`)
+//! reads and writes the fixed fields of the `ProbeState` the context points to (if it is
+//! not null), reads path end `e` only for `e < ends_len` and adds to counter `i` only for
+//! `i < counts_len`, which rests on the sink's promise that those pointers are valid while
+//! the driver holds the state (`Sink::probe_state`); it saves and restores the callee-saved
 //! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer,

@@ -19,6 +19,7 @@ use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, 
 use super::{Ctx, Rec, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
+use prof_events::{Probe, ProbeOp, ProbeState};
 
 /// Host registers that cache guest registers.
 const CACHE: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
@@ -242,6 +243,84 @@ impl Compiler<'_> {
         self.asm.jcc(Cc::Ae)
     }
 
+    /// Runs `probe` on the [`ProbeState`] the context points to (see [`prof_events::probe`]):
+    /// pushes onto `miss` the jumps taken, having changed nothing, where it does not apply
+    /// (no state; another key or epoch; a sum outside the signed 64-bit range, before or
+    /// after an addition; a path end out of the state's ends, or counting out of range or
+    /// out of its counters), and falls through where it applied. Uses rax, rcx and rdx.
+    fn probe(&mut self, probe: &Probe, (pending, miss): (&mut usize, &mut Vec<usize>)) {
+        const SUM: i32 = ProbeState::SUM as i32;
+        const HI: i32 = SUM + 8;
+        let a = &mut *self.asm;
+        a.load(RCX, RSI, Ctx::PROBE as i32);
+        a.alu_imm(W::Q, Alu::Cmp, RCX, 0);
+        miss.push(a.jcc(Cc::E));
+        // Records not yet delivered may change the state: the probe waits for them.
+        a.load(RAX, RSI, Ctx::LOG_LEN as i32);
+        a.alu_imm(W::Q, Alu::Cmp, RAX, 0);
+        *pending = a.jcc(Cc::Ne);
+        for (field, value) in [
+            (ProbeState::KEY, probe.key),
+            (ProbeState::EPOCH, probe.epoch),
+        ] {
+            a.mov_imm(RAX, value);
+            a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, field as i32);
+            miss.push(a.jcc(Cc::Ne));
+        }
+        // Compiled probes keep the 128-bit sum a sign-extended i64 (a path's running sum
+        // may dip below 0 on the way); anything else is the sink's to do.
+        a.load(RAX, RCX, SUM);
+        a.shift_imm(W::Q, Shift::Sar, RAX, 63);
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, HI);
+        miss.push(a.jcc(Cc::Ne));
+        a.load(RAX, RCX, SUM);
+        match probe.op {
+            ProbeOp::Add(v) => {
+                a.mov_imm(RDX, v as u64);
+                a.alu(W::Q, Alu::Add, RAX, RDX);
+                miss.push(a.jcc(Cc::O));
+                a.store(RCX, SUM, RAX);
+                a.shift_imm(W::Q, Shift::Sar, RAX, 63);
+                a.store(RCX, HI, RAX);
+            }
+            ProbeOp::End(e) => {
+                const BASE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, base) as i32;
+                const SIZE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, size) as i32;
+                const ADD: i32 = std::mem::offset_of!(prof_events::ProbeEnd, add) as i32;
+                const SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
+                // rdx = &ends[e], if e < ends_len.
+                a.mov_imm(RDX, u64::from(e));
+                a.alu_mem(W::Q, Alu::Cmp, RDX, RCX, ProbeState::ENDS_LEN as i32);
+                miss.push(a.jcc(Cc::Ae));
+                a.shift_imm(W::Q, Shift::Shl, RDX, 5);
+                a.alu_mem(W::Q, Alu::Add, RDX, RCX, ProbeState::ENDS as i32);
+                // rax = sum + add, counted if in [0, size) (a negative one is above as
+                // unsigned), at base + rax if that is one of the counters.
+                a.alu_mem(W::Q, Alu::Add, RAX, RDX, ADD);
+                miss.push(a.jcc(Cc::O));
+                a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, SIZE);
+                miss.push(a.jcc(Cc::Ae));
+                a.alu_mem(W::Q, Alu::Add, RAX, RDX, BASE);
+                miss.push(a.jcc(Cc::B));
+                a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::COUNTS_LEN as i32);
+                miss.push(a.jcc(Cc::Ae));
+                // It applies: sum = set (sign-extended), then count.
+                a.load(RDX, RDX, SET);
+                a.store(RCX, SUM, RDX);
+                a.shift_imm(W::Q, Shift::Sar, RDX, 63);
+                a.store(RCX, HI, RDX);
+                a.shift_imm(W::Q, Shift::Shl, RAX, 3);
+                a.load(RDX, RCX, ProbeState::COUNTS as i32);
+                a.load_sib(Load::U64, RCX, RDX, RAX);
+                a.alu_imm(W::Q, Alu::Add, RCX, 1);
+                a.store_sib(8, RDX, RAX, RCX);
+                a.load(RCX, RSI, Ctx::PROBE as i32);
+            }
+        }
+        a.mov_imm(RAX, probe.next);
+        a.store(RCX, ProbeState::KEY as i32, RAX);
+    }
+
     /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
     /// of the block (the [`Stub`]'s positions are relative to `start`, the function's);
     /// `logged`: the block's ([`Source::logged`]).
@@ -250,6 +329,7 @@ impl Compiler<'_> {
         e: &ExitCode,
         retired: u32,
         (slot, logged): (u32, bool),
+        probe: Option<&Probe>,
         stub: u32,
         start: usize,
     ) -> Stub {
@@ -258,7 +338,18 @@ impl Compiler<'_> {
         } else {
             e.at
         };
-        let full = logged.then(|| self.log(Some(e.pc), slot, at));
+        // A probe that applies stands for the record (the exit's event); one that does not
+        // logs it and returns, so that the run loop delivers it before any other probe runs.
+        let (mut pending, mut miss) = (None, Vec::new());
+        let full = match probe {
+            Some(p) if logged => {
+                let mut j = 0;
+                self.probe(p, (&mut j, &mut miss));
+                pending = Some(j);
+                None
+            }
+            _ => logged.then(|| self.log(Some(e.pc), slot, at)),
+        };
         let entry = self.asm.jmp();
         // The chain check, entered once the run loop patched `entry` to it.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
@@ -278,8 +369,22 @@ impl Compiler<'_> {
         if let Some(full) = full {
             self.asm.patch(full);
         }
+        let leave = self.asm.code.len();
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
+        if let Some(pending) = pending {
+            // Where the probe does not apply (records not yet delivered may change the
+            // state), the exit is logged and the code returns, so that the run loop
+            // delivers the events and the probes that follow apply again.
+            miss.push(pending);
+            for j in miss {
+                self.asm.patch(j);
+            }
+            let full = self.log(Some(e.pc), slot, at);
+            self.asm.patch_to(full, leave);
+            let j = self.asm.jmp();
+            self.asm.patch_to(j, leave);
+        }
         let rel = |p: usize| (p - start) as u32;
         Stub {
             entry: rel(entry),
@@ -601,6 +706,8 @@ pub(crate) struct Source<'a> {
     /// before the code goes on (a block with block or edge events, or an event superblock:
     /// the run loop delivers their events from the log).
     pub logged: bool,
+    /// Probes for fixed exits of a logged block, by the exit's next pc (see [`Compiler::probe`]).
+    pub probes: [Option<(u64, Probe)>; 2],
 }
 
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
@@ -703,7 +810,9 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         c.write_back(&e.dirty);
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
-            stubs.push(c.stub(&e, retired, (src.slot, src.logged), stub, start));
+            let probe = src.probes.iter().flatten().find(|(pc, _)| *pc == e.pc);
+            let probe = probe.map(|(_, p)| p);
+            stubs.push(c.stub(&e, retired, (src.slot, src.logged), probe, stub, start));
         } else {
             c.asm.mov_imm(RAX, e.pc);
             c.leave(e.kind, e.at, src.slot);

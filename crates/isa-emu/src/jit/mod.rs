@@ -28,7 +28,12 @@
 //! stop, since a stop would come late: a link to a block where an event superblock formed
 //! goes to the superblock's code, and a block still warming up to form one is not linked
 //! to (the run loop counts its runs). Turning the mode off undoes every link
-//! ([`Jit::unlink_all`]). Otherwise the code of a block with events is given its own
+//! ([`Jit::unlink_all`]). In runs whose sink has probes ([`prof_events::probe`]), a logged
+//! block's fixed exits may carry one ([`Source::probes`]): its stub runs the probe on the
+//! sink's state instead of logging, if the key and epoch match, the log is empty (an
+//! undelivered record may change the state) and the arithmetic stays in range; otherwise it
+//! logs the exit and returns, so that the run loop delivers the event before any other probe
+//! runs. Otherwise the code of a block with events is given its own
 //! count as its budget, so it never goes on: the run loop delivers its events, before and
 //! after it as for interpreted code. Blocks with memory events are not compiled.
 //!
@@ -47,6 +52,7 @@ use std::cell::Cell;
 
 use crate::block::NONE;
 use crate::memory::Memory;
+use prof_events::ProbeState;
 
 pub(crate) use compile::{kind, Source};
 
@@ -81,6 +87,8 @@ pub(crate) struct Ctx {
     log: *mut Rec,
     /// Records written to `log`.
     log_len: u64,
+    /// The state compiled probes run on, or null (see [`Source::probes`]).
+    probe: *mut ProbeState,
 }
 
 /// Records the log holds: a logged block whose record fills it returns to the run loop.
@@ -164,11 +172,18 @@ impl Ctx {
     const TARGETS: usize = 64;
     const LOG: usize = 72;
     const LOG_LEN: usize = 80;
+    const PROBE: usize = 88;
 
     /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
     /// compiled access checks room for 8).
     #[inline(always)]
-    fn new(mem: &mut Memory, budget: u64, targets: *const Target, log: *mut Rec) -> Option<Ctx> {
+    fn new(
+        mem: &mut Memory,
+        budget: u64,
+        targets: *const Target,
+        log: *mut Rec,
+        probe: *mut ProbeState,
+    ) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
         let code_lo = lo.saturating_sub(7);
@@ -185,6 +200,7 @@ impl Ctx {
             targets,
             log,
             log_len: 0,
+            probe,
         })
     }
 }
@@ -285,7 +301,8 @@ impl Jit {
 
     /// Runs the compiled block `handle` on the registers `x` and the memory `mem`, with
     /// `budget` instructions that may retire before the run loop must look (more than the
-    /// block's count); `None` if it cannot run (see [`code::CodeBuf::call`]).
+    /// block's count), and the probes' state `probe` (null: none, every probe misses);
+    /// `None` if it cannot run (see [`code::CodeBuf::call`]).
     #[inline(always)]
     pub fn run(
         &self,
@@ -293,9 +310,10 @@ impl Jit {
         x: &mut [u64; 256],
         mem: &mut Memory,
         budget: u64,
+        probe: *mut ProbeState,
     ) -> Option<Left> {
         let log = self.log.as_ptr().cast::<Rec>();
-        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log)?;
+        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probe)?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
             pc: ret.pc,

@@ -36,6 +36,8 @@ pub(crate) enum W {
 /// Condition codes (the low nibble of `jcc`/`setcc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cc {
+    /// Overflow (signed).
+    O = 0x0,
     /// Below (unsigned <).
     B = 0x2,
     /// Above or equal (unsigned >=).
