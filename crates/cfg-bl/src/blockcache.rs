@@ -352,6 +352,12 @@ impl Arena {
         Step::Action(self.actions.len() as u32 - 1)
     }
 
+    /// The path ends (for probes: [`PathEnd`] has [`prof_events::ProbeEnd`]'s layout) and
+    /// their number.
+    pub(crate) fn ends(&self) -> (*const PathEnd, usize) {
+        (self.ends.as_ptr(), self.ends.len())
+    }
+
     /// Path end `i`.
     #[inline]
     pub(crate) fn end(&self, i: u32) -> Option<&PathEnd> {

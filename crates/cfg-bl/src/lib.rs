@@ -130,29 +130,30 @@
 //!
 //! The runtime composes the plan's operations per emulator block once (see [`sink`]), so a
 //! flow edge is a key compare, an address compare and an addition, a path end one counter
-//! increment (an indexed add in a dense table, an add in a sparse table's front cache). It
-//! takes the emulator's traces (event superblocks): a run through one is a single step,
-//! composed once per trace and entry key, calls included.
+//! increment (an indexed add in a dense table, an add in a sparse table's front cache). On
+//! an emulator that compiles blocks, those additions and path ends run in the blocks' code
+//! as probes ([`prof_events::probe`]), and only calls, returns, indirect jumps and the
+//! probes that miss reach the sink; it takes the emulator's traces through calls: a run
+//! through one is a single step, composed once per trace and entry key.
 //! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
-//! median of 3 alternating runs, ratio to the same emulator with no sink (recovery of every
-//! function, ~0.03 s, and instrumentation included), on a shared 2-core machine (main at
-//! 13ea5d8):
+//! median of 3 alternating runs, ratio to the same emulator with no sink (set-up, recovery
+//! of the functions called and instrumentation included), on a shared 2-core machine:
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.37 s | 1.16x | 1.96x | 1.93x | 2.08x |
-//! | sort 100000 | 0.39 s | 1.19x | 1.99x | 2.12x | 2.10x |
-//! | chase 150000 | 0.35 s | 1.14x | 1.80x | 1.79x | 1.84x |
-//! | nbody 50000 | 0.39 s | 1.02x | 1.20x | 1.27x | 1.24x |
-//! | strings 250000 | 1.15 s | 1.05x | 1.74x | 1.85x | 1.82x |
-//! | primes 60000 | 0.25 s | 1.06x | 1.66x | 1.77x | 1.77x |
-//! | crc 600000 | 0.26 s | 1.08x | 1.46x | 1.55x | 1.55x |
-//! | geomean | | 1.10x | 1.67x | 1.74x | 1.75x |
+//! | coremark 700 | 0.036 s | 2.11x | 4.67x | 5.67x | 6.00x |
+//! | sort 100000 | 0.056 s | 1.86x | 4.43x | 4.79x | 4.79x |
+//! | chase 150000 | 0.072 s | 1.72x | 2.39x | 2.50x | 2.33x |
+//! | nbody 50000 | 0.180 s | 1.04x | 1.18x | 1.20x | 1.18x |
+//! | strings 250000 | 0.128 s | 1.72x | 5.22x | 5.82x | 5.82x |
+//! | primes 60000 | 0.020 s | 2.00x | 7.41x | 9.01x | 8.81x |
+//! | crc 600000 | 0.040 s | 1.90x | 1.80x | 2.90x | 2.90x |
+//! | geomean | | 1.73x | 3.28x | 3.84x | 3.81x |
 //!
-//! The goal of 1.2x is not reached: the sink's own work per edge outside traces (trace
-//! exits, blocks in no trace, calls and returns) dominates, and the emulator runs slower
-//! around it than around a sink that only takes the events (the "edges only" column).
-//! Short runs are dominated by the fixed cost of recovery.
+//! The goal of 1.2x is not reached. Probes pay off in loops without calls (crc's flat
+//! profile now costs less than delivering its edges), but every call and return still goes
+//! through the run loop to the sink, which makes call-heavy guests (primes, strings) slower
+//! than with traces alone (5.81x and 4.81x flat, measured before probes in the same way).
 //!
 //! ## Features
 //!

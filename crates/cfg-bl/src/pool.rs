@@ -30,6 +30,11 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
+    /// The counters (for probes, which count in them).
+    pub(crate) fn counts_mut(&mut self) -> &mut [u64] {
+        &mut self.counts
+    }
+
     /// Places `counters`' tables in the pool: per table, where it counts (a dense table in
     /// the pool, a sparse one in `counters`).
     pub(crate) fn place(&mut self, counters: &Counters) -> Vec<Place> {
@@ -152,9 +157,10 @@ pub(crate) enum Place {
 
 /// A path's end at a backedge, `cnt[sum + add]++; sum = set`: the common long step of a
 /// cached block, executed without interpreting [`Op`]s. Half a cache line, with `add` and
-/// `set` sign-extended (a path end whose values do not fit stays an interpreted step).
+/// `set` sign-extended (a path end whose values do not fit stays an interpreted step);
+/// laid out as [`prof_events::ProbeEnd`], which compiled probes read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(align(32))]
+#[repr(C, align(32))]
 pub(crate) struct PathEnd {
     /// A pooled table: the pool index of its counter of sum 0; a sparse one: its index.
     base: u64,

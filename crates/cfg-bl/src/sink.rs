@@ -30,6 +30,13 @@
 //! A run through an emulator trace (an event superblock) is one [`Sink::trace`] call, which
 //! executes the cached steps of its edges (calls included), composed once per trace and
 //! entry key: the first path end counts the entry sum, later ones known sums.
+//! Probes ([`prof_events::probe`]): the hoisted key and sum are the [`ProbeState`] the sink
+//! lends the emulator, over the pool and the arena's path ends, and a block's probe for a
+//! fixed exit is its cache entry for the function the top activation runs (composed when
+//! the emulator translates the block, as a miss would compose it), when that entry is an
+//! addition or a path end; compiled code then runs it without an event. Clearing the cache
+//! moves the state's epoch, so no probe given before applies; while edges are recorded
+//! there are none.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
@@ -40,7 +47,7 @@ type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
-use prof_events::{Interest, Sink, TraceId, TracePart};
+use prof_events::{Interest, Probe, ProbeEnd, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
 use crate::blockcache::{
     compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE, NOT_FLOW,
@@ -172,8 +179,8 @@ pub struct PathSink {
     /// The top activation's [`key`] ([`NO_FUNC`] if it runs no instrumented function) and
     /// running sum while edges hit the cache: the activation's own node and sum are stale
     /// until [`spill`](Self::spill), and everything else works on the activation.
-    cur: u64,
-    sum: u128,
+    /// (Held in the state compiled probes run on: see [`Sink::probe`].)
+    probe: ProbeState,
     /// Stacks of finished activations, reused.
     spare: Vec<Vec<u128>>,
     /// What could not be followed.
@@ -241,8 +248,10 @@ impl PathSink {
             scratch_ops: Vec::new(),
             scratch_edges: Vec::new(),
             acts: Vec::new(),
-            cur: NO_FUNC,
-            sum: 0,
+            probe: ProbeState {
+                key: NO_FUNC,
+                ..ProbeState::default()
+            },
             spare: Vec::new(),
             stats: Stats::default(),
             record_edges: false,
@@ -524,8 +533,8 @@ impl PathSink {
             // A region's entry and a path's end at its exit, straight-line.
             match *ops {
                 [Push(v), Set(w)] => {
-                    act.state.stack.push(self.sum.wrapping_add(v));
-                    self.sum = w;
+                    act.state.stack.push(self.probe.sum.wrapping_add(v));
+                    self.probe.sum = w;
                     return;
                 }
                 // An inner loop entered at its first backedge (coremark 585K, strings 1.1M
@@ -534,22 +543,22 @@ impl PathSink {
                 [Push(v), Set(w), Count(Place::Pool(d), add), Set(x)]
                     if self.pool.bump(d, w.wrapping_add(add)) =>
                 {
-                    act.state.stack.push(self.sum.wrapping_add(v));
-                    self.sum = x;
+                    act.state.stack.push(self.probe.sum.wrapping_add(v));
+                    self.probe.sum = x;
                     return;
                 }
                 // The same, left at once: the push and the pop cancel.
                 [Push(v), Set(w), Count(Place::Pool(d), add), Pop]
                     if self.pool.bump(d, w.wrapping_add(add)) =>
                 {
-                    self.sum = self.sum.wrapping_add(v);
+                    self.probe.sum = self.probe.sum.wrapping_add(v);
                     return;
                 }
                 // The pop overwrites the sum that the addition leaves.
                 [Count(Place::Pool(d), add), Pop] | [Count(Place::Pool(d), add), Add(_), Pop] => {
                     if let Some(s) = act.state.stack.pop() {
-                        if self.pool.bump(d, self.sum.wrapping_add(add)) {
-                            self.sum = s;
+                        if self.pool.bump(d, self.probe.sum.wrapping_add(add)) {
+                            self.probe.sum = s;
                             return;
                         }
                         act.state.stack.push(s);
@@ -659,9 +668,9 @@ impl PathSink {
     #[inline]
     fn spill(&mut self) {
         if let Some(act) = self.acts.last_mut() {
-            act.state.sum = self.sum;
-            if self.cur != NO_FUNC {
-                act.node = NodeIndex::new((self.cur & 0xffff_ffff) as usize);
+            act.state.sum = self.probe.sum;
+            if self.probe.key != NO_FUNC {
+                act.node = NodeIndex::new((self.probe.key & 0xffff_ffff) as usize);
             }
         }
     }
@@ -669,7 +678,7 @@ impl PathSink {
     /// Hoists the top activation's key and sum (after [`spill`](Self::spill) and changes).
     #[inline]
     fn fill(&mut self) {
-        (self.cur, self.sum) = match self.acts.last() {
+        (self.probe.key, self.probe.sum) = match self.acts.last() {
             Some(act) => (
                 act.func.map_or(NO_FUNC, |f| key(f, act.node.index())),
                 act.state.sum,
@@ -680,6 +689,8 @@ impl PathSink {
 
     /// Empties the cache (when the arena is full or edge recording was switched).
     fn clear_cache(&mut self) {
+        // The arena's path ends go: no probe given so far may apply.
+        self.probe.epoch += 1;
         self.flush_memos(true);
         self.arena.clear();
         self.traces.forget();
@@ -786,8 +797,8 @@ impl PathSink {
     #[inline(always)]
     fn cached_falls(&mut self, falls: Step) -> Option<u128> {
         match falls {
-            Step::Add(v) => Some(self.sum.wrapping_add(v as i128 as u128)),
-            Step::End(e) => Some(self.end_path((self.cur >> 32) as usize, e, self.sum)),
+            Step::Add(v) => Some(self.probe.sum.wrapping_add(v as i128 as u128)),
+            Step::End(e) => Some(self.end_path((self.probe.key >> 32) as usize, e, self.probe.sum)),
             Step::Action(_) => None,
         }
     }
@@ -814,16 +825,16 @@ impl PathSink {
             return false;
         };
         self.push_call(&Call::cached(last, None, call, push), sum);
-        self.cur = key(call.callee as usize, call.entry as usize);
-        self.sum = call.sum as i128 as u128;
+        self.probe.key = key(call.callee as usize, call.entry as usize);
+        self.probe.sum = call.sum as i128 as u128;
         true
     }
 
     /// Runs a trace's composed `step` on the hoisted state.
     #[inline(always)]
     fn run_composed(&mut self, step: Composed) {
-        let f = (self.cur >> 32) as usize;
-        let sum = self.sum.wrapping_add(step.pre);
+        let f = (self.probe.key >> 32) as usize;
+        let sum = self.probe.sum.wrapping_add(step.pre);
         if step.first != NONE {
             self.end_path(f, step.first, sum);
         }
@@ -850,8 +861,8 @@ impl PathSink {
                 None => {}
             }
         }
-        self.cur = step.next;
-        self.sum = if step.known { step.post } else { sum };
+        self.probe.key = step.next;
+        self.probe.sum = if step.known { step.post } else { sum };
     }
 
     /// A run of a trace whose composition is not made for the top activation's key or
@@ -863,7 +874,7 @@ impl PathSink {
         let push = |g: u32| functions.get(g as usize).map(Function::first_push);
         let plan = self
             .traces
-            .plan(id, n, self.cur, &self.slots, &self.arena, push);
+            .plan(id, n, self.probe.key, &self.slots, &self.arena, push);
         if let Some(step) = plan.step {
             self.run_composed(step);
         }
@@ -917,7 +928,7 @@ impl PathSink {
         let Some(caller) = self.acts.get(caller) else {
             return false;
         };
-        let f = (self.cur >> 32) as usize;
+        let f = (self.probe.key >> 32) as usize;
         let (Some(g), true, false) = (caller.func, top.ret == Some(to), self.record_edges) else {
             return false;
         };
@@ -936,7 +947,7 @@ impl PathSink {
         };
         let sum = self
             .cached_falls(falls)
-            .unwrap_or(self.sum)
+            .unwrap_or(self.probe.sum)
             .wrapping_add(fadd);
         if let Some(fun) = self.functions.get_mut(f) {
             fun.count_at(&mut self.pool, place, sum);
@@ -950,8 +961,8 @@ impl PathSink {
         // From a register, not reloaded from the halves just stored.
         let sum = caller.state.sum.wrapping_add(radd as i128 as u128);
         caller.state.sum = sum;
-        self.cur = key(g, w.index());
-        self.sum = sum;
+        self.probe.key = key(g, w.index());
+        self.probe.sum = sum;
         true
     }
 
@@ -1469,18 +1480,20 @@ impl Sink for PathSink {
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
         if let Some(slot) = self.slots.get(edge.from.index()) {
-            if slot.key == self.cur {
+            if slot.key == self.probe.key {
                 if let Some((next, step)) = slot.hit(edge.to) {
-                    let f = (self.cur >> 32) as usize;
-                    self.cur = next;
+                    let f = (self.probe.key >> 32) as usize;
+                    self.probe.key = next;
                     match step {
-                        Step::Add(v) => self.sum = self.sum.wrapping_add(v as i128 as u128),
-                        Step::End(e) => self.sum = self.end_path(f, e, self.sum),
+                        Step::Add(v) => {
+                            self.probe.sum = self.probe.sum.wrapping_add(v as i128 as u128)
+                        }
+                        Step::End(e) => self.probe.sum = self.end_path(f, e, self.probe.sum),
                         Step::Action(a) => self.placed_action(f, a),
                     }
                     return Control::Continue;
                 }
-            } else if slot.key == self.cur | NOT_FLOW
+            } else if slot.key == self.probe.key | NOT_FLOW
                 && match edge.kind {
                     EmuEdge::Return => self.fast_return(edge.from.index(), edge.to),
                     _ => self.fast_call(edge.from.index(), edge.to),
@@ -1503,11 +1516,63 @@ impl Sink for PathSink {
 
     #[inline]
     fn trace(&mut self, id: TraceId, n: u32) -> Control {
-        match self.traces.composed(id, n, self.cur) {
+        match self.traces.composed(id, n, self.probe.key) {
             Some(&step) => self.run_composed(step),
             None => self.trace_slow(id, n),
         }
         Control::Continue
+    }
+
+    /// The hoisted key and sum, over the pool's counters and the arena's path ends; a
+    /// switch of [`record_edges`](Self::record_edges) clears the cache first, so that no
+    /// probe given before applies.
+    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+        if self.arena.record != self.record_edges {
+            self.clear_cache();
+        }
+        let (ends, len) = self.arena.ends();
+        self.probe
+            .lend_ends(self.pool.counts_mut(), ends.cast::<ProbeEnd>(), len);
+        Some(&mut self.probe)
+    }
+
+    /// The cached step of the flow edge from `block` to `to` for the function the top
+    /// activation runs, entered at the block's start, when it is an addition or a path
+    /// end (composed and cached now, as a miss would): the hot path's hit, as a probe.
+    /// None while edges are recorded (every edge must reach the sink).
+    fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
+        if self.record_edges {
+            return None;
+        }
+        let id = block.id.index();
+        let f = self.acts.last()?.func?;
+        let node = self.functions.get(f)?.node_at.get(&block.start)?.index();
+        if self.slots.get(id)?.key != self.cold.get(id)?.key(f, node) {
+            self.rekey(id, f, node);
+        }
+        let k = self.slots[id].key;
+        if k & NOT_FLOW != 0 {
+            return None;
+        }
+        let (next, step) = match self.slots[id].find(to) {
+            Some(hit) => hit,
+            None => {
+                let hit = self.resolve(id, to)?;
+                self.remember(id, to, Some(usize::from(to != block.end)), hit);
+                hit
+            }
+        };
+        let op = match step {
+            Step::Add(v) => ProbeOp::Add(v),
+            Step::End(e) => ProbeOp::End(e),
+            Step::Action(_) => return None,
+        };
+        Some(Probe {
+            key: k,
+            epoch: self.probe.epoch,
+            next: key((k >> 32) as usize, next as usize),
+            op,
+        })
     }
 
     fn exit(&mut self, exit: &Exit) {

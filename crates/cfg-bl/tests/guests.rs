@@ -352,11 +352,11 @@ fn clearing_the_cache_mid_run_changes_no_path_count() {
     }
 }
 
-/// Forwards events to a path sink but takes no trace: the emulator delivers the runs of its
-/// event superblocks to it edge by edge.
-struct EdgeByEdge(PathSink);
+/// Forwards events to a path sink but takes no trace and has no probes: the emulator
+/// delivers the runs of its event superblocks to it edge by edge.
+struct EdgeByEdge<S>(S);
 
-impl prof_events::Sink for EdgeByEdge {
+impl<S: prof_events::Sink> prof_events::Sink for EdgeByEdge<S> {
     fn may_stop(&mut self) -> bool {
         false
     }
@@ -378,32 +378,144 @@ impl prof_events::Sink for EdgeByEdge {
     }
 }
 
+/// Forwards everything to a path sink but its probes: the emulator forms event
+/// superblocks, whose runs the sink takes as traces.
+struct Traced(PathSink);
+
+impl prof_events::Sink for Traced {
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
+    fn wants(&mut self) -> prof_events::Interest {
+        self.0.wants()
+    }
+
+    fn interest(&mut self, block: &prof_events::BlockInfo) -> prof_events::Interest {
+        self.0.interest(block)
+    }
+
+    fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
+        self.0.edge(edge)
+    }
+
+    fn trace_formed(&mut self, id: prof_events::TraceId, parts: &[prof_events::TracePart]) -> bool {
+        self.0.trace_formed(id, parts)
+    }
+
+    fn trace(&mut self, id: prof_events::TraceId, n: u32) -> prof_events::Control {
+        self.0.trace(id, n)
+    }
+
+    fn exit(&mut self, exit: &prof_events::Exit) {
+        self.0.exit(exit)
+    }
+}
+
+/// Forwards everything to a path sink, counting the edge events it takes.
+struct Counted(PathSink, u64);
+
+impl prof_events::Sink for Counted {
+    fn may_stop(&mut self) -> bool {
+        self.0.may_stop()
+    }
+
+    fn wants(&mut self) -> prof_events::Interest {
+        self.0.wants()
+    }
+
+    fn interest(&mut self, block: &prof_events::BlockInfo) -> prof_events::Interest {
+        self.0.interest(block)
+    }
+
+    fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
+        self.1 += 1;
+        self.0.edge(edge)
+    }
+
+    fn exit(&mut self, exit: &prof_events::Exit) {
+        self.0.exit(exit)
+    }
+
+    fn probe_state(&mut self) -> Option<&mut prof_events::ProbeState> {
+        self.0.probe_state()
+    }
+
+    fn probe(&mut self, block: &prof_events::BlockInfo, to: u64) -> Option<prof_events::Probe> {
+        self.0.probe(block, to)
+    }
+}
+
+/// Checks that the profile of `guest` in `mode` through `wrap` (which `unwrap` takes
+/// apart after the run) is the same sink's edge by edge: paths, stats and activations.
+/// Returns the edge events the sink took edge by edge.
+fn against_edge_by_edge<W: prof_events::Sink>(
+    guest: &Guest,
+    (mode, regions): (Mode, RegionChoice),
+    wrap: impl FnOnce(PathSink) -> W,
+    unwrap: impl FnOnce(W) -> PathSink,
+) -> u64 {
+    let (mut m, sink) = sink_for(guest, mode, regions);
+    let mut wrapped = wrap(sink);
+    m.run(&mut wrapped);
+    let sink = unwrap(wrapped);
+    let (mut m, plain) = sink_for(guest, mode, regions);
+    let mut one_by_one = Counted(plain, 0);
+    m.run(&mut EdgeByEdge(&mut one_by_one));
+    let (plain, edges) = (one_by_one.0, one_by_one.1);
+    assert!(!plain.paths().is_empty(), "{}", guest.name);
+    let what = format!("{} {mode:?} {regions:?}", guest.name);
+    assert_eq!(sink.paths(), plain.paths(), "{what}");
+    assert_eq!(sink.stats, plain.stats, "{what}");
+    let activations = |s: &PathSink| -> Vec<(u64, u64)> {
+        s.functions.iter().map(|f| (f.starts, f.ends)).collect()
+    };
+    assert_eq!(activations(&sink), activations(&plain), "{what}");
+    edges
+}
+
+const MODES: [(Mode, RegionChoice); 3] = [
+    (Mode::RegionBased, RegionChoice::Flat),
+    (Mode::RegionBased, RegionChoice::LoopsAndHammocks),
+    (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
+];
+
 /// Runs of traces, composed from the cached steps of their edges (from the key each run
 /// starts at), give the profile that the same edges one by one give, on every Linux guest
 /// and in every mode.
 #[test]
 fn composed_traces_give_the_profile_of_their_edges_one_by_one() {
     for guest in linux_guests() {
-        for (mode, regions) in [
-            (Mode::RegionBased, RegionChoice::Flat),
-            (Mode::RegionBased, RegionChoice::LoopsAndHammocks),
-            (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
-        ] {
-            let (mut m, mut sink) = sink_for(&guest, mode, regions);
-            let run = m.run(&mut sink);
+        for modes in MODES {
+            let (mut m, sink) = sink_for(&guest, modes.0, modes.1);
+            let run = m.run(&mut Traced(sink));
             assert!(run.event_superblocks > 0, "{}", guest.name);
-            let (mut m, plain) = sink_for(&guest, mode, regions);
-            let mut one_by_one = EdgeByEdge(plain);
-            m.run(&mut one_by_one);
-            let plain = one_by_one.0;
-            assert!(!plain.paths().is_empty(), "{}", guest.name);
-            let what = format!("{} {mode:?} {regions:?}", guest.name);
-            assert_eq!(sink.paths(), plain.paths(), "{what}");
-            assert_eq!(sink.stats, plain.stats, "{what}");
-            let activations = |s: &PathSink| -> Vec<(u64, u64)> {
-                s.functions.iter().map(|f| (f.starts, f.ends)).collect()
-            };
-            assert_eq!(activations(&sink), activations(&plain), "{what}");
+            against_edge_by_edge(&guest, modes, Traced, |t| t.0);
+        }
+    }
+}
+
+/// The sink's probes, run by the emulator's compiled code in place of most edge events,
+/// give the profile that the same edges one by one give, on every Linux guest and in every
+/// mode.
+#[test]
+fn compiled_probes_give_the_profile_of_their_edges_one_by_one() {
+    for guest in linux_guests() {
+        for modes in MODES {
+            let mut taken = 0;
+            let all = against_edge_by_edge(
+                &guest,
+                modes,
+                |s| Counted(s, 0),
+                |c| {
+                    taken = c.1;
+                    c.0
+                },
+            );
+            eprintln!(
+                "{} {modes:?}: {taken} of {all} edges reached the sink",
+                guest.name
+            );
         }
     }
 }
