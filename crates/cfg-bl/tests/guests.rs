@@ -352,63 +352,48 @@ fn clearing_the_cache_mid_run_changes_no_path_count() {
     }
 }
 
-/// Forwards events to a path sink but takes no trace and has no probes: the emulator
-/// delivers the runs of its event superblocks to it edge by edge.
-struct EdgeByEdge<S>(S);
+/// Forwards events to a path sink but its probes, and its traces unless `traces` says so:
+/// the emulator delivers the runs of its event superblocks to it edge by edge, or as runs.
+struct Forward<S> {
+    sink: S,
+    traces: bool,
+}
 
-impl<S: prof_events::Sink> prof_events::Sink for EdgeByEdge<S> {
-    fn may_stop(&mut self) -> bool {
-        false
-    }
-
-    fn wants(&mut self) -> prof_events::Interest {
-        self.0.wants()
-    }
-
-    fn interest(&mut self, block: &prof_events::BlockInfo) -> prof_events::Interest {
-        self.0.interest(block)
-    }
-
-    fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
-        self.0.edge(edge)
-    }
-
-    fn exit(&mut self, exit: &prof_events::Exit) {
-        self.0.exit(exit)
+/// [`Forward`] without traces.
+fn edge_by_edge<S>(sink: S) -> Forward<S> {
+    Forward {
+        sink,
+        traces: false,
     }
 }
 
-/// Forwards everything to a path sink but its probes: the emulator forms event
-/// superblocks, whose runs the sink takes as traces.
-struct Traced(PathSink);
-
-impl prof_events::Sink for Traced {
+impl<S: prof_events::Sink> prof_events::Sink for Forward<S> {
     fn may_stop(&mut self) -> bool {
         false
     }
 
     fn wants(&mut self) -> prof_events::Interest {
-        self.0.wants()
+        self.sink.wants()
     }
 
     fn interest(&mut self, block: &prof_events::BlockInfo) -> prof_events::Interest {
-        self.0.interest(block)
+        self.sink.interest(block)
     }
 
     fn edge(&mut self, edge: &prof_events::Edge) -> prof_events::Control {
-        self.0.edge(edge)
+        self.sink.edge(edge)
     }
 
     fn trace_formed(&mut self, id: prof_events::TraceId, parts: &[prof_events::TracePart]) -> bool {
-        self.0.trace_formed(id, parts)
+        self.traces && self.sink.trace_formed(id, parts)
     }
 
     fn trace(&mut self, id: prof_events::TraceId, n: u32) -> prof_events::Control {
-        self.0.trace(id, n)
+        self.sink.trace(id, n)
     }
 
     fn exit(&mut self, exit: &prof_events::Exit) {
-        self.0.exit(exit)
+        self.sink.exit(exit)
     }
 }
 
@@ -461,7 +446,7 @@ fn against_edge_by_edge<W: prof_events::Sink>(
     let sink = unwrap(wrapped);
     let (mut m, plain) = sink_for(guest, mode, regions);
     let mut one_by_one = Counted(plain, 0);
-    m.run(&mut EdgeByEdge(&mut one_by_one));
+    m.run(&mut edge_by_edge(&mut one_by_one));
     let (plain, edges) = (one_by_one.0, one_by_one.1);
     assert!(!plain.paths().is_empty(), "{}", guest.name);
     let what = format!("{} {mode:?} {regions:?}", guest.name);
@@ -488,9 +473,10 @@ fn composed_traces_give_the_profile_of_their_edges_one_by_one() {
     for guest in linux_guests() {
         for modes in MODES {
             let (mut m, sink) = sink_for(&guest, modes.0, modes.1);
-            let run = m.run(&mut Traced(sink));
+            let traced = |sink| Forward { sink, traces: true };
+            let run = m.run(&mut traced(sink));
             assert!(run.event_superblocks > 0, "{}", guest.name);
-            against_edge_by_edge(&guest, modes, Traced, |t| t.0);
+            against_edge_by_edge(&guest, modes, traced, |t| t.sink);
         }
     }
 }
