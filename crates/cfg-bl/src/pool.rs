@@ -319,6 +319,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Compiled probes read the arena's path ends as `ProbeEnd`s.
+    #[test]
+    fn path_ends_are_laid_out_as_probe_ends() {
+        use prof_events::ProbeEnd;
+        use std::mem::offset_of;
+        assert_eq!(size_of::<PathEnd>(), size_of::<ProbeEnd>());
+        assert_eq!(offset_of!(PathEnd, base), offset_of!(ProbeEnd, base));
+        assert_eq!(offset_of!(PathEnd, size), offset_of!(ProbeEnd, size));
+        assert_eq!(offset_of!(PathEnd, add), offset_of!(ProbeEnd, add));
+        assert_eq!(offset_of!(PathEnd, set), offset_of!(ProbeEnd, set));
+    }
+
     /// A dense table of 8 sums and two sparse tables.
     fn tables() -> Counters {
         Counters {
