@@ -589,12 +589,17 @@ impl Machine {
                 || (block.compiled != NONE && (block.interest.is_empty() || logging))
             {
                 let entry = sup.map_or(Entry::Block(slot), Entry::Super);
-                // The probes' state, lent for the code's run (re-asked after every event).
-                let probe = match sink.probe_state() {
-                    Some(state) if logging => state as *mut ProbeState,
+                // The probes' state, lent for the code's run (re-asked after every event) if
+                // its sum is a signed 64-bit one, the low half compiled probes work on.
+                let mut state = if logging { sink.probe_state() } else { None };
+                let probe = match state.as_deref_mut() {
+                    Some(s) if s.sum as u64 as i64 as i128 as u128 == s.sum => s as *mut ProbeState,
                     _ => std::ptr::null_mut(),
                 };
                 let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probe);
+                if let (Some(s), false) = (state, probe.is_null()) {
+                    s.sum = s.sum as u64 as i64 as i128 as u128;
+                }
                 (slot, code_link) = (c.slot, c.link);
                 let mut control = Control::Continue;
                 if EVENTS {

@@ -245,12 +245,14 @@ impl Compiler<'_> {
 
     /// Runs `probe` on the [`ProbeState`] the context points to (see [`prof_events::probe`]):
     /// pushes onto `miss` the jumps taken, having changed nothing, where it does not apply
-    /// (no state; another key or epoch; a sum outside the signed 64-bit range, before or
-    /// after an addition; a path end out of the state's ends, or counting out of range or
-    /// out of its counters), and falls through where it applied. Uses rax, rcx and rdx.
+    /// (no state; undelivered records, which `pending` takes; another key or epoch; an
+    /// addition past the signed 64-bit range; a path end out of the state's ends, or
+    /// counting out of range or out of its counters), and falls through where it applied.
+    /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
+    /// when its sum is one, and sign-extends the low half into the high one after the code
+    /// ran. Uses rax, rcx and rdx.
     fn probe(&mut self, probe: &Probe, (pending, miss): (&mut usize, &mut Vec<usize>)) {
         const SUM: i32 = ProbeState::SUM as i32;
-        const HI: i32 = SUM + 8;
         let a = &mut *self.asm;
         a.load(RCX, RSI, Ctx::PROBE as i32);
         a.alu_imm(W::Q, Alu::Cmp, RCX, 0);
@@ -263,25 +265,28 @@ impl Compiler<'_> {
             (ProbeState::KEY, probe.key),
             (ProbeState::EPOCH, probe.epoch),
         ] {
-            a.mov_imm(RAX, value);
-            a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, field as i32);
+            match i32::try_from(value as i64) {
+                Ok(v) => a.alu_mem_imm(Alu::Cmp, RCX, field as i32, v),
+                Err(_) => {
+                    a.mov_imm(RAX, value);
+                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, field as i32);
+                }
+            }
             miss.push(a.jcc(Cc::Ne));
         }
-        // Compiled probes keep the 128-bit sum a sign-extended i64 (a path's running sum
-        // may dip below 0 on the way); anything else is the sink's to do.
-        a.load(RAX, RCX, SUM);
-        a.shift_imm(W::Q, Shift::Sar, RAX, 63);
-        a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, HI);
-        miss.push(a.jcc(Cc::Ne));
+        // (A path's running sum may dip below 0 on the way.)
         a.load(RAX, RCX, SUM);
         match probe.op {
             ProbeOp::Add(v) => {
-                a.mov_imm(RDX, v as u64);
-                a.alu(W::Q, Alu::Add, RAX, RDX);
+                match i32::try_from(v) {
+                    Ok(v) => a.alu_imm(W::Q, Alu::Add, RAX, v),
+                    Err(_) => {
+                        a.mov_imm(RDX, v as u64);
+                        a.alu(W::Q, Alu::Add, RAX, RDX);
+                    }
+                }
                 miss.push(a.jcc(Cc::O));
                 a.store(RCX, SUM, RAX);
-                a.shift_imm(W::Q, Shift::Sar, RAX, 63);
-                a.store(RCX, HI, RAX);
             }
             ProbeOp::End(e) => {
                 const BASE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, base) as i32;
@@ -304,11 +309,9 @@ impl Compiler<'_> {
                 miss.push(a.jcc(Cc::B));
                 a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::COUNTS_LEN as i32);
                 miss.push(a.jcc(Cc::Ae));
-                // It applies: sum = set (sign-extended), then count.
+                // It applies: sum = set, then count.
                 a.load(RDX, RDX, SET);
                 a.store(RCX, SUM, RDX);
-                a.shift_imm(W::Q, Shift::Sar, RDX, 63);
-                a.store(RCX, HI, RDX);
                 a.shift_imm(W::Q, Shift::Shl, RAX, 3);
                 a.load(RDX, RCX, ProbeState::COUNTS as i32);
                 a.load_sib(Load::U64, RCX, RDX, RAX);

@@ -227,6 +227,12 @@ impl Asm {
         self.code.len() - 4
     }
 
+    /// `op qword [base + disp], imm` (sign-extended 32-bit immediate).
+    pub fn alu_mem_imm(&mut self, op: Alu, base: Reg, disp: i32, imm: i32) {
+        self.rm_disp(W::Q, &[0x81], op.ext(), base, disp);
+        self.u32(imm as u32);
+    }
+
     /// `mov dword [base + disp], imm`.
     pub fn store_imm32(&mut self, base: Reg, disp: i32, imm: u32) {
         self.rm_disp(W::D, &[0xc7], 0, base, disp);
