@@ -245,22 +245,21 @@ impl Compiler<'_> {
 
     /// Runs `probe` on the [`ProbeState`] the context points to (see [`prof_events::probe`]):
     /// pushes onto `miss` the jumps taken, having changed nothing, where it does not apply
-    /// (no state; undelivered records, which `pending` takes; another key or epoch; an
+    /// (no state; records not yet delivered, which may change the state; another key or
+    /// epoch; an
     /// addition past the signed 64-bit range; a path end out of the state's ends, or
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
     /// ran. Uses rax, rcx and rdx.
-    fn probe(&mut self, probe: &Probe, (pending, miss): (&mut usize, &mut Vec<usize>)) {
+    fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         let a = &mut *self.asm;
         a.load(RCX, RSI, Ctx::PROBE as i32);
         a.alu_imm(W::Q, Alu::Cmp, RCX, 0);
         miss.push(a.jcc(Cc::E));
-        // Records not yet delivered may change the state: the probe waits for them.
-        a.load(RAX, RSI, Ctx::LOG_LEN as i32);
-        a.alu_imm(W::Q, Alu::Cmp, RAX, 0);
-        *pending = a.jcc(Cc::Ne);
+        a.alu_mem_imm(Alu::Cmp, RSI, Ctx::LOG_LEN as i32, 0);
+        miss.push(a.jcc(Cc::Ne));
         for (field, value) in [
             (ProbeState::KEY, probe.key),
             (ProbeState::EPOCH, probe.epoch),
@@ -343,12 +342,10 @@ impl Compiler<'_> {
         };
         // A probe that applies stands for the record (the exit's event); one that does not
         // logs it and returns, so that the run loop delivers it before any other probe runs.
-        let (mut pending, mut miss) = (None, Vec::new());
+        let mut miss = Vec::new();
         let full = match probe {
             Some(p) if logged => {
-                let mut j = 0;
-                self.probe(p, (&mut j, &mut miss));
-                pending = Some(j);
+                self.probe(p, &mut miss);
                 None
             }
             _ => logged.then(|| self.log(Some(e.pc), slot, at)),
@@ -375,11 +372,7 @@ impl Compiler<'_> {
         let leave = self.asm.code.len();
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
-        if let Some(pending) = pending {
-            // Where the probe does not apply (records not yet delivered may change the
-            // state), the exit is logged and the code returns, so that the run loop
-            // delivers the events and the probes that follow apply again.
-            miss.push(pending);
+        if !miss.is_empty() {
             for j in miss {
                 self.asm.patch(j);
             }
