@@ -502,8 +502,9 @@ impl BlockCache {
     /// Turns probes on for a run whose sink has them (see [`prof_events::probe`]) or off.
     /// A run with probes starts from an empty cache, whose blocks ask its sink for them;
     /// the first run without after one empties it again. While on, blocks with only edge
-    /// events run chained, logged, their probes compiled in, and every record returns to
-    /// the run loop (see [`Source::probes`]).
+    /// events run chained, logged, their probes compiled in (a probe that does not apply
+    /// logs its exit and returns: see [`Source::probes`]), and event superblocks form only
+    /// through calls, returns and indirect jumps, which no probe runs.
     pub fn set_probing(&mut self, on: bool) {
         if (on || self.probing) && !self.blocks.is_empty() {
             self.flush();

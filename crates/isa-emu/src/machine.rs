@@ -320,8 +320,8 @@ impl Machine {
             chaining && !watches_blocks && self.sample_interval(run_interest).is_none(),
         );
         // Event superblocks keep fuel and samples exact, but deliver block and edge events
-        // late, which only a sink that never stops cannot tell. A sink with probes runs
-        // them in compiled code instead: its blocks stay apart, each the probes of its exits.
+        // late, which only a sink that never stops cannot tell. A sink with probes has them
+        // run by compiled code (see `BlockCache::set_probing`).
         let quiet = chaining && watches_blocks && !may_stop;
         let probing = quiet && sink.probe_state().is_some();
         self.cache.set_event_superblocks(quiet);
