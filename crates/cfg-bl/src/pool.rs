@@ -4,8 +4,9 @@
 //! [`Counters`] at the end of the run.
 //!
 //! A sparse table stays in the function's [`Counters`] (behind its own front cache), but a
-//! cached path end of a sparse table counts its latest sum in a pool counter of its own
-//! ([`Memo`]), exactly as a dense table's path end counts: a hot path's count in a huge
+//! cached path end of a sparse table counts its latest sums in pool counters of its own
+//! (a [`Memo`] per way of the path end), exactly as a dense table's path end counts: a hot
+//! path's count in a huge
 //! region (a flat profile's `main`: coremark counts 14M path ends in a sparse table) is
 //! an indexed add.
 

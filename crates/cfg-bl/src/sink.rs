@@ -18,8 +18,9 @@
 //! composed operations of the falls and the transfer's edge, so that a flow edge event is
 //! a key compare, an address compare and an addition; a path's end at a backedge is, in
 //! addition, one indexed add into the pool of dense counter tables of all functions (a
-//! sparse table's path end counts its latest sum the same way, in a pool counter of its
-//! own, a memo; another sum is one call, which moves the memo); region entries and exits
+//! sparse table's path end counts its latest sums the same way, in pool counters of its
+//! own, memos in the end's ways; another sum is one call, which moves one memo); region
+//! entries and exits
 //! run their composed operations. The top activation's function, node and sum are held in
 //! the sink while edges hit the cache.
 //! A call or return block's slot caches its falls and (for a call) its callee's start, so
@@ -582,38 +583,38 @@ impl PathSink {
         let Some(&end) = self.arena.end(e) else {
             return sum;
         };
-        if let Err(sum) = end.count(&mut self.pool, sum) {
+        if end.count(&mut self.pool, sum).is_err() && !self.count_in_window(e, sum) {
             self.count_in(f, e, sum);
         }
         end.set()
     }
 
-    /// Counts what path end `e` of function `f` did not count in the pool: `sum` is the
-    /// sum counted, or for a sparse table's [`Memo`], that sum less the window's. The memo
-    /// moves its window to the sum (a new memo is made); a pooled table's sum out of range
-    /// goes to the function's counters.
+    /// Counts `sum` at path end `e` in another way's window, if one holds it.
+    #[inline(always)]
+    fn count_in_window(&mut self, e: u32, sum: u128) -> bool {
+        (e + 1..e + self.arena.ways(e)).any(|w| {
+            let end = self.arena.end(w).copied();
+            end.is_some_and(|end| end.count(&mut self.pool, sum).is_ok())
+        })
+    }
+
+    /// Counts what path end `e` of function `f` did not count in the pool, `sum` being the
+    /// running sum: a sparse table's path end moves a window (its ways' in turn) to the sum
+    /// (a new memo is made at first); a pooled table's sum out of range goes to the
+    /// function's counters.
     #[inline(never)]
-    fn count_in(&mut self, f: usize, e: u32, sum: u128) {
+    fn count_in(&mut self, f: usize, e: u32, running: u128) {
+        let ways = self.arena.ways(e);
         let Some(&end) = self.arena.end(e) else {
             return;
         };
-        let (memo, old) = match (self.arena.memo(e), end.place()) {
-            (Some(m), _) => {
-                let n = self.pool.take(m.counter);
-                self.count_sparse(m, m.sum, n);
-                let sum = sum.wrapping_add(m.sum);
-                (Memo { sum, ..m }, true)
-            }
-            (None, Place::Sparse(table)) => {
-                let memo = Memo {
-                    func: f as u32,
-                    table,
-                    counter: usize::MAX,
-                    sum,
-                    add: end.addition(),
-                };
-                (memo, false)
-            }
+        // The path end's own addition (a window's is less its sum) and sparse table.
+        let memo = (e..e + ways).find_map(|w| self.arena.memo(w));
+        let add = memo.map_or(end.addition(), |m| m.add);
+        let sum = running.wrapping_add(add);
+        let table = match (memo, end.place()) {
+            (Some(m), _) => m.table,
+            (None, Place::Sparse(table)) => table,
             (None, place) => {
                 if let Some(func) = self.functions.get_mut(f) {
                     func.count_at(&mut self.pool, place, sum);
@@ -621,11 +622,32 @@ impl PathSink {
                 return;
             }
         };
+        let w = e + self.arena.next_turn(e);
+        let Some(&end) = self.arena.end(w) else {
+            return;
+        };
+        let (memo, old) = match self.arena.memo(w) {
+            Some(m) => {
+                let n = self.pool.take(m.counter);
+                self.count_sparse(m, m.sum, n);
+                (Memo { sum, ..m }, true)
+            }
+            None => {
+                let memo = Memo {
+                    func: f as u32,
+                    table,
+                    counter: usize::MAX,
+                    sum,
+                    add,
+                };
+                (memo, false)
+            }
+        };
         let counter = if old { memo.counter } else { self.pool.alloc() };
         match end.window(counter, memo.add, memo.sum) {
             Some(window) => {
                 self.pool.set(counter, 1);
-                self.arena.set_memo(e, window, Memo { counter, ..memo });
+                self.arena.set_memo(w, window, Memo { counter, ..memo });
             }
             None => {
                 // The window cannot reach this sum: it stays where it was (empty), and a
@@ -1564,7 +1586,10 @@ impl Sink for PathSink {
         };
         let op = match step {
             Step::Add(v) => ProbeOp::Add(v),
-            Step::End(e) => ProbeOp::End(e),
+            Step::End(e) => ProbeOp::End {
+                end: e,
+                ways: self.arena.ways(e) as u8,
+            },
             Step::Action(_) => return None,
         };
         Some(Probe {

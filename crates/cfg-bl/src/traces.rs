@@ -285,8 +285,8 @@ impl State {
                 let Some(end) = arena.end(e) else {
                     return false;
                 };
-                // A dense table's counter is fixed; a window moves, so its end runs.
-                let fixed = end.fixed_counter(k).filter(|_| arena.memo(e).is_none());
+                // A dense table's counter is fixed; windows move, so a sparse end runs.
+                let fixed = end.fixed_counter(k).filter(|_| arena.ways(e) == 1);
                 let bumped = fixed.and_then(|c| {
                     self.counts.iter_mut().find_map(|n| match n {
                         Count::Bump { counter, n } if *counter == c => Some(n),

@@ -62,24 +62,28 @@ impl Walker {
     }
 
     /// The operation of the edge from the block at `from` to `to` (a path end gets its
-    /// table when first asked for).
+    /// table when first asked for: one way of 64 sums, or every other path end two, the
+    /// second for the next 64 sums).
     fn op(&mut self, from: u64, to: u64) -> ProbeOp {
         let h = mix(from, to);
         if h % 3 != 0 {
             return ProbeOp::Add((h % 5) as i64 - 1);
         }
+        let ways = 1 + (h / 3 % 2) as u8;
         let n = self.ends.len() as u32;
         let e = *self.end_of.entry((from, to)).or_insert(n);
         if e == n {
-            self.ends.push(ProbeEnd {
-                base: self.counts.len() as u64,
-                size: 64,
-                add: (h % 5) as i64 - 2,
-                set: (h % 3) as i64,
-            });
-            self.counts.extend([0; 64]);
+            for w in 0..i64::from(ways) {
+                self.ends.push(ProbeEnd {
+                    base: self.counts.len() as u64,
+                    size: 64,
+                    add: (h % 5) as i64 - 2 - 64 * w,
+                    set: (h % 3) as i64,
+                });
+                self.counts.extend([0; 64]);
+            }
         }
-        ProbeOp::End(e)
+        ProbeOp::End { end: e, ways }
     }
 
     fn probe_of(&mut self, from: u64, to: u64) -> Probe {
@@ -152,7 +156,13 @@ impl Walker {
             .iter()
             .filter_map(|(&edge, &e)| {
                 let end = self.ends[e as usize];
-                let c = &self.counts[end.base as usize..(end.base + end.size) as usize];
+                // A path end's ways' counters follow each other.
+                let ways = if mix(edge.0, edge.1) / 3 % 2 == 0 {
+                    1
+                } else {
+                    2
+                };
+                let c = &self.counts[end.base as usize..(end.base + ways * end.size) as usize];
                 c.iter().any(|&n| n > 0).then(|| (edge, c.to_vec()))
             })
             .collect()

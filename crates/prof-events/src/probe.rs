@@ -8,11 +8,12 @@
 //! delivering the edge event:
 //!
 //! 1. The probe *applies* if the state's `key` and `epoch` equal the probe's and, for
-//!    [`ProbeOp::End`], the path end is in the state's `ends`, its count in range
-//!    (`sum + add < size`, computed in 128 bits) and its counter in `counts`.
-//! 2. If it applies: [`ProbeOp::Add`] adds to `sum`; [`ProbeOp::End`] adds one to the
-//!    counter and sets `sum`; then `key` becomes the probe's `next`. The edge event is not
-//!    delivered.
+//!    [`ProbeOp::End`], one of the path end's ways (the first that does) is in the state's
+//!    `ends`, its count in range (`sum + add < size`, computed in 128 bits) and its counter
+//!    in `counts`.
+//! 2. If it applies: [`ProbeOp::Add`] adds to `sum`; [`ProbeOp::End`] adds one to that
+//!    way's counter and sets `sum`; then `key` becomes the probe's `next`. The edge event is
+//!    not delivered.
 //! 3. Otherwise nothing changes and the edge event is delivered, before any later probe
 //!    runs.
 //!
@@ -47,9 +48,15 @@ pub struct ProbeEnd {
 pub enum ProbeOp {
     /// `sum += v` (sign-extended to 128 bits).
     Add(i64),
-    /// The path end at this index of the state's `ends` (read when the probe runs, so the
-    /// sink may change it).
-    End(u32),
+    /// The path end whose `ways` ways are the state's `ends` from index `end` on (read
+    /// when the probe runs, so the sink may change them): the first way that counts the
+    /// sum counts it (a sink keeps several windows of a sparse table's sums this way).
+    End {
+        /// Index of the first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+    },
 }
 
 /// A probe on one exit of a block.
@@ -130,20 +137,22 @@ pub fn apply(probe: &Probe, state: &mut ProbeState, counts: &mut [u64], ends: &[
     }
     match probe.op {
         ProbeOp::Add(v) => state.sum = state.sum.wrapping_add(v as i128 as u128),
-        ProbeOp::End(e) => {
-            let Some(end) = ends.get(e as usize) else {
+        ProbeOp::End { end, ways } => {
+            let sum = state.sum;
+            let way = |end: &ProbeEnd| {
+                let i = sum.wrapping_add(end.add as i128 as u128);
+                (i < u128::from(end.size))
+                    .then(|| end.base.checked_add(i as u64))
+                    .flatten()
+                    .and_then(|c| usize::try_from(c).ok())
+                    .filter(|&c| c < counts.len())
+            };
+            let ways = ends.iter().skip(end as usize).take(usize::from(ways));
+            let Some((c, set)) = ways.into_iter().find_map(|e| Some((way(e)?, e.set))) else {
                 return false;
             };
-            let i = state.sum.wrapping_add(end.add as i128 as u128);
-            let counter = (i < u128::from(end.size))
-                .then(|| end.base.checked_add(i as u64))
-                .flatten()
-                .and_then(|c| counts.get_mut(usize::try_from(c).ok()?));
-            let Some(c) = counter else {
-                return false;
-            };
-            *c += 1;
-            state.sum = end.set as i128 as u128;
+            counts[c] += 1;
+            state.sum = set as i128 as u128;
         }
     }
     state.key = probe.next;
@@ -182,7 +191,7 @@ mod tests {
             key: 11,
             epoch: 1,
             next: 12,
-            op: ProbeOp::End(0),
+            op: ProbeOp::End { end: 0, ways: 1 },
         };
         assert!(!apply(&end, &mut s, &mut counts, &ends));
         s.epoch = 1;
@@ -194,11 +203,49 @@ mod tests {
         let again = Probe { key: 12, ..end };
         assert!(!apply(&again, &mut s, &mut counts, &ends));
         let missing = Probe {
-            op: ProbeOp::End(1),
+            op: ProbeOp::End { end: 1, ways: 1 },
             ..again
         };
         assert!(!apply(&missing, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key), (7, 12));
+    }
+
+    #[test]
+    fn a_path_end_counts_in_the_first_way_that_holds_the_sum() {
+        // Two windows: sum 5 (at counter 0) and sum 9 (at counter 1).
+        let ends = [
+            ProbeEnd {
+                base: 0,
+                size: 1,
+                add: -5,
+                set: 0,
+            },
+            ProbeEnd {
+                base: 1,
+                size: 1,
+                add: -9,
+                set: 0,
+            },
+        ];
+        let mut counts = [0u64; 2];
+        let end = |ways| Probe {
+            key: 0,
+            epoch: 0,
+            next: 0,
+            op: ProbeOp::End { end: 0, ways },
+        };
+        for (sum, ways, applies) in [(9, 2, true), (5, 2, true), (9, 1, false), (7, 2, false)] {
+            let mut s = ProbeState {
+                sum,
+                ..ProbeState::default()
+            };
+            assert_eq!(
+                apply(&end(ways), &mut s, &mut counts, &ends),
+                applies,
+                "{sum}"
+            );
+        }
+        assert_eq!(counts, [1, 1]);
     }
 
     #[test]

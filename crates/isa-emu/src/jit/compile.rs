@@ -273,10 +273,10 @@ impl Compiler<'_> {
             }
             miss.push(a.jcc(Cc::Ne));
         }
-        // (A path's running sum may dip below 0 on the way.)
-        a.load(RAX, RCX, SUM);
         match probe.op {
             ProbeOp::Add(v) => {
+                // (A path's running sum may dip below 0 on the way.)
+                a.load(RAX, RCX, SUM);
                 match i32::try_from(v) {
                     Ok(v) => a.alu_imm(W::Q, Alu::Add, RAX, v),
                     Err(_) => {
@@ -287,27 +287,40 @@ impl Compiler<'_> {
                 miss.push(a.jcc(Cc::O));
                 a.store(RCX, SUM, RAX);
             }
-            ProbeOp::End(e) => {
+            ProbeOp::End { end, ways } => {
                 const BASE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, base) as i32;
                 const SIZE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, size) as i32;
                 const ADD: i32 = std::mem::offset_of!(prof_events::ProbeEnd, add) as i32;
                 const SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
-                // rdx = &ends[e], if e < ends_len.
-                a.mov_imm(RDX, u64::from(e));
-                a.alu_mem(W::Q, Alu::Cmp, RDX, RCX, ProbeState::ENDS_LEN as i32);
-                miss.push(a.jcc(Cc::Ae));
-                a.shift_imm(W::Q, Shift::Shl, RDX, 5);
-                a.alu_mem(W::Q, Alu::Add, RDX, RCX, ProbeState::ENDS as i32);
+                // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len;
                 // rax = sum + add, counted if in [0, size) (a negative one is above as
                 // unsigned), at base + rax if that is one of the counters.
-                a.alu_mem(W::Q, Alu::Add, RAX, RDX, ADD);
-                miss.push(a.jcc(Cc::O));
-                a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, SIZE);
-                miss.push(a.jcc(Cc::Ae));
-                a.alu_mem(W::Q, Alu::Add, RAX, RDX, BASE);
-                miss.push(a.jcc(Cc::B));
-                a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::COUNTS_LEN as i32);
-                miss.push(a.jcc(Cc::Ae));
+                let mut counts = Vec::new();
+                for e in (0..u64::from(ways)).map(|w| u64::from(end) + w) {
+                    let mut next = Vec::new();
+                    a.mov_imm(RDX, e);
+                    a.alu_mem(W::Q, Alu::Cmp, RDX, RCX, ProbeState::ENDS_LEN as i32);
+                    next.push(a.jcc(Cc::Ae));
+                    a.shift_imm(W::Q, Shift::Shl, RDX, 5);
+                    a.alu_mem(W::Q, Alu::Add, RDX, RCX, ProbeState::ENDS as i32);
+                    a.load(RAX, RCX, SUM);
+                    a.alu_mem(W::Q, Alu::Add, RAX, RDX, ADD);
+                    next.push(a.jcc(Cc::O));
+                    a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, SIZE);
+                    next.push(a.jcc(Cc::Ae));
+                    a.alu_mem(W::Q, Alu::Add, RAX, RDX, BASE);
+                    next.push(a.jcc(Cc::B));
+                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::COUNTS_LEN as i32);
+                    next.push(a.jcc(Cc::Ae));
+                    counts.push(a.jmp());
+                    for j in next {
+                        a.patch(j);
+                    }
+                }
+                miss.push(a.jmp());
+                for j in counts {
+                    a.patch(j);
+                }
                 // It applies: sum = set, then count.
                 a.load(RDX, RDX, SET);
                 a.store(RCX, SUM, RDX);
