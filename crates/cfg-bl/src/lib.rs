@@ -141,21 +141,21 @@
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.036 s | 2.11x | 4.67x | 5.78x | 6.00x |
-//! | sort 100000 | 0.052 s | 1.92x | 4.77x | 5.23x | 5.23x |
-//! | chase 150000 | 0.075 s | 1.59x | 2.23x | 2.29x | 2.29x |
-//! | nbody 50000 | 0.180 s | 1.07x | 1.20x | 1.22x | 1.20x |
-//! | strings 250000 | 0.124 s | 1.77x | 5.23x | 5.87x | 5.90x |
-//! | primes 60000 | 0.020 s | 2.00x | 6.80x | 8.80x | 8.60x |
-//! | crc 600000 | 0.040 s | 1.80x | 1.60x | 2.90x | 2.80x |
-//! | geomean | | 1.72x | 3.19x | 3.86x | 3.84x |
+//! | coremark 700 | 0.036 s | 2.11x | 4.56x | 5.78x | 6.00x |
+//! | sort 100000 | 0.052 s | 1.92x | 4.77x | 5.31x | 5.23x |
+//! | chase 150000 | 0.072 s | 1.61x | 2.28x | 2.45x | 2.33x |
+//! | nbody 50000 | 0.204 s | 1.06x | 1.16x | 1.18x | 1.16x |
+//! | strings 250000 | 0.122 s | 1.74x | 5.08x | 5.93x | 6.20x |
+//! | primes 60000 | 0.020 s | 2.00x | 6.60x | 8.81x | 8.60x |
+//! | crc 600000 | 0.040 s | 1.75x | 1.60x | 2.90x | 2.80x |
+//! | geomean | | 1.71x | 3.15x | 3.89x | 3.86x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops without calls (crc's flat
-//! profile costs less than delivering its edges; 3.00x before probes in the same run of
-//! the bench), but every call and return still goes through the run loop to the sink,
-//! which makes call-heavy guests slower than with traces alone (primes 4.67x flat, strings
-//! 4.82x before probes). Region-based and global-based steps that enter or leave regions
-//! are not probes, so those modes gain little.
+//! profile costs less than delivering its edges; 3.00x without probes, run right before in
+//! the same way), but every call and return still goes through the run loop to the sink,
+//! which makes call-heavy guests slower than with traces alone (primes 5.17x flat, 5.70x
+//! region-based without probes). Region-based and global-based steps that enter or leave
+//! regions are not probes, so those modes gain little (geomean 3.79x and 3.90x without).
 //!
 //! ## Features
 //!
