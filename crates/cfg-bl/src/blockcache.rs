@@ -27,7 +27,7 @@
 use prof_events::{BlockEnd, EdgeKind as EmuEdge};
 
 use crate::plan::Op;
-use crate::pool::{Memo, PathEnd, Place, PlacedOp, Pooled};
+use crate::pool::{Memo, PathEnd, PathEndOps, Place, PlacedOp, Pooled};
 use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
@@ -376,10 +376,9 @@ impl Arena {
         Step::Action(self.actions.len() as u32 - 1)
     }
 
-    /// The path ends (for probes: [`PathEnd`] has [`prof_events::ProbeEnd`]'s layout) and
-    /// their number.
-    pub(crate) fn ends(&self) -> (*const PathEnd, usize) {
-        (self.ends.as_ptr(), self.ends.len())
+    /// The path ends, every way (for probes).
+    pub(crate) fn ends(&self) -> &[PathEnd] {
+        &self.ends
     }
 
     /// The ways of the path end at `e` (its first way).

@@ -158,19 +158,11 @@ pub(crate) enum Place {
 
 /// A path's end at a backedge, `cnt[sum + add]++; sum = set`: the common long step of a
 /// cached block, executed without interpreting [`Op`]s. Half a cache line, with `add` and
-/// `set` sign-extended (a path end whose values do not fit stays an interpreted step);
-/// laid out as [`prof_events::ProbeEnd`], which compiled probes read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C, align(32))]
-pub(crate) struct PathEnd {
-    /// A pooled table: the pool index of its counter of sum 0; a sparse one: its index.
-    base: u64,
-    /// A pooled table: its NumPaths; a sparse one: 0 (no sum is in range, so every count
-    /// takes [`place`](Self::place)).
-    size: u64,
-    add: i64,
-    set: i64,
-}
+/// `set` sign-extended (a path end whose values do not fit stays an interpreted step): a
+/// [`prof_events::ProbeEnd`], which compiled probes read. A pooled table's `base` is the pool
+/// index of its counter of sum 0 and `size` its NumPaths; a sparse one's `base` is its
+/// index and `size` 0 (no sum is in range, so every count takes [`PathEndOps::place`]).
+pub(crate) type PathEnd = prof_events::ProbeEnd;
 
 impl Place {
     /// Where table `table` of a function whose tables are placed at `places` counts (a
@@ -233,10 +225,37 @@ impl PlacedOp {
     }
 }
 
-impl PathEnd {
+/// What the sink does with a [`PathEnd`].
+pub(crate) trait PathEndOps: Sized {
     /// The path end that `ops` are, if they are one, in a function whose tables are placed
     /// at `places`.
-    pub(crate) fn of(ops: &[Op], places: &[Place]) -> Option<PathEnd> {
+    fn of(ops: &[Op], places: &[Place]) -> Option<PathEnd>;
+
+    /// Counts `sum + add` in `pool`; `Err` with that sum when the pool does not take it (a
+    /// sparse table's sum, or one out of range: it goes to [`place`](Self::place)).
+    fn count(&self, pool: &mut Pool, sum: u128) -> Result<(), u128>;
+
+    /// The pool counter that [`count`](Self::count) on `sum` bumps, if it is one of a
+    /// dense table (or a window: the caller tells those apart) and `sum` is in range.
+    fn fixed_counter(&self, sum: u128) -> Option<usize>;
+
+    /// The sum after the path end.
+    fn set(&self) -> u128;
+
+    /// The path end's addition to the sum it counts.
+    fn addition(&self) -> u128;
+
+    /// This path end, of a sparse table and adding `add`, as a window of the one sum `sum`
+    /// counted at pool counter `counter` (any other sum `s` is out of its range, as
+    /// `s - sum`); `None` if `add - sum` does not fit the path end.
+    fn window(&self, counter: usize, add: u128, sum: u128) -> Option<PathEnd>;
+
+    /// Where a count that the pool did not take goes.
+    fn place(&self) -> Place;
+}
+
+impl PathEndOps for PathEnd {
+    fn of(ops: &[Op], places: &[Place]) -> Option<PathEnd> {
         let [Op::Count { table, add }, Op::Set(set)] = *ops else {
             return None;
         };
@@ -260,39 +279,30 @@ impl PathEnd {
         })
     }
 
-    /// Counts `sum + add` in `pool`; `Err` with that sum when the pool does not take it (a
-    /// sparse table's sum, or one out of range: it goes to [`place`](Self::place)).
     #[inline(always)]
-    pub(crate) fn count(&self, pool: &mut Pool, sum: u128) -> Result<(), u128> {
+    fn count(&self, pool: &mut Pool, sum: u128) -> Result<(), u128> {
         match self.fixed_counter(sum) {
             Some(i) if pool.add(i, 1) => Ok(()),
             _ => Err(sum.wrapping_add(self.add as i128 as u128)),
         }
     }
 
-    /// The pool counter that [`count`](Self::count) on `sum` bumps, if it is one of a
-    /// dense table (or a window: the caller tells those apart) and `sum` is in range.
     #[inline(always)]
-    pub(crate) fn fixed_counter(&self, sum: u128) -> Option<usize> {
+    fn fixed_counter(&self, sum: u128) -> Option<usize> {
         let sum = sum.wrapping_add(self.add as i128 as u128);
         (sum < u128::from(self.size)).then(|| (self.base as usize).wrapping_add(sum as usize))
     }
 
-    /// The sum after the path end.
     #[inline(always)]
-    pub(crate) fn set(&self) -> u128 {
+    fn set(&self) -> u128 {
         self.set as i128 as u128
     }
 
-    /// The path end's addition to the sum it counts.
-    pub(crate) fn addition(&self) -> u128 {
+    fn addition(&self) -> u128 {
         self.add as i128 as u128
     }
 
-    /// This path end, of a sparse table and adding `add`, as a window of the one sum `sum`
-    /// counted at pool counter `counter` (any other sum `s` is out of its range, as
-    /// `s - sum`); `None` if `add - sum` does not fit the path end.
-    pub(crate) fn window(&self, counter: usize, add: u128, sum: u128) -> Option<PathEnd> {
+    fn window(&self, counter: usize, add: u128, sum: u128) -> Option<PathEnd> {
         let shift = add.wrapping_sub(sum);
         let a = shift as i64;
         (a as i128 as u128 == shift).then_some(PathEnd {
@@ -303,8 +313,7 @@ impl PathEnd {
         })
     }
 
-    /// Where a count that the pool did not take goes.
-    pub(crate) fn place(&self) -> Place {
+    fn place(&self) -> Place {
         match self.size {
             0 => Place::Sparse(self.base as u32),
             size => Place::Pool(Dense {
@@ -319,18 +328,6 @@ impl PathEnd {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    /// Compiled probes read the arena's path ends as `ProbeEnd`s.
-    #[test]
-    fn path_ends_are_laid_out_as_probe_ends() {
-        use prof_events::ProbeEnd;
-        use std::mem::offset_of;
-        assert_eq!(size_of::<PathEnd>(), size_of::<ProbeEnd>());
-        assert_eq!(offset_of!(PathEnd, base), offset_of!(ProbeEnd, base));
-        assert_eq!(offset_of!(PathEnd, size), offset_of!(ProbeEnd, size));
-        assert_eq!(offset_of!(PathEnd, add), offset_of!(ProbeEnd, add));
-        assert_eq!(offset_of!(PathEnd, set), offset_of!(ProbeEnd, set));
-    }
 
     /// A dense table of 8 sums and two sparse tables.
     fn tables() -> Counters {

@@ -32,7 +32,8 @@
 //! executes the cached steps of its edges (calls included), composed once per trace and
 //! entry key: the first path end counts the entry sum, later ones known sums.
 //! Probes ([`prof_events::probe`]): the hoisted key and sum are the [`ProbeState`] the sink
-//! lends the emulator, over the pool and the arena's path ends, and a block's probe for a
+//! lends the emulator with the pool's counters and the arena's path ends, and a block's
+//! probe for a
 //! fixed exit is its cache entry for the function the top activation runs (composed when
 //! the emulator translates the block, as a miss would compose it), when that entry is an
 //! addition or a path end; compiled code then runs it without an event. Clearing the cache
@@ -48,7 +49,7 @@ type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
 use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
-use prof_events::{Interest, Probe, ProbeEnd, ProbeOp, ProbeState, Sink, TraceId, TracePart};
+use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
 use crate::blockcache::{
     compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE, NOT_FLOW,
@@ -57,7 +58,7 @@ use crate::blockcache::{
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
-use crate::pool::{Memo, Place, PlacedOp, Pool, Pooled};
+use crate::pool::{Memo, PathEndOps, Place, PlacedOp, Pool, Pooled};
 use crate::recover::{LazyProgram, Program};
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
@@ -1548,14 +1549,15 @@ impl Sink for PathSink {
     /// The hoisted key and sum, over the pool's counters and the arena's path ends; a
     /// switch of [`record_edges`](Self::record_edges) clears the cache first, so that no
     /// probe given before applies.
-    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
         if self.arena.record != self.record_edges {
             self.clear_cache();
         }
-        let (ends, len) = self.arena.ends();
-        self.probe
-            .lend_ends(self.pool.counts_mut(), ends.cast::<ProbeEnd>(), len);
-        Some(&mut self.probe)
+        Some(ProbeLease {
+            state: &mut self.probe,
+            counts: self.pool.counts_mut(),
+            ends: self.arena.ends(),
+        })
     }
 
     /// The cached step of the flow edge from `block` to `to` for the function the top

@@ -27,6 +27,7 @@
 use prof_events::{Edge, Interest, TraceId, TracePart};
 
 use crate::blockcache::{Arena, CachedCall, Slot, Step, NONE, NOT_FLOW, NO_KEY};
+use crate::pool::PathEndOps;
 
 /// Entries of [`Traces::counts`] and [`Traces::calls`] before they are emptied (every
 /// composition then goes stale).

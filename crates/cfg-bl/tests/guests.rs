@@ -422,7 +422,7 @@ impl prof_events::Sink for Counted {
         self.0.exit(exit)
     }
 
-    fn probe_state(&mut self) -> Option<&mut prof_events::ProbeState> {
+    fn probe_state(&mut self) -> Option<prof_events::ProbeLease<'_>> {
         self.0.probe_state()
     }
 

@@ -47,14 +47,13 @@ mod event_super;
 use std::collections::HashMap;
 
 use prof_events::{
-    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, ProbeState, Sink,
-    TracePart,
+    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, Sink, TracePart,
 };
 
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{Jit, Left, Link, Source};
+use crate::jit::{Jit, Left, Link, Probes, Source};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -692,9 +691,9 @@ impl BlockCache {
         x: &mut [u64; 256],
         mem: &mut Memory,
         budget: u64,
-        probe: *mut ProbeState,
+        probes: Probes,
     ) -> Option<Left> {
-        self.jit.as_ref()?.run(handle, x, mem, budget, probe)
+        self.jit.as_ref()?.run(handle, x, mem, budget, probes)
     }
 
     /// Whether blocks with block or edge events and event superblocks run chained, their

@@ -3,8 +3,8 @@
 use std::fmt;
 
 use prof_events::{
-    replay, BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest,
-    ProbeState, Sample, Sink, Syscall,
+    replay, BlockId, CodeView, Control, Exit, ExitReason, FlowClass, InsnInfo, Interest, Sample,
+    Sink, Syscall,
 };
 
 use crate::bare::{Bare, BareConfig, HtifRequest};
@@ -15,7 +15,7 @@ use crate::cpu::{Cpu, Mode};
 use crate::elf::ElfImage;
 use crate::error::Error;
 use crate::exec::{exec, MemHook, Trap, Trapped, FALLS_THROUGH};
-use crate::jit;
+use crate::jit::{self, Probes};
 use crate::linux::{Linux, LinuxConfig, SyscallOutcome};
 use crate::memory::{AccessKind, Memory};
 use crate::threaded::{self, Lean};
@@ -589,16 +589,16 @@ impl Machine {
                 || (block.compiled != NONE && (block.interest.is_empty() || logging))
             {
                 let entry = sup.map_or(Entry::Block(slot), Entry::Super);
-                // The probes' state, lent for the code's run (re-asked after every event) if
+                // What probes run on, lent for the code's run (re-asked after every event) if
                 // its sum is a signed 64-bit one, the low half compiled probes work on.
-                let mut state = if logging { sink.probe_state() } else { None };
-                let probe = match state.as_deref_mut() {
-                    Some(s) if s.sum as u64 as i64 as i128 as u128 == s.sum => s as *mut ProbeState,
-                    _ => std::ptr::null_mut(),
-                };
-                let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probe);
-                if let (Some(s), false) = (state, probe.is_null()) {
-                    s.sum = s.sum as u64 as i64 as i128 as u128;
+                let mut lease = if logging { sink.probe_state() } else { None };
+                let mut lease = lease
+                    .as_mut()
+                    .filter(|l| l.state.sum as u64 as i64 as i128 as u128 == l.state.sum);
+                let probes = lease.as_deref_mut().map_or(Probes::NONE, Probes::of);
+                let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probes);
+                if let Some(l) = lease {
+                    l.state.sum = l.state.sum as u64 as i64 as i128 as u128;
                 }
                 (slot, code_link) = (c.slot, c.link);
                 let mut control = Control::Continue;
@@ -1044,7 +1044,7 @@ pub(crate) fn run_compiled(
     retired: &mut u64,
     bound: u64,
     trap: &mut Trap,
-    probe: *mut ProbeState,
+    probes: Probes,
 ) -> Compiled {
     let (handle, slot, first) = match entry {
         Entry::Block(slot) => {
@@ -1059,7 +1059,7 @@ pub(crate) fn run_compiled(
     let budget = bound - *retired;
     // Code that cannot run is code that bails out before its first instruction.
     let left = cache
-        .run_compiled(handle, &mut cpu.x, mem, budget, probe)
+        .run_compiled(handle, &mut cpu.x, mem, budget, probes)
         .unwrap_or(jit::Left {
             pc: 0,
             kind: jit::kind::BAIL,
@@ -1265,7 +1265,7 @@ fn run_unchained(
     trap: &mut Trap,
 ) -> Result<u64, Early> {
     let budget = u64::from(code.count);
-    match cache.run_compiled(code.handle, &mut cpu.x, mem, budget, std::ptr::null_mut()) {
+    match cache.run_compiled(code.handle, &mut cpu.x, mem, budget, Probes::NONE) {
         Some(left) => compiled_result(cpu, mem, &left, code, here, trap),
         None => run_threaded(cpu, mem, code.insns, here, code.end, trap),
     }

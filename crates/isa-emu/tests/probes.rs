@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use isa_emu::Config;
 use prof_events::probe::apply;
 use prof_events::{BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe, ProbeEnd, ProbeOp};
-use prof_events::{ProbeState, Sink};
+use prof_events::{ProbeLease, ProbeState, Sink};
 
 /// The sink: standing at the start of the next block (its key), each edge from a block
 /// to `to` does the probe [`Walker::op`] gives the edge (an addition, or a path end at the
@@ -133,12 +133,12 @@ impl Sink for Walker {
         Control::Continue
     }
 
-    fn probe_state(&mut self) -> Option<&mut ProbeState> {
-        if !self.probes {
-            return None;
-        }
-        self.state.lend(&mut self.counts, &self.ends);
-        Some(&mut self.state)
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+        self.probes.then_some(ProbeLease {
+            state: &mut self.state,
+            counts: &mut self.counts,
+            ends: &self.ends,
+        })
     }
 
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {

@@ -2,7 +2,7 @@
 
 use crate::trace::replay;
 use crate::{
-    BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Probe, ProbeState, Sample, Sink,
+    BlockId, BlockInfo, Control, Edge, Exit, Interest, MemAccess, Probe, ProbeLease, Sample, Sink,
     Syscall, TraceId, TracePart,
 };
 
@@ -210,7 +210,7 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
 
     /// The first member's state if it has probes, else the second's: one member's probes
     /// run in a run.
-    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
         match self.a.probe_state() {
             Some(state) => Some(state),
             None => self.b.probe_state(),
@@ -319,14 +319,18 @@ mod tests {
 
     /// Asks for edges, and has probes (of key 7) if `probes`.
     #[derive(Default)]
-    struct Prober(ProbeState, bool);
+    struct Prober(crate::ProbeState, bool);
 
     impl Sink for Prober {
         fn interest(&mut self, _: &BlockInfo) -> Interest {
             Interest::EDGE
         }
-        fn probe_state(&mut self) -> Option<&mut ProbeState> {
-            self.1.then_some(&mut self.0)
+        fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+            self.1.then_some(ProbeLease {
+                state: &mut self.0,
+                counts: &mut [],
+                ends: &[],
+            })
         }
         fn probe(&mut self, _: &BlockInfo, to: u64) -> Option<Probe> {
             Some(Probe {
@@ -340,7 +344,7 @@ mod tests {
 
     #[test]
     fn both_runs_one_members_probes_where_the_other_wants_nothing() {
-        let probes = || Prober(ProbeState::default(), true);
+        let probes = || Prober(crate::ProbeState::default(), true);
         let mut s = probes().and(Recorder::new(Interest::NONE));
         assert!(s.probe_state().is_some());
         assert_eq!(s.interest(&info(0)), Interest::EDGE);

@@ -50,7 +50,7 @@
 //! its events: what a counting sink needs to count a run of blocks with one add.
 //!
 //! A sink whose edges only add constants to a running sum and count the sum in a table
-//! (Ball-Larus path profiling) can go further: it lends the driver a [`ProbeState`]
+//! (Ball-Larus path profiling) can go further: it lends the driver a [`ProbeLease`]
 //! ([`Sink::probe_state`]) and gives each fixed exit of a block a [`Probe`]
 //! ([`Sink::probe`]), which a driver that compiles blocks runs in the block's code instead
 //! of delivering the edge event (see [`probe`] for the contract).
@@ -181,7 +181,7 @@ pub use event::{
 };
 pub use id::{BlockId, TraceId};
 pub use interest::Interest;
-pub use probe::{Probe, ProbeEnd, ProbeOp, ProbeState};
+pub use probe::{Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
 pub use recorder::{Event, Recorder};
 pub use trace::{part_counts, replay, TracePart};
 
@@ -310,12 +310,13 @@ pub trait Sink {
     #[inline]
     fn exit(&mut self, _exit: &Exit) {}
 
-    /// The state this sink's probes run on (see [`probe`]), lent to the driver until it
-    /// calls a hook again; `None` (the default) if the sink has no probes. A driver that
+    /// The state, counters and path ends this sink's probes run on (see [`probe`]), lent
+    /// to the driver until it calls a hook again; `None` (the default) if the sink has no
+    /// probes. A driver that
     /// runs probes asks once when a run starts (a sink that returns `None` then gets no
     /// [`Sink::probe`] call in the run) and again before each stretch of compiled code.
     #[inline]
-    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
         None
     }
 
@@ -398,7 +399,7 @@ macro_rules! forward_sink {
                 (**self).exit(exit)
             }
             #[inline(always)]
-            fn probe_state(&mut self) -> Option<&mut ProbeState> {
+            fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
                 (**self).probe_state()
             }
             #[inline(always)]
@@ -465,7 +466,7 @@ impl<S: Sink> Sink for Option<S> {
         }
     }
     #[inline]
-    fn probe_state(&mut self) -> Option<&mut ProbeState> {
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
         self.as_mut().and_then(Sink::probe_state)
     }
     #[inline]

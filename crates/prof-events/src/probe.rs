@@ -2,7 +2,9 @@
 //! event (the instrumentation of Ball and Larus: add a constant to a running sum on some
 //! edges, count the sum in a table and reset it on others).
 //!
-//! A sink that has probes lends the driver its [`ProbeState`] ([`Sink::probe_state`]) and
+//! A sink that has probes lends the driver its [`ProbeState`] with its counters and path
+//! ends, borrowed for as long as the driver holds them ([`ProbeLease`],
+//! [`Sink::probe_state`]), and
 //! gives, per block, a [`Probe`] for each of the block's fixed exits it wants ([`Sink::probe`]). When
 //! the block leaves by an exit with a probe, the driver may run the probe instead of
 //! delivering the edge event:
@@ -29,8 +31,8 @@
 
 /// A path end: counts `sum + add` at `counts[base + sum + add]` if `sum + add < size`
 /// (128-bit arithmetic, `add` sign-extended), then sets `sum` to `set` (sign-extended).
-/// The layout is fixed: compiled code reads it.
-#[repr(C)]
+/// The layout is fixed: compiled code reads it (half a cache line).
+#[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProbeEnd {
     /// Index in `counts` of the counter of `sum + add == 0`.
@@ -72,13 +74,8 @@ pub struct Probe {
     pub op: ProbeOp,
 }
 
-/// The state probes run on, owned by the sink. The layout is fixed: compiled code reads
-/// and writes it. `counts` and `ends` are the addresses of `counts_len` counters (`u64`)
-/// and `ends_len` path ends ([`ProbeEnd`]) that stay valid and untouched by the sink from
-/// the moment it returns the state from [`Sink::probe_state`](crate::Sink::probe_state)
-/// until the driver calls any of its hooks again (0 with a zero length if it has none;
-/// [`lend`](Self::lend) sets them). Addresses, not pointers, so that a sink holding the
-/// state stays `Send`; only the driver's compiled code follows them.
+/// The state probes run on, owned by the sink: the running sum and where the sink stands.
+/// The layout is fixed: compiled code reads and writes it.
 #[repr(C)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProbeState {
@@ -88,14 +85,6 @@ pub struct ProbeState {
     pub key: u64,
     /// Changed by the sink when probes it gave may no longer apply.
     pub epoch: u64,
-    /// The counters' address.
-    pub counts: u64,
-    /// Their number.
-    pub counts_len: u64,
-    /// The path ends' address.
-    pub ends: u64,
-    /// Their number.
-    pub ends_len: u64,
 }
 
 impl ProbeState {
@@ -105,28 +94,18 @@ impl ProbeState {
     pub const KEY: usize = std::mem::offset_of!(ProbeState, key);
     /// See [`SUM`](Self::SUM).
     pub const EPOCH: usize = std::mem::offset_of!(ProbeState, epoch);
-    /// See [`SUM`](Self::SUM).
-    pub const COUNTS: usize = std::mem::offset_of!(ProbeState, counts);
-    /// See [`SUM`](Self::SUM).
-    pub const COUNTS_LEN: usize = std::mem::offset_of!(ProbeState, counts_len);
-    /// See [`SUM`](Self::SUM).
-    pub const ENDS: usize = std::mem::offset_of!(ProbeState, ends);
-    /// See [`SUM`](Self::SUM).
-    pub const ENDS_LEN: usize = std::mem::offset_of!(ProbeState, ends_len);
+}
 
-    /// Points the state at `counts` and `ends` (call it last before lending the state).
-    pub fn lend(&mut self, counts: &mut [u64], ends: &[ProbeEnd]) {
-        self.lend_ends(counts, ends.as_ptr(), ends.len());
-    }
-
-    /// [`lend`](Self::lend) for path ends kept as another type of the same layout as
-    /// [`ProbeEnd`] (32 bytes: `base`, `size`, `add`, `set`): `len` of them at `ends`.
-    pub fn lend_ends(&mut self, counts: &mut [u64], ends: *const ProbeEnd, len: usize) {
-        self.counts = counts.as_mut_ptr() as u64;
-        self.counts_len = counts.len() as u64;
-        self.ends = ends as u64;
-        self.ends_len = len as u64;
-    }
+/// What a sink lends the driver for probes to run on: its state, counters and path ends,
+/// borrowed until the driver gives the lease up (before it calls the sink again).
+#[derive(Debug)]
+pub struct ProbeLease<'a> {
+    /// The sum and the key.
+    pub state: &'a mut ProbeState,
+    /// The counters path ends count in.
+    pub counts: &'a mut [u64],
+    /// The path ends ([`ProbeOp::End`] indexes them).
+    pub ends: &'a [ProbeEnd],
 }
 
 /// Runs `probe` on `state` over `counts` and `ends` as compiled code does (the reference

@@ -18,8 +18,8 @@
 //! the log returns instead of going on; see `Compiler::log`); a probe (`Compiler::probe`)
 //! reads and writes the fixed fields of the `ProbeState` the context points to (if it is
 //! not null), reads path end `e` only for `e < ends_len` and adds to counter `i` only for
-//! `i < counts_len`, which rests on the sink's promise that those pointers are valid while
-//! the driver holds the state (`Sink::probe_state`); it saves and restores the callee-saved
+//! `i < counts_len`, all taken from a `ProbeLease` (borrows of the sink's state, counters
+//! and path ends) that the run loop holds while the code runs; it saves and restores the callee-saved
 //! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer,

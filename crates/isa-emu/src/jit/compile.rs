@@ -243,7 +243,8 @@ impl Compiler<'_> {
         self.asm.jcc(Cc::Ae)
     }
 
-    /// Runs `probe` on the [`ProbeState`] the context points to (see [`prof_events::probe`]):
+    /// Runs `probe` on the [`ProbeState`], counters and path ends the context points to
+    /// (see [`prof_events::probe`]):
     /// pushes onto `miss` the jumps taken, having changed nothing, where it does not apply
     /// (no state; records not yet delivered, which may change the state; another key or
     /// epoch; an
@@ -299,10 +300,10 @@ impl Compiler<'_> {
                 for e in (0..u64::from(ways)).map(|w| u64::from(end) + w) {
                     let mut next = Vec::new();
                     a.mov_imm(RDX, e);
-                    a.alu_mem(W::Q, Alu::Cmp, RDX, RCX, ProbeState::ENDS_LEN as i32);
+                    a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::ENDS_LEN as i32);
                     next.push(a.jcc(Cc::Ae));
                     a.shift_imm(W::Q, Shift::Shl, RDX, 5);
-                    a.alu_mem(W::Q, Alu::Add, RDX, RCX, ProbeState::ENDS as i32);
+                    a.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::ENDS as i32);
                     a.load(RAX, RCX, SUM);
                     a.alu_mem(W::Q, Alu::Add, RAX, RDX, ADD);
                     next.push(a.jcc(Cc::O));
@@ -310,7 +311,7 @@ impl Compiler<'_> {
                     next.push(a.jcc(Cc::Ae));
                     a.alu_mem(W::Q, Alu::Add, RAX, RDX, BASE);
                     next.push(a.jcc(Cc::B));
-                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::COUNTS_LEN as i32);
+                    a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
                     next.push(a.jcc(Cc::Ae));
                     counts.push(a.jmp());
                     for j in next {
@@ -325,7 +326,7 @@ impl Compiler<'_> {
                 a.load(RDX, RDX, SET);
                 a.store(RCX, SUM, RDX);
                 a.shift_imm(W::Q, Shift::Shl, RAX, 3);
-                a.load(RDX, RCX, ProbeState::COUNTS as i32);
+                a.load(RDX, RSI, Ctx::COUNTS as i32);
                 a.load_sib(Load::U64, RCX, RDX, RAX);
                 a.alu_imm(W::Q, Alu::Add, RCX, 1);
                 a.store_sib(8, RDX, RAX, RCX);

@@ -52,7 +52,7 @@ use std::cell::Cell;
 
 use crate::block::NONE;
 use crate::memory::Memory;
-use prof_events::ProbeState;
+use prof_events::{ProbeEnd, ProbeLease, ProbeState};
 
 pub(crate) use compile::{kind, Source};
 
@@ -87,8 +87,46 @@ pub(crate) struct Ctx {
     log: *mut Rec,
     /// Records written to `log`.
     log_len: u64,
-    /// The state compiled probes run on, or null (see [`Source::probes`]).
+    /// What compiled probes run on (see [`Source::probes`]): the state (or null), the
+    /// counters and the path ends.
     probe: *mut ProbeState,
+    counts: *mut u64,
+    counts_len: u64,
+    ends: *const ProbeEnd,
+    ends_len: u64,
+}
+
+/// A [`ProbeLease`]'s addresses, for compiled code (the run loop holds the lease while the
+/// code runs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Probes {
+    state: *mut ProbeState,
+    counts: *mut u64,
+    counts_len: u64,
+    ends: *const ProbeEnd,
+    ends_len: u64,
+}
+
+impl Probes {
+    /// No probes: every probe misses.
+    pub const NONE: Probes = Probes {
+        state: std::ptr::null_mut(),
+        counts: std::ptr::null_mut(),
+        counts_len: 0,
+        ends: std::ptr::null(),
+        ends_len: 0,
+    };
+
+    /// The addresses of `lease`.
+    pub fn of(lease: &mut ProbeLease<'_>) -> Probes {
+        Probes {
+            state: &mut *lease.state,
+            counts: lease.counts.as_mut_ptr(),
+            counts_len: lease.counts.len() as u64,
+            ends: lease.ends.as_ptr(),
+            ends_len: lease.ends.len() as u64,
+        }
+    }
 }
 
 /// Records the log holds: a logged block whose record fills it returns to the run loop.
@@ -173,6 +211,10 @@ impl Ctx {
     const LOG: usize = 72;
     const LOG_LEN: usize = 80;
     const PROBE: usize = 88;
+    const COUNTS: usize = 96;
+    const COUNTS_LEN: usize = 104;
+    const ENDS: usize = 112;
+    const ENDS_LEN: usize = 120;
 
     /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
     /// compiled access checks room for 8).
@@ -182,7 +224,7 @@ impl Ctx {
         budget: u64,
         targets: *const Target,
         log: *mut Rec,
-        probe: *mut ProbeState,
+        probes: Probes,
     ) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
@@ -200,7 +242,11 @@ impl Ctx {
             targets,
             log,
             log_len: 0,
-            probe,
+            probe: probes.state,
+            counts: probes.counts,
+            counts_len: probes.counts_len,
+            ends: probes.ends,
+            ends_len: probes.ends_len,
         })
     }
 }
@@ -301,7 +347,7 @@ impl Jit {
 
     /// Runs the compiled block `handle` on the registers `x` and the memory `mem`, with
     /// `budget` instructions that may retire before the run loop must look (more than the
-    /// block's count), and the probes' state `probe` (null: none, every probe misses);
+    /// block's count), and what probes run on (`Probes::NONE`: every probe misses);
     /// `None` if it cannot run (see [`code::CodeBuf::call`]).
     #[inline(always)]
     pub fn run(
@@ -310,10 +356,10 @@ impl Jit {
         x: &mut [u64; 256],
         mem: &mut Memory,
         budget: u64,
-        probe: *mut ProbeState,
+        probes: Probes,
     ) -> Option<Left> {
         let log = self.log.as_ptr().cast::<Rec>();
-        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probe)?;
+        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes)?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
             pc: ret.pc,

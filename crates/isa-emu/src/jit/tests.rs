@@ -201,7 +201,7 @@ fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError>
         &mut retired,
         u64::MAX,
         &mut trap_c,
-        std::ptr::null_mut(),
+        crate::jit::Probes::NONE,
     )
     .result;
 
