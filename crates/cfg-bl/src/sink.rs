@@ -215,17 +215,12 @@ impl PathSink {
     /// needs them): the same profile, without recovering the functions the run never
     /// calls. [`Function::inst`] of a function never called stays `None`.
     pub fn lazy(program: LazyProgram, mode: Mode, regions: RegionChoice) -> PathSink {
-        let functions = program
-            .functions()
-            .iter()
-            .map(|(_, name)| Function::new(name.clone(), None))
-            .collect();
-        let by_entry: Vec<(u64, usize)> = program
+        let (functions, by_entry): (Vec<Function>, Vec<(u64, usize)>) = program
             .functions()
             .iter()
             .enumerate()
-            .map(|(i, &(entry, _))| (entry, i))
-            .collect();
+            .map(|(i, (entry, name))| (Function::new(name.clone(), None), (*entry, i)))
+            .unzip();
         PathSink::with_functions(functions, by_entry, Some(program), mode, regions)
     }
 
@@ -744,6 +739,37 @@ impl PathSink {
         };
     }
 
+    /// Keys slot `id` to function `f` entered at `node`, unless it is keyed so already.
+    fn key_slot(&mut self, id: usize, f: usize, node: usize) {
+        let keyed = match (self.slots.get(id), self.cold.get(id)) {
+            (Some(slot), Some(cold)) => slot.key == cold.key(f, node),
+            _ => return,
+        };
+        if !keyed {
+            self.rekey(id, f, node);
+        }
+    }
+
+    /// The cached successor of keyed slot `id` at `to`; on a miss, composed (as a flow
+    /// edge, or as the transfer out of the function that an edge of kind `out` is) and
+    /// cached in `entry` (see [`remember`](Self::remember)).
+    fn successor(
+        &mut self,
+        id: usize,
+        to: u64,
+        entry: Option<usize>,
+        out: Option<EmuEdge>,
+    ) -> Option<(u32, Step)> {
+        if let Some(hit) = self.slots.get(id)?.find(to) {
+            return Some(hit);
+        }
+        let hit = self
+            .resolve(id, to)
+            .or_else(|| out.and_then(|kind| self.resolve_out(id, to, kind)))?;
+        self.remember(id, to, entry, hit);
+        Some(hit)
+    }
+
     /// The successor of keyed slot `id` at `to`: the falls, then the flow edge to the block
     /// at `to` (or nothing when the emulator block ended inside the last node). `None` if
     /// `to` is not a flow successor of the function.
@@ -1025,23 +1051,9 @@ impl PathSink {
         let func = self.acts[top].func;
         if let Some(f) = func {
             let node = self.acts[top].node.index();
-            if self.slots[id].key != self.cold[id].key(f, node) {
-                self.rekey(id, f, node);
-            }
+            self.key_slot(id, f, node);
             if let Some(entry) = entry_of(kind) {
-                let hit = match self.slots[id].find(to) {
-                    Some(h) => Some(h),
-                    None => {
-                        let h = self
-                            .resolve(id, to)
-                            .or_else(|| self.resolve_out(id, to, kind));
-                        if let Some(h) = h {
-                            self.remember(id, to, entry, h);
-                        }
-                        h
-                    }
-                };
-                if let Some((next, step)) = hit {
+                if let Some((next, step)) = self.successor(id, to, entry, Some(kind)) {
                     self.step_top(f, step);
                     self.acts[top].node = NodeIndex::new(next as usize);
                     if let Some(out) = match step {
@@ -1571,21 +1583,13 @@ impl Sink for PathSink {
         let id = block.id.index();
         let f = self.acts.last()?.func?;
         let node = self.functions.get(f)?.node_at.get(&block.start)?.index();
-        if self.slots.get(id)?.key != self.cold.get(id)?.key(f, node) {
-            self.rekey(id, f, node);
-        }
-        let k = self.slots[id].key;
+        self.key_slot(id, f, node);
+        let k = self.slots.get(id)?.key;
         if k & NOT_FLOW != 0 {
             return None;
         }
-        let (next, step) = match self.slots[id].find(to) {
-            Some(hit) => hit,
-            None => {
-                let hit = self.resolve(id, to)?;
-                self.remember(id, to, Some(usize::from(to != block.end)), hit);
-                hit
-            }
-        };
+        let entry = Some(usize::from(to != block.end));
+        let (next, step) = self.successor(id, to, entry, None)?;
         let op = match step {
             Step::Add(v) => ProbeOp::Add(v),
             Step::End(e) => ProbeOp::End {

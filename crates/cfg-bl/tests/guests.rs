@@ -433,16 +433,17 @@ impl prof_events::Sink for Counted {
 
 /// Checks that the profile of `guest` in `mode` through `wrap` (which `unwrap` takes
 /// apart after the run) is the same sink's edge by edge: paths, stats and activations.
-/// Returns the edge events the sink took edge by edge.
+/// Returns the event superblocks of the run through `wrap`, and the edge events the sink
+/// took edge by edge.
 fn against_edge_by_edge<W: prof_events::Sink>(
     guest: &Guest,
     (mode, regions): (Mode, RegionChoice),
     wrap: impl FnOnce(PathSink) -> W,
     unwrap: impl FnOnce(W) -> PathSink,
-) -> u64 {
+) -> (u64, u64) {
     let (mut m, sink) = sink_for(guest, mode, regions);
     let mut wrapped = wrap(sink);
-    m.run(&mut wrapped);
+    let supers = m.run(&mut wrapped).event_superblocks;
     let sink = unwrap(wrapped);
     let (mut m, plain) = sink_for(guest, mode, regions);
     let mut one_by_one = Counted(plain, 0);
@@ -456,7 +457,7 @@ fn against_edge_by_edge<W: prof_events::Sink>(
         s.functions.iter().map(|f| (f.starts, f.ends)).collect()
     };
     assert_eq!(activations(&sink), activations(&plain), "{what}");
-    edges
+    (supers, edges)
 }
 
 const MODES: [(Mode, RegionChoice); 3] = [
@@ -472,11 +473,9 @@ const MODES: [(Mode, RegionChoice); 3] = [
 fn composed_traces_give_the_profile_of_their_edges_one_by_one() {
     for guest in linux_guests() {
         for modes in MODES {
-            let (mut m, sink) = sink_for(&guest, modes.0, modes.1);
             let traced = |sink| Forward { sink, traces: true };
-            let run = m.run(&mut traced(sink));
-            assert!(run.event_superblocks > 0, "{}", guest.name);
-            against_edge_by_edge(&guest, modes, traced, |t| t.sink);
+            let (supers, _) = against_edge_by_edge(&guest, modes, traced, |t| t.sink);
+            assert!(supers > 0, "{}", guest.name);
         }
     }
 }
@@ -489,7 +488,7 @@ fn compiled_probes_give_the_profile_of_their_edges_one_by_one() {
     for guest in linux_guests() {
         for modes in MODES {
             let mut taken = 0;
-            let all = against_edge_by_edge(
+            let (_, all) = against_edge_by_edge(
                 &guest,
                 modes,
                 |s| Counted(s, 0),
