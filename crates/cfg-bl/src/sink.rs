@@ -48,7 +48,7 @@ use std::collections::{BTreeMap, HashMap as StdHashMap};
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
-use prof_events::{BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
+use prof_events::{BlockEnd, BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
 use crate::blockcache::{
@@ -109,10 +109,15 @@ pub struct Function {
     /// Per CFG edge: how often the runtime took it (the observed edge profile), if the sink
     /// records edges ([`PathSink::record_edges`]); empty until the function is instrumented.
     pub edge_counts: Vec<u64>,
-    /// Activations started and ended at the virtual exit.
+    /// Activations started and ended at the virtual exit (complete after the run's
+    /// [`Sink::exit`], which adds the calls whose return compiled probes took).
     pub starts: u64,
-    /// Activations that ended their paths at the virtual exit.
+    /// Activations that ended their paths at the virtual exit (complete after the exit, as
+    /// `starts`).
     pub ends: u64,
+    /// The pool counter of its activations that compiled probes started and ended (see
+    /// [`ProbeOp::Return`]), once it has one.
+    pairs: Option<usize>,
     name: String,
     /// The CFG until it is instrumented (`None` before a lazy sink recovers it, too).
     cfg: Option<Cfg>,
@@ -852,6 +857,148 @@ impl PathSink {
         }
     }
 
+    /// Takes over the call whose return compiled code did not take (the probe state's
+    /// open frame, see [`ProbeOp::Call`]), before anything reads the activations.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.probe.ret != 0 {
+            self.open_frame();
+        }
+    }
+
+    /// [`settle`](Self::settle)'s work: the caller stands at its call block's last node
+    /// with the sum it called with, and the callee's activation (at the hoisted key and
+    /// sum) is pushed, as [`fast_call`](Self::fast_call) would have left them.
+    #[cold]
+    #[inline(never)]
+    fn open_frame(&mut self) {
+        let ret = std::mem::take(&mut self.probe.ret);
+        let callee = (self.probe.key >> 32) as usize;
+        if let Some(caller) = self.acts.last_mut() {
+            caller.node = NodeIndex::new(self.probe.site as usize);
+            caller.state.sum = self.probe.saved as i128 as u128;
+        }
+        if let Some(fun) = self.functions.get_mut(callee) {
+            fun.starts += 1;
+        }
+        let stack = self.spare.pop().unwrap_or_default();
+        self.acts.push(Act {
+            func: Some(callee),
+            node: NodeIndex::new((self.probe.key & 0xffff_ffff) as usize),
+            ret: Some(ret),
+            state: Activation {
+                sum: self.probe.sum,
+                stack,
+            },
+        });
+    }
+
+    /// The probe of a call from keyed slot `id` (function `f` entered at `node`) to `to`:
+    /// the falls are an addition, the callee starts with an assignment of its sum and
+    /// pushes nothing, and the caller resumes at the call block's end with an addition;
+    /// the callee is instrumented now, as its first call would.
+    fn call_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
+        let Cold {
+            last, falls, end, ..
+        } = *self.cold.get(id)?;
+        let Step::Add(add) = falls else {
+            return None;
+        };
+        let g = self.by_entry.get(&to).copied()?;
+        if !self.ensure(g) {
+            return None;
+        }
+        let callee = self.functions.get(g)?;
+        let (Some(entry), Some((_, w))) = (callee.entry, callee.start) else {
+            return None;
+        };
+        let start = entry.sum as i64;
+        if entry.push.is_some() || start as i128 as u128 != entry.sum {
+            return None;
+        }
+        let caller = self.functions.get(f)?;
+        if caller.node_end.get(last as usize) != Some(&end) {
+            return None;
+        }
+        let (resume, resume_add) = caller.resume.get(last as usize).copied().flatten()?;
+        Some(Probe {
+            key: key(f, node),
+            epoch: self.probe.epoch,
+            next: key(g, w.index()),
+            op: ProbeOp::Call {
+                add,
+                ret: end,
+                resume: key(f, resume.index()),
+                resume_add,
+                site: u64::from(last),
+                start,
+            },
+        })
+    }
+
+    /// The probe of a return from keyed slot `id` (function `f` entered at `node`): the
+    /// falls are an addition and the activation's end counts one sum in a table in the
+    /// pool. Counts its calls and returns taken in compiled code in `f`'s pair counter.
+    fn return_probe(&mut self, id: usize, f: usize, node: usize) -> Option<Probe> {
+        let Cold { last, falls, .. } = *self.cold.get(id)?;
+        let Step::Add(add) = falls else {
+            return None;
+        };
+        let fun = self.functions.get(f)?;
+        let inst = fun.inst.as_ref()?;
+        let leave = fun.leave.get(last as usize).copied().flatten()?;
+        let mut ops = vec![Op::Add(add as i128 as u128)];
+        compose(&mut ops, inst.ops_for(leave));
+        compose(&mut ops, &inst.end_ops);
+        // The sum is dead once the activation ends.
+        let (table, at) = match ops[..] {
+            [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => (table, add),
+            _ => return None,
+        };
+        // (A sparse table's sums count in compiled code only in the windows that the
+        // sink's path ends keep, which a return's end never gets.)
+        if matches!(Place::of(table, &fun.places), Place::Sparse(_)) {
+            return None;
+        }
+        let ops = [Op::Count { table, add: at }, Op::Set(0)];
+        let Step::End(end) = self.arena.store(&ops, &[], &fun.places) else {
+            return None;
+        };
+        let pairs = match fun.pairs {
+            Some(p) => p,
+            None => {
+                let p = self.pool.alloc();
+                self.functions.get_mut(f)?.pairs = Some(p);
+                p
+            }
+        };
+        Some(Probe {
+            key: key(f, node),
+            epoch: self.probe.epoch,
+            next: NO_KEY,
+            op: ProbeOp::Return {
+                end,
+                ways: self.arena.ways(end) as u8,
+                pairs: u32::try_from(pairs).ok()?,
+            },
+        })
+    }
+
+    /// The slot of `block` keyed for the function the top activation runs, entered at the
+    /// block's start: its index, the function and the node (none while edges are
+    /// recorded: every edge must reach the sink).
+    fn probe_slot(&mut self, block: &BlockInfo) -> Option<(usize, usize, usize)> {
+        self.settle();
+        if self.record_edges {
+            return None;
+        }
+        let id = block.id.index();
+        let f = self.acts.last()?.func?;
+        let node = self.functions.get(f)?.node_at.get(&block.start)?.index();
+        self.key_slot(id, f, node);
+        Some((id, f, node))
+    }
+
     /// A cached call from keyed slot `id` to `to` (see [`Slot::call`]) on the hoisted
     /// state; `false` if it is not cached.
     #[inline(never)]
@@ -1433,6 +1580,7 @@ impl Function {
             edge_counts: Vec::new(),
             starts: 0,
             ends: 0,
+            pairs: None,
             cfg,
             user_regions: None,
             weights: None,
@@ -1514,6 +1662,7 @@ impl Sink for PathSink {
     /// goes to `on_edge`.
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
+        self.settle();
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.probe.key {
                 if let Some((next, step)) = slot.hit(edge.to) {
@@ -1551,6 +1700,7 @@ impl Sink for PathSink {
 
     #[inline]
     fn trace(&mut self, id: TraceId, n: u32) -> Control {
+        self.settle();
         match self.traces.composed(id, n, self.probe.key) {
             Some(&step) => self.run_composed(step),
             None => self.trace_slow(id, n),
@@ -1562,6 +1712,7 @@ impl Sink for PathSink {
     /// switch of [`record_edges`](Self::record_edges) clears the cache first, so that no
     /// probe given before applies.
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+        self.settle();
         if self.arena.record != self.record_edges {
             self.clear_cache();
         }
@@ -1577,16 +1728,12 @@ impl Sink for PathSink {
     /// end (composed and cached now, as a miss would): the hot path's hit, as a probe.
     /// None while edges are recorded (every edge must reach the sink).
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
-        if self.record_edges {
-            return None;
-        }
-        let id = block.id.index();
-        let f = self.acts.last()?.func?;
-        let node = self.functions.get(f)?.node_at.get(&block.start)?.index();
-        self.key_slot(id, f, node);
+        let (id, f, node) = self.probe_slot(block)?;
         let k = self.slots.get(id)?.key;
         if k & NOT_FLOW != 0 {
-            return None;
+            return (block.ends_with == BlockEnd::Call)
+                .then(|| self.call_probe(id, f, node, to))
+                .flatten();
         }
         let entry = Some(usize::from(to != block.end));
         let (next, step) = self.successor(id, to, entry, None)?;
@@ -1606,7 +1753,14 @@ impl Sink for PathSink {
         })
     }
 
+    /// The probe of a return block: see [`return_probe`](Self::return_probe).
+    fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
+        let (id, f, node) = self.probe_slot(block)?;
+        self.return_probe(id, f, node)
+    }
+
     fn exit(&mut self, exit: &Exit) {
+        self.settle();
         self.spill();
         self.advance(exit.pc);
         while !self.acts.is_empty() {
@@ -1617,6 +1771,11 @@ impl Sink for PathSink {
         for func in &mut self.functions {
             if let Some(c) = &mut func.counters {
                 self.pool.copy_out(&func.places, c);
+            }
+            if let Some(p) = func.pairs {
+                let n = self.pool.take(p);
+                func.starts += n;
+                func.ends += n;
             }
         }
         self.fill();

@@ -429,6 +429,10 @@ impl prof_events::Sink for Counted {
     fn probe(&mut self, block: &prof_events::BlockInfo, to: u64) -> Option<prof_events::Probe> {
         self.0.probe(block, to)
     }
+
+    fn probe_return(&mut self, block: &prof_events::BlockInfo) -> Option<prof_events::Probe> {
+        self.0.probe_return(block)
+    }
 }
 
 /// Checks that the profile of `guest` in `mode` through `wrap` (which `unwrap` takes

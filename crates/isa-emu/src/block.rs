@@ -47,7 +47,8 @@ mod event_super;
 use std::collections::HashMap;
 
 use prof_events::{
-    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, Sink, TracePart,
+    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, ProbeOp, Sink,
+    TracePart,
 };
 
 use crate::decode::decode;
@@ -176,6 +177,8 @@ pub(crate) struct Block {
     pub heat: u32,
     /// The handle of the block's compiled code (see [`jit`](crate::jit)), or `NONE`.
     pub compiled: u32,
+    /// Its call or return exit has a probe (see [`BlockCache::set_probing`]).
+    pub probed: bool,
 }
 
 impl Block {
@@ -440,13 +443,24 @@ impl BlockCache {
             sup: if self.event_supers { UNFORMED } else { NONE },
             heat: 0,
             compiled: NONE,
+            probed: false,
         };
-        let mut probes = [None, None];
+        let (mut probes, mut ret_probe) = ([None, None], None);
         if !self.superblocks {
             let info = block.info(BlockId(self.id_base + slot));
             block.interest = sink.interest(&info) & Interest::ALL_BLOCK;
             if self.probing && block.interest == Interest::EDGE && self.jit.is_some() {
                 probes = self.probes(&block, first, &info, sink);
+                if block.ends_with == BlockEnd::Return {
+                    // (Only a return's probe reads the jump's target.)
+                    ret_probe = sink
+                        .probe_return(&info)
+                        .filter(|p| matches!(p.op, ProbeOp::Return { .. }));
+                }
+                block.probed = match block.ends_with {
+                    BlockEnd::Call => probes[0].is_some(),
+                    _ => ret_probe.is_some(),
+                };
             }
         }
         // A block with memory events always runs interpreted (its accesses are events).
@@ -466,6 +480,7 @@ impl BlockCache {
                 // Its events come from the log when it runs chained (see `logging`).
                 logged: !block.interest.is_empty(),
                 probes,
+                ret_probe,
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
         }
@@ -476,8 +491,8 @@ impl BlockCache {
     }
 
     /// The sink's probes for the fixed exits of `block` (translated at arena index
-    /// `first`), by the exit's next pc: a branch's target and fall-through, a jump's
-    /// target, a block cut short's fall-through.
+    /// `first`), by the exit's next pc: a branch's target and fall-through, a jump's or a
+    /// call's target, a block cut short's fall-through.
     fn probes<S: Sink + ?Sized>(
         &self,
         block: &Block,
@@ -491,11 +506,13 @@ impl BlockCache {
         };
         let exits = match block.ends_with {
             BlockEnd::Branch { target } => [Some(target), Some(block.end)],
-            BlockEnd::Jump => [jump(), None],
+            BlockEnd::Jump | BlockEnd::Call => [jump(), None],
             BlockEnd::FallThrough => [None, Some(block.end)],
             _ => [None, None],
         };
-        exits.map(|to| to.and_then(|to| Some((to, sink.probe(info, to)?))))
+        // A return's probe needs an indirect exit's target: not one of these.
+        let fixed = |p: &Probe| !matches!(p.op, ProbeOp::Return { .. });
+        exits.map(|to| to.and_then(|to| Some((to, sink.probe(info, to).filter(fixed)?))))
     }
 
     /// Turns probes on for a run whose sink has them (see [`prof_events::probe`]) or off.

@@ -1,7 +1,8 @@
 //! Probes run by compiled code do what the edge events they stand for would: on every
 //! guest, a sink whose edges add to a sum and count it in a table ends the run in the same
 //! state (sum, key, counters, the edges it handled itself) whether the emulator runs its
-//! probes or delivers every edge event, while compiled code takes many of the edges.
+//! probes or delivers every edge event, while compiled code takes many of the edges; and
+//! so does one whose calls and returns open and close a frame.
 
 mod guest_util;
 use guest_util as common;
@@ -10,7 +11,8 @@ use std::collections::BTreeMap;
 
 use isa_emu::Config;
 use prof_events::probe::apply;
-use prof_events::{BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe, ProbeEnd, ProbeOp};
+use prof_events::{BlockEnd, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe};
+use prof_events::{ProbeEnd, ProbeOp};
 use prof_events::{ProbeLease, ProbeState, Sink};
 
 /// The sink: standing at the start of the next block (its key), each edge from a block
@@ -26,8 +28,17 @@ struct Walker {
     missed: BTreeMap<(u64, u64), u64>,
     /// Edge events handled (the rest ran as probes).
     edges: u64,
-    /// Start of each block, by id.
+    /// Start and end of each block, by id.
     starts: Vec<u64>,
+    ends_at: Vec<u64>,
+    /// Calls and returns have probes: a call opens the frame (returning to the call
+    /// block's end, resuming there), a return counts the sum in its own table and closes
+    /// it; `counts[0]` counts the calls whose return a probe took.
+    calls: bool,
+    /// Call and return events handled.
+    call_events: u64,
+    /// The frames of the calls not returned from, below the state's (see `settle`).
+    frames: Vec<ProbeState>,
     stale_at: u64,
     probes: bool,
     /// Stand nowhere: every key is 0, so probes apply wherever they run, and calls,
@@ -43,18 +54,22 @@ fn mix(from: u64, to: u64) -> u64 {
 }
 
 impl Walker {
-    fn new(start: u64, probes: bool, (stale_at, nowhere): (u64, bool)) -> Walker {
+    fn new(start: u64, probes: bool, (stale_at, nowhere, calls): Walk) -> Walker {
         Walker {
             state: ProbeState {
                 key: if nowhere { 0 } else { start },
                 ..ProbeState::default()
             },
-            counts: Vec::new(),
+            counts: vec![0],
             ends: Vec::new(),
             end_of: BTreeMap::new(),
             missed: BTreeMap::new(),
             edges: 0,
             starts: Vec::new(),
+            ends_at: Vec::new(),
+            calls,
+            call_events: 0,
+            frames: Vec::new(),
             stale_at,
             probes,
             nowhere,
@@ -86,6 +101,83 @@ impl Walker {
         ProbeOp::End { end: e, ways }
     }
 
+    /// Keeps an open frame below the state, as a sink takes over a call whose return
+    /// compiled code did not take: whenever it is called, so that the frames it keeps are
+    /// the same with probes and without.
+    fn settle(&mut self) {
+        if self.state.ret != 0 {
+            self.frames.push(self.state.clone());
+            self.state.ret = 0;
+        }
+    }
+
+    /// A return `p` to `to` that found no frame open: if the frame below returns there, the
+    /// return applies to it as to an open one (the same probe on it), else it is dropped.
+    fn return_below(&mut self, p: &Probe, to: u64) -> bool {
+        let (ProbeOp::Return { .. }, Some(frame)) = (p.op, self.frames.last()) else {
+            return false;
+        };
+        if frame.ret != to || self.state.ret != 0 {
+            return false;
+        }
+        let frame = self.frames.pop().unwrap_or_default();
+        (self.state.ret, self.state.saved, self.state.resume) =
+            (frame.ret, frame.saved, frame.resume);
+        (self.state.resume_add, self.state.site) = (frame.resume_add, frame.site);
+        let applied = apply(p, to, &mut self.state, &mut self.counts, &self.ends);
+        self.state.ret = 0;
+        applied
+    }
+
+    /// The path end of the return from the block at `from`: a table of its own (one way).
+    fn return_end(&mut self, from: u64) -> u32 {
+        let n = self.ends.len() as u32;
+        let e = *self.end_of.entry((from, u64::MAX)).or_insert(n);
+        if e == n {
+            let h = mix(from, 0);
+            self.ends.push(ProbeEnd {
+                base: self.counts.len() as u64,
+                size: 64,
+                add: (h % 5) as i64 - 2,
+                set: 0,
+            });
+            self.counts.extend([0; 64]);
+        }
+        e
+    }
+
+    /// The probe of a call from the block at `from` (ending at `ret`) to `to`.
+    fn call_of(&self, from: u64, to: u64, ret: u64) -> Probe {
+        let h = mix(from, to);
+        Probe {
+            key: from,
+            epoch: self.state.epoch,
+            next: to,
+            op: ProbeOp::Call {
+                add: (h % 5) as i64 - 2,
+                ret,
+                resume: ret,
+                resume_add: (h % 7) as i64 - 3,
+                site: from,
+                start: (h % 3) as i64,
+            },
+        }
+    }
+
+    /// The probe of a return from the block at `from` (to `to`, where it does not apply).
+    fn return_of(&mut self, from: u64, to: u64) -> Probe {
+        Probe {
+            key: from,
+            epoch: self.state.epoch,
+            next: to,
+            op: ProbeOp::Return {
+                end: self.return_end(from),
+                ways: 1,
+                pairs: 0,
+            },
+        }
+    }
+
     fn probe_of(&mut self, from: u64, to: u64) -> Probe {
         let at = |pc| if self.nowhere { 0 } else { pc };
         Probe {
@@ -108,10 +200,15 @@ impl Sink for Walker {
             self.starts.resize(i + 1, 0);
         }
         self.starts[i] = block.start;
+        if self.ends_at.len() <= i {
+            self.ends_at.resize(i + 1, 0);
+        }
+        self.ends_at[i] = block.end;
         Interest::EDGE
     }
 
     fn edge(&mut self, edge: &Edge) -> Control {
+        self.settle();
         self.edges += 1;
         if self.edges == self.stale_at {
             self.state.epoch += 1;
@@ -125,8 +222,20 @@ impl Sink for Walker {
             self.state.sum = self.state.sum.wrapping_add(7) % 64;
             return Control::Continue;
         }
-        let p = self.probe_of(from, edge.to);
-        if !apply(&p, &mut self.state, &mut self.counts, &self.ends) {
+        let p = match edge.kind {
+            EdgeKind::Call if self.calls => {
+                self.call_events += 1;
+                self.call_of(from, edge.to, self.ends_at[edge.from.index()])
+            }
+            EdgeKind::Return if self.calls => {
+                self.call_events += 1;
+                self.return_of(from, edge.to)
+            }
+            _ => self.probe_of(from, edge.to),
+        };
+        if !apply(&p, edge.to, &mut self.state, &mut self.counts, &self.ends)
+            && !self.return_below(&p, edge.to)
+        {
             *self.missed.entry((from, edge.to)).or_default() += 1;
             self.state.key = p.next;
         }
@@ -134,6 +243,7 @@ impl Sink for Walker {
     }
 
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+        self.settle();
         self.probes.then_some(ProbeLease {
             state: &mut self.state,
             counts: &mut self.counts,
@@ -141,11 +251,22 @@ impl Sink for Walker {
         })
     }
 
+    /// Probes for the exits its edge events treat as fixed (a call's only with `calls`).
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
-        Some(self.probe_of(block.start, to))
+        match block.ends_with {
+            BlockEnd::Call if self.calls => Some(self.call_of(block.start, to, block.end)),
+            BlockEnd::Call => None,
+            _ => Some(self.probe_of(block.start, to)),
+        }
     }
 
-    fn exit(&mut self, _exit: &Exit) {}
+    fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
+        self.calls.then(|| self.return_of(block.start, 0))
+    }
+
+    fn exit(&mut self, _exit: &Exit) {
+        self.settle();
+    }
 }
 
 impl Walker {
@@ -156,8 +277,8 @@ impl Walker {
             .iter()
             .filter_map(|(&edge, &e)| {
                 let end = self.ends[e as usize];
-                // A path end's ways' counters follow each other.
-                let ways = if mix(edge.0, edge.1) / 3 % 2 == 0 {
+                // A path end's ways' counters follow each other (a return's has one).
+                let ways = if edge.1 == u64::MAX || mix(edge.0, edge.1) / 3 % 2 == 0 {
                     1
                 } else {
                     2
@@ -169,10 +290,15 @@ impl Walker {
     }
 }
 
+/// How the sink walks: the edge at which the epoch moves, whether it stands nowhere, and
+/// whether calls and returns have probes.
+type Walk = (u64, bool, bool);
+
 /// Runs every guest with and without probes, the epoch moving at the `stale_at`-th edge
-/// the sink handles, standing `nowhere` or at blocks; returns the edges that reached the
-/// sink with probes and without, per Linux guest.
-fn with_and_without_probes(walk: (u64, bool)) -> Vec<(String, u64, u64)> {
+/// the sink handles, standing `nowhere` or at blocks, with or without probes of calls;
+/// returns the edges and the calls and returns that reached the sink with probes and
+/// without, per Linux guest.
+fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 4])> {
     let mut edges = Vec::new();
     for guest in common::guests() {
         let run = |probes: bool| {
@@ -185,17 +311,21 @@ fn with_and_without_probes(walk: (u64, bool)) -> Vec<(String, u64, u64)> {
         let (without, instret_events, out_events) = run(false);
         let name = &guest.name;
         assert_eq!((instret, out), (instret_events, out_events), "{name}");
+        assert_eq!(with.state, without.state, "{name}");
         assert_eq!(
-            (with.state.sum, with.state.key),
-            (without.state.sum, without.state.key),
-            "{name}"
+            with.counts[0], without.counts[0],
+            "{name}: calls returned by probes"
         );
         assert_eq!(with.tables(), without.tables(), "{name}");
         assert_eq!(with.missed, without.missed, "{name}");
         assert!(with.counts.iter().sum::<u64>() > 0, "{name}");
         // Bare-metal runs do not chain blocks: no compiled code runs probes there.
         if guest.env != "bare" {
-            edges.push((guest.name.clone(), with.edges, without.edges));
+            let calls = [with.call_events, without.call_events];
+            edges.push((
+                guest.name.clone(),
+                [with.edges, without.edges, calls[0], calls[1]],
+            ));
         }
     }
     edges
@@ -203,15 +333,17 @@ fn with_and_without_probes(walk: (u64, bool)) -> Vec<(String, u64, u64)> {
 
 #[test]
 fn probes_leave_the_state_the_edge_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false));
-    for (name, with, without) in &edges {
+    let edges = with_and_without_probes((u64::MAX, false, false));
+    for (name, [with, without, ..]) in &edges {
         eprintln!("{name}: {with} of {without} edges reached the sink");
         assert!(with < without, "{name}: no probe ran");
     }
     // Compiled code took a good part of the edges: calls, returns, indirect jumps,
     // bail-outs (nbody's floating point), misses and the parts of traces through calls
     // reach the sink.
-    let (with, without) = edges.iter().fold((0, 0), |(a, b), e| (a + e.1, b + e.2));
+    let (with, without) = edges
+        .iter()
+        .fold((0, 0), |(a, b), e| (a + e.1[0], b + e.1[1]));
     assert!(
         with * 4 < without * 3,
         "{with} of {without} edges reached the sink"
@@ -220,11 +352,32 @@ fn probes_leave_the_state_the_edge_events_leave() {
 
 #[test]
 fn stale_probes_leave_the_state_to_the_edge_events() {
-    with_and_without_probes((2_000, false));
+    with_and_without_probes((2_000, false, false));
 }
 
 /// Probes that apply anywhere wait for every event before them.
 #[test]
 fn probes_run_after_the_events_before_them() {
-    with_and_without_probes((u64::MAX, true));
+    with_and_without_probes((u64::MAX, true, false));
+}
+
+/// Calls and returns with probes: compiled code takes calls whose return it takes too (a
+/// return into a frame of its own), and leaves the state, the frame included, and the
+/// counters that the events leave.
+#[test]
+fn probed_calls_and_returns_leave_the_state_the_events_leave() {
+    let edges = with_and_without_probes((u64::MAX, false, true));
+    let mut taken = 0;
+    for (name, [.., with, without]) in &edges {
+        eprintln!("{name}: {with} of {without} calls and returns reached the sink");
+        taken += without - with;
+    }
+    assert!(taken > 0, "compiled code took no call or return");
+}
+
+/// The same with the epoch moving mid-run: probes given before, calls' and returns'
+/// included, no longer apply.
+#[test]
+fn stale_call_probes_leave_the_state_to_the_events() {
+    with_and_without_probes((100, false, true));
 }

@@ -52,6 +52,21 @@ impl<A: Sink, B: Sink> Both<A, B> {
         (self.a, self.b)
     }
 
+    /// The probing member's probe (asked through `ask`), for a block the other member wants
+    /// no event of.
+    fn probing(
+        &mut self,
+        block: &BlockInfo,
+        ask: impl FnOnce(&mut dyn Sink, &BlockInfo) -> Option<Probe>,
+    ) -> Option<Probe> {
+        let (ia, ib) = self.split(block.id);
+        if self.a.probe_state().is_some() {
+            ib.is_empty().then(|| ask(&mut self.a, block)).flatten()
+        } else {
+            ia.is_empty().then(|| ask(&mut self.b, block)).flatten()
+        }
+    }
+
     #[inline(always)]
     fn split(&self, id: BlockId) -> (Interest, Interest) {
         let packed = self.per_block.get(id.index()).copied().unwrap_or(0);
@@ -219,12 +234,12 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
 
     /// The probing member's probe, for a block the other member wants no event of.
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
-        let (ia, ib) = self.split(block.id);
-        if self.a.probe_state().is_some() {
-            ib.is_empty().then(|| self.a.probe(block, to)).flatten()
-        } else {
-            ia.is_empty().then(|| self.b.probe(block, to)).flatten()
-        }
+        self.probing(block, |s, b| s.probe(b, to))
+    }
+
+    /// As [`probe`](Sink::probe).
+    fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
+        self.probing(block, |s, b| s.probe_return(b))
     }
 }
 

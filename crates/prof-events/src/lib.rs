@@ -52,8 +52,9 @@
 //! A sink whose edges only add constants to a running sum and count the sum in a table
 //! (Ball-Larus path profiling) can go further: it lends the driver a [`ProbeLease`]
 //! ([`Sink::probe_state`]) and gives each fixed exit of a block a [`Probe`]
-//! ([`Sink::probe`]), which a driver that compiles blocks runs in the block's code instead
-//! of delivering the edge event (see [`probe`] for the contract).
+//! ([`Sink::probe`]; a call's too) and a return its own ([`Sink::probe_return`]), which a
+//! driver that compiles blocks runs in the block's code instead of delivering the edge
+//! event (see [`probe`] for the contract).
 //!
 //! ```
 //! use prof_events::{
@@ -329,6 +330,13 @@ pub trait Sink {
     fn probe(&mut self, _block: &BlockInfo, _to: u64) -> Option<Probe> {
         None
     }
+
+    /// The probe for the indirect exit of `block`, a return ([`BlockEnd::Return`]):
+    /// [`ProbeOp::Return`](probe::ProbeOp::Return) or `None`. Asked as [`Sink::probe`] is.
+    #[inline]
+    fn probe_return(&mut self, _block: &BlockInfo) -> Option<Probe> {
+        None
+    }
 }
 
 impl Sink for () {
@@ -406,6 +414,10 @@ macro_rules! forward_sink {
             fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
                 (**self).probe(block, to)
             }
+            #[inline(always)]
+            fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
+                (**self).probe_return(block)
+            }
         }
     )+};
 }
@@ -472,6 +484,10 @@ impl<S: Sink> Sink for Option<S> {
     #[inline]
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
         self.as_mut().and_then(|s| s.probe(block, to))
+    }
+    #[inline]
+    fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
+        self.as_mut().and_then(|s| s.probe_return(block))
     }
 }
 

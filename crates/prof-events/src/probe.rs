@@ -19,6 +19,14 @@
 //! 3. Otherwise nothing changes and the edge event is delivered, before any later probe
 //!    runs.
 //!
+//! Calls and returns have probes too ([`ProbeOp::Call`] on a call's fixed exit,
+//! [`ProbeOp::Return`] on a return's indirect exit, [`Sink::probe_return`]): the state
+//! holds one *frame*, the call that compiled code made and whose return it may take. A
+//! call applies only while the frame is closed (`ret == 0`) and opens it; a return applies
+//! only to the frame's return address and closes it. A sink finds the frame open when
+//! compiled code made a call whose return it did not take: the call's activation is then
+//! the sink's to keep (the driver calls the sink only after the code stopped).
+//!
 //! The driver may always deliver the event instead (code that is not compiled, a run that
 //! cannot use the probes), so **a sink's edge event must do exactly what its probe does**
 //! where the probe applies; its `key`, and an `epoch` it changes when its probes go stale,
@@ -28,6 +36,7 @@
 //!
 //! [`Sink::probe_state`]: crate::Sink::probe_state
 //! [`Sink::probe`]: crate::Sink::probe
+//! [`Sink::probe_return`]: crate::Sink::probe_return
 
 /// A path end: counts `sum + add` at `counts[base + sum + add]` if `sum + add < size`
 /// (128-bit arithmetic, `add` sign-extended), then sets `sum` to `set` (sign-extended).
@@ -59,6 +68,35 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
     },
+    /// A call (on a call's exit), if the frame is closed: `sum += add` (which must not
+    /// overflow 64 bits), which the frame keeps as `saved`; the frame opens with `ret`
+    /// (not 0), `resume`, `resume_add` and `site`; then `sum = start`.
+    Call {
+        /// Added to the caller's sum before it is saved.
+        add: i64,
+        /// The return address (not 0).
+        ret: u64,
+        /// The key the caller resumes with.
+        resume: u64,
+        /// Added to the saved sum when the caller resumes (must not overflow 64 bits).
+        resume_add: i64,
+        /// The sink's note of where the call was made.
+        site: u64,
+        /// The callee's sum.
+        start: i64,
+    },
+    /// A return (on a return's indirect exit), if the frame is open and returns where the
+    /// jump goes: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`]
+    /// does, `counts[pairs]` counts the call and return taken, and the frame closes:
+    /// `sum = saved + resume_add`, `key = resume` (the probe's `next` is not used).
+    Return {
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+        /// The counter of calls whose return compiled code took.
+        pairs: u32,
+    },
 }
 
 /// A probe on one exit of a block.
@@ -74,8 +112,9 @@ pub struct Probe {
     pub op: ProbeOp,
 }
 
-/// The state probes run on, owned by the sink: the running sum and where the sink stands.
-/// The layout is fixed: compiled code reads and writes it.
+/// The state probes run on, owned by the sink: the running sum, where the sink stands,
+/// and the frame of a call made by a probe ([`ProbeOp::Call`]). The layout is fixed:
+/// compiled code reads and writes it.
 #[repr(C)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProbeState {
@@ -85,6 +124,16 @@ pub struct ProbeState {
     pub key: u64,
     /// Changed by the sink when probes it gave may no longer apply.
     pub epoch: u64,
+    /// The frame's return address; 0: the frame is closed.
+    pub ret: u64,
+    /// The caller's sum when it called (its sum after the call's addition).
+    pub saved: i64,
+    /// The key the caller resumes with.
+    pub resume: u64,
+    /// Added to `saved` when the caller resumes.
+    pub resume_add: i64,
+    /// The call's [`site`](ProbeOp::Call::site).
+    pub site: u64,
 }
 
 impl ProbeState {
@@ -94,6 +143,16 @@ impl ProbeState {
     pub const KEY: usize = std::mem::offset_of!(ProbeState, key);
     /// See [`SUM`](Self::SUM).
     pub const EPOCH: usize = std::mem::offset_of!(ProbeState, epoch);
+    /// See [`SUM`](Self::SUM).
+    pub const RET: usize = std::mem::offset_of!(ProbeState, ret);
+    /// See [`SUM`](Self::SUM).
+    pub const SAVED: usize = std::mem::offset_of!(ProbeState, saved);
+    /// See [`SUM`](Self::SUM).
+    pub const RESUME: usize = std::mem::offset_of!(ProbeState, resume);
+    /// See [`SUM`](Self::SUM).
+    pub const RESUME_ADD: usize = std::mem::offset_of!(ProbeState, resume_add);
+    /// See [`SUM`](Self::SUM).
+    pub const SITE: usize = std::mem::offset_of!(ProbeState, site);
 }
 
 /// What a sink lends the driver for probes to run on: its state, counters and path ends,
@@ -109,33 +168,87 @@ pub struct ProbeLease<'a> {
 }
 
 /// Runs `probe` on `state` over `counts` and `ends` as compiled code does (the reference
-/// for drivers and for tests): `true` if it applied.
-pub fn apply(probe: &Probe, state: &mut ProbeState, counts: &mut [u64], ends: &[ProbeEnd]) -> bool {
+/// for drivers and for tests), for an exit to `to`: `true` if it applied.
+pub fn apply(
+    probe: &Probe,
+    to: u64,
+    state: &mut ProbeState,
+    counts: &mut [u64],
+    ends: &[ProbeEnd],
+) -> bool {
     if state.key != probe.key || state.epoch != probe.epoch {
         return false;
     }
     match probe.op {
         ProbeOp::Add(v) => state.sum = state.sum.wrapping_add(v as i128 as u128),
         ProbeOp::End { end, ways } => {
-            let sum = state.sum;
-            let way = |end: &ProbeEnd| {
-                let i = sum.wrapping_add(end.add as i128 as u128);
-                (i < u128::from(end.size))
-                    .then(|| end.base.checked_add(i as u64))
-                    .flatten()
-                    .and_then(|c| usize::try_from(c).ok())
-                    .filter(|&c| c < counts.len())
+            let Some(c) = counter(state.sum, end, ways, counts.len(), ends) else {
+                return false;
             };
-            let ways = ends.iter().skip(end as usize).take(usize::from(ways));
-            let Some((c, set)) = ways.into_iter().find_map(|e| Some((way(e)?, e.set))) else {
+            counts[c.0] += 1;
+            state.sum = c.1 as i128 as u128;
+        }
+        ProbeOp::Call {
+            add,
+            ret,
+            resume,
+            resume_add,
+            site,
+            start,
+        } => {
+            let saved = (state.sum as i64).checked_add(add);
+            let (0, Some(saved), false) = (state.ret, saved, ret == 0) else {
+                return false;
+            };
+            (state.saved, state.ret, state.resume) = (saved, ret, resume);
+            (state.resume_add, state.site) = (resume_add, site);
+            state.sum = start as i128 as u128;
+        }
+        ProbeOp::Return { end, ways, pairs } => {
+            let resumed = state.saved.checked_add(state.resume_add);
+            let pairs = pairs as usize;
+            let (true, Some(resumed), true) = (
+                state.ret != 0 && state.ret == to,
+                resumed,
+                pairs < counts.len(),
+            ) else {
+                return false;
+            };
+            let Some((c, _)) = counter(state.sum, end, ways, counts.len(), ends) else {
                 return false;
             };
             counts[c] += 1;
-            state.sum = set as i128 as u128;
+            counts[pairs] += 1;
+            state.sum = resumed as i128 as u128;
+            state.key = state.resume;
+            state.ret = 0;
+            return true;
         }
     }
     state.key = probe.next;
     true
+}
+
+/// The counter that the path end at `end` with `ways` ways counts `sum` in, if one of its
+/// ways holds it in range and among `counts` counters, and the sum it sets.
+fn counter(
+    sum: u128,
+    end: u32,
+    ways: u8,
+    counts: usize,
+    ends: &[ProbeEnd],
+) -> Option<(usize, i64)> {
+    let way = |end: &ProbeEnd| {
+        let i = sum.wrapping_add(end.add as i128 as u128);
+        (i < u128::from(end.size))
+            .then(|| end.base.checked_add(i as u64))
+            .flatten()
+            .and_then(|c| usize::try_from(c).ok())
+            .filter(|&c| c < counts)
+            .map(|c| (c, end.set))
+    };
+    let mut ways = ends.iter().skip(end as usize).take(usize::from(ways));
+    ways.find_map(way)
 }
 
 #[cfg(test)]
@@ -162,30 +275,30 @@ mod tests {
             next: 11,
             op: ProbeOp::Add(2),
         };
-        assert!(apply(&add, &mut s, &mut counts, &ends));
+        assert!(apply(&add, 0, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key), (3, 11));
         // Wrong key, then wrong epoch: nothing changes.
-        assert!(!apply(&add, &mut s, &mut counts, &ends));
+        assert!(!apply(&add, 0, &mut s, &mut counts, &ends));
         let end = Probe {
             key: 11,
             epoch: 1,
             next: 12,
             op: ProbeOp::End { end: 0, ways: 1 },
         };
-        assert!(!apply(&end, &mut s, &mut counts, &ends));
+        assert!(!apply(&end, 0, &mut s, &mut counts, &ends));
         s.epoch = 1;
         // sum 3 - 1 = 2 < 3: counter 2 + 2.
-        assert!(apply(&end, &mut s, &mut counts, &ends));
+        assert!(apply(&end, 0, &mut s, &mut counts, &ends));
         assert_eq!(counts, [0, 0, 0, 0, 1]);
         assert_eq!((s.sum, s.key), (7, 12));
         // Out of range (7 - 1 = 6 >= 3), and a missing end: no change.
         let again = Probe { key: 12, ..end };
-        assert!(!apply(&again, &mut s, &mut counts, &ends));
+        assert!(!apply(&again, 0, &mut s, &mut counts, &ends));
         let missing = Probe {
             op: ProbeOp::End { end: 1, ways: 1 },
             ..again
         };
-        assert!(!apply(&missing, &mut s, &mut counts, &ends));
+        assert!(!apply(&missing, 0, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key), (7, 12));
     }
 
@@ -219,7 +332,7 @@ mod tests {
                 ..ProbeState::default()
             };
             assert_eq!(
-                apply(&end(ways), &mut s, &mut counts, &ends),
+                apply(&end(ways), 0, &mut s, &mut counts, &ends),
                 applies,
                 "{sum}"
             );
@@ -233,5 +346,60 @@ mod tests {
         assert_eq!(ProbeState::SUM, 0);
         assert_eq!(ProbeState::KEY, 16);
         assert_eq!(ProbeState::EPOCH, 24);
+        assert_eq!(ProbeState::RET, 32);
+        assert_eq!(ProbeState::SITE, 64);
+    }
+
+    #[test]
+    fn a_call_opens_the_frame_that_its_return_closes() {
+        // The callee's one path end: sum 4 - 4 = 0 at counter 0; pairs at counter 1.
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 1,
+            add: -4,
+            set: 0,
+        }];
+        let mut counts = [0u64; 2];
+        let mut s = ProbeState {
+            sum: 10,
+            key: 1,
+            ..ProbeState::default()
+        };
+        let call = Probe {
+            key: 1,
+            epoch: 0,
+            next: 2,
+            op: ProbeOp::Call {
+                add: 5,
+                ret: 0x100,
+                resume: 3,
+                resume_add: -1,
+                site: 9,
+                start: 4,
+            },
+        };
+        assert!(apply(&call, 0, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.ret, s.saved, s.site), (4, 2, 0x100, 15, 9));
+        // The frame is open: another call does not apply.
+        let again = Probe { key: 2, ..call };
+        assert!(!apply(&again, 0, &mut s, &mut counts, &ends));
+        let ret = Probe {
+            key: 2,
+            epoch: 0,
+            next: 77,
+            op: ProbeOp::Return {
+                end: 0,
+                ways: 1,
+                pairs: 1,
+            },
+        };
+        // Not to the frame's return address: no change.
+        assert!(!apply(&ret, 0x104, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, counts), (4, 2, [0, 0]));
+        assert!(apply(&ret, 0x100, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.ret, counts), (14, 3, 0, [1, 1]));
+        // The frame is closed: a return does not apply.
+        s.key = 2;
+        assert!(!apply(&ret, 0x100, &mut s, &mut counts, &ends));
     }
 }

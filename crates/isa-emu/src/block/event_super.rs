@@ -163,12 +163,14 @@ impl BlockCache {
             return None;
         }
         // With probes, a trace pays only where it passes a call, a return or an indirect
-        // jump, which no probe runs: other runs of blocks chain through their probes.
+        // jump that no probe runs: other runs of blocks chain through their probes.
         let through_call = chosen[..chosen.len() - 1].iter().any(|&(slot, _)| {
-            !matches!(
-                self.blocks[slot as usize].ends_with,
-                BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough
-            )
+            let b = &self.blocks[slot as usize];
+            !b.probed
+                && !matches!(
+                    b.ends_with,
+                    BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough
+                )
         });
         if self.probing && !through_call {
             return None;
@@ -250,6 +252,7 @@ impl BlockCache {
             count: sup.count,
             logged: true,
             probes: [None, None],
+            ret_probe: None,
         };
         jit.compile(&src).unwrap_or(NONE)
     }

@@ -31,6 +31,11 @@ const SAVED: [Reg; 6] = CACHE;
 const MIN_PREFIX: usize = 6;
 /// No register.
 const NO: u8 = u8::MAX;
+/// Offsets of a [`ProbeEnd`](prof_events::ProbeEnd)'s fields.
+const END_BASE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, base) as i32;
+const END_SIZE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, size) as i32;
+const END_ADD: i32 = std::mem::offset_of!(prof_events::ProbeEnd, add) as i32;
+const END_SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
 /// Guest register slots the code may touch: x0 … x31 and the x0-write scratch slot 32.
 const GUEST_SLOTS: usize = 33;
 
@@ -252,7 +257,8 @@ impl Compiler<'_> {
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
-    /// ran. Uses rax, rcx and rdx.
+    /// ran. Uses rax, rcx and rdx, and for a return r13, its jump's target in r12 (cache
+    /// registers, free once the exit stored the guest registers).
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         let a = &mut *self.asm;
@@ -289,52 +295,119 @@ impl Compiler<'_> {
                 a.store(RCX, SUM, RAX);
             }
             ProbeOp::End { end, ways } => {
-                const BASE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, base) as i32;
-                const SIZE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, size) as i32;
-                const ADD: i32 = std::mem::offset_of!(prof_events::ProbeEnd, add) as i32;
-                const SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
-                // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len;
-                // rax = sum + add, counted if in [0, size) (a negative one is above as
-                // unsigned), at base + rax if that is one of the counters.
-                let mut counts = Vec::new();
-                for e in (0..u64::from(ways)).map(|w| u64::from(end) + w) {
-                    let mut next = Vec::new();
-                    a.mov_imm(RDX, e);
-                    a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::ENDS_LEN as i32);
-                    next.push(a.jcc(Cc::Ae));
-                    a.shift_imm(W::Q, Shift::Shl, RDX, 5);
-                    a.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::ENDS as i32);
-                    a.load(RAX, RCX, SUM);
-                    a.alu_mem(W::Q, Alu::Add, RAX, RDX, ADD);
-                    next.push(a.jcc(Cc::O));
-                    a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, SIZE);
-                    next.push(a.jcc(Cc::Ae));
-                    a.alu_mem(W::Q, Alu::Add, RAX, RDX, BASE);
-                    next.push(a.jcc(Cc::B));
-                    a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
-                    next.push(a.jcc(Cc::Ae));
-                    counts.push(a.jmp());
-                    for j in next {
-                        a.patch(j);
-                    }
-                }
-                miss.push(a.jmp());
-                for j in counts {
-                    a.patch(j);
-                }
+                self.path_end(end, ways, miss);
+                let a = &mut *self.asm;
                 // It applies: sum = set, then count.
-                a.load(RDX, RDX, SET);
+                a.load(RDX, RDX, END_SET);
                 a.store(RCX, SUM, RDX);
-                a.shift_imm(W::Q, Shift::Shl, RAX, 3);
-                a.load(RDX, RSI, Ctx::COUNTS as i32);
-                a.load_sib(Load::U64, RCX, RDX, RAX);
-                a.alu_imm(W::Q, Alu::Add, RCX, 1);
-                a.store_sib(8, RDX, RAX, RCX);
+                self.count_at(RAX);
+                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+            }
+            ProbeOp::Call {
+                add,
+                ret,
+                resume,
+                resume_add,
+                site,
+                start,
+            } => {
+                // The frame must be closed; the caller's sum saved with the addition.
+                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::RET as i32, 0);
+                miss.push(a.jcc(Cc::Ne));
+                a.load(RAX, RCX, SUM);
+                a.mov_imm(RDX, add as u64);
+                a.alu(W::Q, Alu::Add, RAX, RDX);
+                miss.push(a.jcc(Cc::O));
+                a.store(RCX, ProbeState::SAVED as i32, RAX);
+                for (field, value) in [
+                    (ProbeState::RET, ret),
+                    (ProbeState::RESUME, resume),
+                    (ProbeState::RESUME_ADD, resume_add as u64),
+                    (ProbeState::SITE, site),
+                    (ProbeState::SUM, start as u64),
+                ] {
+                    a.mov_imm(RAX, value);
+                    a.store(RCX, field as i32, RAX);
+                }
+            }
+            ProbeOp::Return { end, ways, pairs } => {
+                // The frame must be open and return where the jump goes (in r12).
+                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::RET as i32, 0);
+                miss.push(a.jcc(Cc::E));
+                a.alu_mem(W::Q, Alu::Cmp, R12, RCX, ProbeState::RET as i32);
+                miss.push(a.jcc(Cc::Ne));
+                a.mov_imm(RDX, u64::from(pairs));
+                a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
+                miss.push(a.jcc(Cc::Ae));
+                // r13 = the caller's sum when it resumes.
+                a.load(R13, RCX, ProbeState::SAVED as i32);
+                a.alu_mem(W::Q, Alu::Add, R13, RCX, ProbeState::RESUME_ADD as i32);
+                miss.push(a.jcc(Cc::O));
+                self.path_end(end, ways, miss);
+                self.count_at(RAX);
+                self.asm.mov_imm(RAX, u64::from(pairs));
+                self.count_at(RAX);
+                let a = &mut *self.asm;
                 a.load(RCX, RSI, Ctx::PROBE as i32);
+                a.store(RCX, SUM, R13);
+                a.load(RAX, RCX, ProbeState::RESUME as i32);
+                a.store(RCX, ProbeState::KEY as i32, RAX);
+                a.mov_imm(RAX, 0);
+                a.store(RCX, ProbeState::RET as i32, RAX);
+                return;
             }
         }
+        let a = &mut *self.asm;
         a.mov_imm(RAX, probe.next);
         a.store(RCX, ProbeState::KEY as i32, RAX);
+    }
+
+    /// The way search of the path end at `end` with `ways` ways on the state rcx points to
+    /// (see [`prof_events::ProbeOp::End`]): falls through with rax = the counter and rdx =
+    /// the way's [`ProbeEnd`](prof_events::ProbeEnd) if a way counts the sum, else jumps
+    /// to a `miss`. Uses rax and rdx.
+    fn path_end(&mut self, end: u32, ways: u8, miss: &mut Vec<usize>) {
+        let a = &mut *self.asm;
+        // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len;
+        // rax = sum + add, counted if in [0, size) (a negative one is above as
+        // unsigned), at base + rax if that is one of the counters.
+        let mut counts = Vec::new();
+        for e in (0..u64::from(ways)).map(|w| u64::from(end) + w) {
+            let mut next = Vec::new();
+            a.mov_imm(RDX, e);
+            a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::ENDS_LEN as i32);
+            next.push(a.jcc(Cc::Ae));
+            a.shift_imm(W::Q, Shift::Shl, RDX, 5);
+            a.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::ENDS as i32);
+            a.load(RAX, RCX, ProbeState::SUM as i32);
+            a.alu_mem(W::Q, Alu::Add, RAX, RDX, END_ADD);
+            next.push(a.jcc(Cc::O));
+            a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, END_SIZE);
+            next.push(a.jcc(Cc::Ae));
+            a.alu_mem(W::Q, Alu::Add, RAX, RDX, END_BASE);
+            next.push(a.jcc(Cc::B));
+            a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+            next.push(a.jcc(Cc::Ae));
+            counts.push(a.jmp());
+            for j in next {
+                a.patch(j);
+            }
+        }
+        miss.push(a.jmp());
+        for j in counts {
+            a.patch(j);
+        }
+    }
+
+    /// Adds one to the counter whose index is in `index` (checked in range). Uses rcx and
+    /// rdx, and `index`.
+    fn count_at(&mut self, index: Reg) {
+        let a = &mut *self.asm;
+        a.shift_imm(W::Q, Shift::Shl, index, 3);
+        a.load(RDX, RSI, Ctx::COUNTS as i32);
+        a.load_sib(Load::U64, RCX, RDX, index);
+        a.alu_imm(W::Q, Alu::Add, RCX, 1);
+        a.store_sib(8, RDX, index, RCX);
     }
 
     /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
@@ -718,6 +791,8 @@ pub(crate) struct Source<'a> {
     pub logged: bool,
     /// Probes for fixed exits of a logged block, by the exit's next pc (see [`Compiler::probe`]).
     pub probes: [Option<(u64, Probe)>; 2],
+    /// The probe for the indirect exit of a logged block that returns.
+    pub ret_probe: Option<Probe>,
 }
 
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
@@ -804,7 +879,26 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             let at = (src.first + insns.len() - 1) as u32;
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
+            // A return's probe that applies stands for the record, as a fixed exit's does.
+            let applied = match src.ret_probe {
+                Some(p) if src.logged => {
+                    let mut miss = Vec::new();
+                    c.asm.mov(R12, RAX);
+                    c.probe(&p, &mut miss);
+                    c.asm.mov(RAX, R12);
+                    let applied = c.asm.jmp();
+                    for j in miss {
+                        c.asm.patch(j);
+                    }
+                    c.asm.mov(RAX, R12);
+                    Some(applied)
+                }
+                _ => None,
+            };
             let full = src.logged.then(|| c.log(None, src.slot, at));
+            if let Some(j) = applied {
+                c.asm.patch(j);
+            }
             c.indirect(src.count);
             c.asm.store_imm32(RSI, Ctx::STUB as i32, INDIRECT);
             if let Some(full) = full {
