@@ -1753,7 +1753,9 @@ impl Sink for PathSink {
         })
     }
 
-    /// The probe of a return block: see [`return_probe`](Self::return_probe).
+    /// The probe of a return block whose falls are an addition and whose activation's end
+    /// counts in a dense table: it counts the path, and the call and return in the
+    /// function's pair counter (added to its starts and ends at the exit).
     fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
         let (id, f, node) = self.probe_slot(block)?;
         self.return_probe(id, f, node)
