@@ -332,7 +332,7 @@ pub trait Sink {
     }
 
     /// The probe for the indirect exit of `block`, a return ([`BlockEnd::Return`]):
-    /// [`ProbeOp::Return`](probe::ProbeOp::Return) or `None`. Asked as [`Sink::probe`] is.
+    /// [`ProbeOp::Return`] or `None`. Asked as [`Sink::probe`] is.
     #[inline]
     fn probe_return(&mut self, _block: &BlockInfo) -> Option<Probe> {
         None
