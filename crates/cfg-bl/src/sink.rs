@@ -857,40 +857,56 @@ impl PathSink {
         }
     }
 
-    /// Takes over the call whose return compiled code did not take (the probe state's
-    /// open frame, see [`ProbeOp::Call`]), before anything reads the activations.
+    /// Takes over the calls whose returns compiled code did not take (the probe state's
+    /// open frames, see [`ProbeOp::Call`]), before anything reads the activations.
     #[inline(always)]
     fn settle(&mut self) {
-        if self.probe.ret != 0 {
-            self.open_frame();
+        if self.probe.depth != 0 {
+            self.open_frames();
         }
     }
 
-    /// [`settle`](Self::settle)'s work: the caller stands at its call block's last node
-    /// with the sum it called with, and the callee's activation (at the hoisted key and
-    /// sum) is pushed, as [`fast_call`](Self::fast_call) would have left them.
+    /// [`settle`](Self::settle)'s work: for each open frame, outermost first, the caller
+    /// stands at its call block's last node with the sum it called with, and the callee's
+    /// activation is pushed (the innermost one at the hoisted key and sum), as
+    /// [`fast_call`](Self::fast_call) would have left them.
     #[cold]
     #[inline(never)]
-    fn open_frame(&mut self) {
-        let ret = std::mem::take(&mut self.probe.ret);
-        let callee = (self.probe.key >> 32) as usize;
-        if let Some(caller) = self.acts.last_mut() {
-            caller.node = NodeIndex::new(self.probe.site as usize);
-            caller.state.sum = self.probe.saved as i128 as u128;
+    fn open_frames(&mut self) {
+        let depth = std::mem::take(&mut self.probe.depth) as usize;
+        let frames = self.probe.frames;
+        let open = &frames[..depth.min(frames.len())];
+        for (i, frame) in open.iter().enumerate() {
+            let site = frame.site as usize;
+            // The frame keeps the sum the caller resumes with: less the resume's addition.
+            let g = self.acts.last().and_then(|a| a.func);
+            let fun = g.and_then(|g| self.functions.get(g));
+            let resume = fun.and_then(|fun| fun.resume.get(site).copied().flatten());
+            let saved = frame.resumed.wrapping_sub(resume.map_or(0, |(_, add)| add));
+            if let Some(caller) = self.acts.last_mut() {
+                caller.node = NodeIndex::new(site);
+                caller.state.sum = saved as i128 as u128;
+            }
+            // The callee: the next frame's caller, or the innermost one, at the hoisted key.
+            let (callee, node, sum) = match open.get(i + 1) {
+                Some(next) => (next.resume >> 32, 0, 0),
+                None => (
+                    self.probe.key >> 32,
+                    self.probe.key & 0xffff_ffff,
+                    self.probe.sum,
+                ),
+            };
+            if let Some(fun) = self.functions.get_mut(callee as usize) {
+                fun.starts += 1;
+            }
+            let stack = self.spare.pop().unwrap_or_default();
+            self.acts.push(Act {
+                func: Some(callee as usize),
+                node: NodeIndex::new(node as usize),
+                ret: Some(frame.ret),
+                state: Activation { sum, stack },
+            });
         }
-        if let Some(fun) = self.functions.get_mut(callee) {
-            fun.starts += 1;
-        }
-        let stack = self.spare.pop().unwrap_or_default();
-        self.acts.push(Act {
-            func: Some(callee),
-            node: NodeIndex::new((self.probe.key & 0xffff_ffff) as usize),
-            ret: Some(ret),
-            state: Activation {
-                sum: self.probe.sum,
-                stack,
-            },
-        });
     }
 
     /// The probe of a call from keyed slot `id` (function `f` entered at `node`) to `to`:

@@ -182,7 +182,7 @@ pub use event::{
 };
 pub use id::{BlockId, TraceId};
 pub use interest::Interest;
-pub use probe::{Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
+pub use probe::{Frame, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState, FRAMES};
 pub use recorder::{Event, Recorder};
 pub use trace::{part_counts, replay, TracePart};
 

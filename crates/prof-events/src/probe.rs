@@ -21,11 +21,12 @@
 //!
 //! Calls and returns have probes too ([`ProbeOp::Call`] on a call's fixed exit,
 //! [`ProbeOp::Return`] on a return's indirect exit, [`Sink::probe_return`]): the state
-//! holds one *frame*, the call that compiled code made and whose return it may take. A
-//! call applies only while the frame is closed (`ret == 0`) and opens it; a return applies
-//! only to the frame's return address and closes it. A sink finds the frame open when
-//! compiled code made a call whose return it did not take: the call's activation is then
-//! the sink's to keep (the driver calls the sink only after the code stopped).
+//! holds a stack of up to [`FRAMES`] *frames*, the calls that compiled code made and whose
+//! returns it may take. A call applies only while the stack has room and pushes a frame;
+//! a return applies only to the top frame's return address and pops it. A sink finds
+//! frames open when compiled code made calls whose returns it did not take: the calls'
+//! activations are then the sink's to keep (the driver calls the sink only after the code
+//! stopped).
 //!
 //! The driver may always deliver the event instead (code that is not compiled, a run that
 //! cannot use the probes), so **a sink's edge event must do exactly what its probe does**
@@ -68,27 +69,27 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
     },
-    /// A call (on a call's exit), if the frame is closed: `sum += add` (which must not
-    /// overflow 64 bits), which the frame keeps as `saved`; the frame opens with `ret`
-    /// (not 0), `resume`, `resume_add` and `site`; then `sum = start`.
+    /// A call (on a call's exit), if the stack has room: pushes the frame of `ret` (not
+    /// 0), `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
+    /// (neither addition may overflow 64 bits); then `sum = start`.
     Call {
-        /// Added to the caller's sum before it is saved.
+        /// Added to the caller's sum when it calls.
         add: i64,
         /// The return address (not 0).
         ret: u64,
         /// The key the caller resumes with.
         resume: u64,
-        /// Added to the saved sum when the caller resumes (must not overflow 64 bits).
+        /// Added to the caller's sum when it resumes.
         resume_add: i64,
         /// The sink's note of where the call was made.
         site: u64,
         /// The callee's sum.
         start: i64,
     },
-    /// A return (on a return's indirect exit), if the frame is open and returns where the
-    /// jump goes: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`]
-    /// does, `counts[pairs]` counts the call and return taken, and the frame closes:
-    /// `sum = saved + resume_add`, `key = resume` (the probe's `next` is not used).
+    /// A return (on a return's indirect exit), if the top frame returns where the jump
+    /// goes: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
+    /// `counts[pairs]` counts the call and return taken, and the frame pops: `sum` and
+    /// `key` become its resumed sum and `resume` (the probe's `next` is not used).
     Return {
         /// Index of the path end's first way in `ends`.
         end: u32,
@@ -112,9 +113,38 @@ pub struct Probe {
     pub op: ProbeOp,
 }
 
+/// Frames the probe state holds (calls made by probes whose returns are open).
+pub const FRAMES: usize = 4;
+
+/// A call made by a probe ([`ProbeOp::Call`]). The layout is fixed: compiled code reads
+/// and writes it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// The return address.
+    pub ret: u64,
+    /// The key the caller resumes with.
+    pub resume: u64,
+    /// The caller's sum when it resumes.
+    pub resumed: i64,
+    /// The call's [`site`](ProbeOp::Call::site).
+    pub site: u64,
+}
+
+impl Frame {
+    /// Byte offsets of the fields compiled code uses.
+    pub const RET: usize = std::mem::offset_of!(Frame, ret);
+    /// See [`RET`](Self::RET).
+    pub const RESUME: usize = std::mem::offset_of!(Frame, resume);
+    /// See [`RET`](Self::RET).
+    pub const RESUMED: usize = std::mem::offset_of!(Frame, resumed);
+    /// See [`RET`](Self::RET).
+    pub const SITE: usize = std::mem::offset_of!(Frame, site);
+}
+
 /// The state probes run on, owned by the sink: the running sum, where the sink stands,
-/// and the frame of a call made by a probe ([`ProbeOp::Call`]). The layout is fixed:
-/// compiled code reads and writes it.
+/// and the frames of the calls made by probes. The layout is fixed: compiled code reads
+/// and writes it.
 #[repr(C)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProbeState {
@@ -124,16 +154,10 @@ pub struct ProbeState {
     pub key: u64,
     /// Changed by the sink when probes it gave may no longer apply.
     pub epoch: u64,
-    /// The frame's return address; 0: the frame is closed.
-    pub ret: u64,
-    /// The caller's sum when it called (its sum after the call's addition).
-    pub saved: i64,
-    /// The key the caller resumes with.
-    pub resume: u64,
-    /// Added to `saved` when the caller resumes.
-    pub resume_add: i64,
-    /// The call's [`site`](ProbeOp::Call::site).
-    pub site: u64,
+    /// Frames open, at most [`FRAMES`] (the innermost call's last).
+    pub depth: u64,
+    /// The frames, `frames[..depth]` open.
+    pub frames: [Frame; FRAMES],
 }
 
 impl ProbeState {
@@ -144,15 +168,14 @@ impl ProbeState {
     /// See [`SUM`](Self::SUM).
     pub const EPOCH: usize = std::mem::offset_of!(ProbeState, epoch);
     /// See [`SUM`](Self::SUM).
-    pub const RET: usize = std::mem::offset_of!(ProbeState, ret);
-    /// See [`SUM`](Self::SUM).
-    pub const SAVED: usize = std::mem::offset_of!(ProbeState, saved);
-    /// See [`SUM`](Self::SUM).
-    pub const RESUME: usize = std::mem::offset_of!(ProbeState, resume);
-    /// See [`SUM`](Self::SUM).
-    pub const RESUME_ADD: usize = std::mem::offset_of!(ProbeState, resume_add);
-    /// See [`SUM`](Self::SUM).
-    pub const SITE: usize = std::mem::offset_of!(ProbeState, site);
+    pub const DEPTH: usize = std::mem::offset_of!(ProbeState, depth);
+    /// See [`SUM`](Self::SUM); a [`Frame`] is 32 bytes.
+    pub const FRAMES: usize = std::mem::offset_of!(ProbeState, frames);
+
+    /// The open frames, outermost first.
+    pub fn open(&self) -> &[Frame] {
+        &self.frames[..(self.depth as usize).min(FRAMES)]
+    }
 }
 
 /// What a sink lends the driver for probes to run on: its state, counters and path ends,
@@ -196,32 +219,41 @@ pub fn apply(
             site,
             start,
         } => {
-            let saved = (state.sum as i64).checked_add(add);
-            let (0, Some(saved), false) = (state.ret, saved, ret == 0) else {
+            let resumed = (state.sum as i64)
+                .checked_add(add)
+                .and_then(|s| s.checked_add(resume_add));
+            let depth = state.depth as usize;
+            let (Some(frame), Some(resumed), false) =
+                (state.frames.get_mut(depth), resumed, ret == 0)
+            else {
                 return false;
             };
-            (state.saved, state.ret, state.resume) = (saved, ret, resume);
-            (state.resume_add, state.site) = (resume_add, site);
+            *frame = Frame {
+                ret,
+                resume,
+                resumed,
+                site,
+            };
+            state.depth += 1;
             state.sum = start as i128 as u128;
         }
         ProbeOp::Return { end, ways, pairs } => {
-            let resumed = state.saved.checked_add(state.resume_add);
-            let pairs = pairs as usize;
-            let (true, Some(resumed), true) = (
-                state.ret != 0 && state.ret == to,
-                resumed,
-                pairs < counts.len(),
-            ) else {
+            let top = (state.depth as usize).checked_sub(1);
+            let Some(&frame) = top.and_then(|t| state.frames.get(t)) else {
                 return false;
             };
+            let pairs = pairs as usize;
+            if frame.ret != to || pairs >= counts.len() {
+                return false;
+            }
             let Some((c, _)) = counter(state.sum, end, ways, counts.len(), ends) else {
                 return false;
             };
             counts[c] += 1;
             counts[pairs] += 1;
-            state.sum = resumed as i128 as u128;
-            state.key = state.resume;
-            state.ret = 0;
+            state.sum = frame.resumed as i128 as u128;
+            state.key = frame.resume;
+            state.depth -= 1;
             return true;
         }
     }
@@ -346,13 +378,18 @@ mod tests {
         assert_eq!(ProbeState::SUM, 0);
         assert_eq!(ProbeState::KEY, 16);
         assert_eq!(ProbeState::EPOCH, 24);
-        assert_eq!(ProbeState::RET, 32);
-        assert_eq!(ProbeState::SITE, 64);
+        assert_eq!(ProbeState::DEPTH, 32);
+        assert_eq!(ProbeState::FRAMES, 40);
+        assert_eq!(size_of::<Frame>(), 32);
+        assert_eq!(
+            (Frame::RET, Frame::RESUME, Frame::RESUMED, Frame::SITE),
+            (0, 8, 16, 24)
+        );
     }
 
     #[test]
-    fn a_call_opens_the_frame_that_its_return_closes() {
-        // The callee's one path end: sum 4 - 4 = 0 at counter 0; pairs at counter 1.
+    fn calls_push_frames_that_their_returns_pop() {
+        // The callees' one path end: sum 4 - 4 = 0 at counter 0; pairs at counter 1.
         let ends = [ProbeEnd {
             base: 0,
             size: 1,
@@ -365,24 +402,36 @@ mod tests {
             key: 1,
             ..ProbeState::default()
         };
-        let call = Probe {
-            key: 1,
+        let call = |key, ret| Probe {
+            key,
             epoch: 0,
             next: 2,
             op: ProbeOp::Call {
                 add: 5,
-                ret: 0x100,
-                resume: 3,
+                ret,
+                resume: key + 100,
                 resume_add: -1,
                 site: 9,
                 start: 4,
             },
         };
-        assert!(apply(&call, 0, &mut s, &mut counts, &ends));
-        assert_eq!((s.sum, s.key, s.ret, s.saved, s.site), (4, 2, 0x100, 15, 9));
-        // The frame is open: another call does not apply.
-        let again = Probe { key: 2, ..call };
-        assert!(!apply(&again, 0, &mut s, &mut counts, &ends));
+        assert!(apply(&call(1, 0x100), 0, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.depth), (4, 2, 1));
+        assert_eq!(
+            s.open()[0],
+            Frame {
+                ret: 0x100,
+                resume: 101,
+                resumed: 14,
+                site: 9
+            }
+        );
+        // Calls nest up to FRAMES deep.
+        for depth in 2..=FRAMES as u64 {
+            assert!(apply(&call(2, 0x200), 0, &mut s, &mut counts, &ends));
+            assert_eq!(s.depth, depth);
+        }
+        assert!(!apply(&call(2, 0x200), 0, &mut s, &mut counts, &ends));
         let ret = Probe {
             key: 2,
             epoch: 0,
@@ -393,12 +442,24 @@ mod tests {
                 pairs: 1,
             },
         };
-        // Not to the frame's return address: no change.
-        assert!(!apply(&ret, 0x104, &mut s, &mut counts, &ends));
-        assert_eq!((s.sum, s.key, counts), (4, 2, [0, 0]));
+        // Not to the top frame's return address: no change.
+        assert!(!apply(&ret, 0x100, &mut s, &mut counts, &ends));
+        assert_eq!(
+            (s.sum, s.key, counts, s.depth),
+            (4, 2, [0, 0], FRAMES as u64)
+        );
+        // The inner returns (the callees' sums are 4 each time, counted at counter 0).
+        for depth in (1..FRAMES as u64).rev() {
+            s.key = 2;
+            assert!(apply(&ret, 0x200, &mut s, &mut counts, &ends));
+            assert_eq!((s.key, s.depth), (102, depth));
+            s.sum = 4;
+        }
+        s.key = 2;
         assert!(apply(&ret, 0x100, &mut s, &mut counts, &ends));
-        assert_eq!((s.sum, s.key, s.ret, counts), (14, 3, 0, [1, 1]));
-        // The frame is closed: a return does not apply.
+        assert_eq!((s.sum, s.key, s.depth), (14, 101, 0));
+        assert_eq!(counts, [FRAMES as u64, FRAMES as u64]);
+        // No frame open: a return does not apply.
         s.key = 2;
         assert!(!apply(&ret, 0x100, &mut s, &mut counts, &ends));
     }

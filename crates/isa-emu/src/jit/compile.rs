@@ -19,7 +19,7 @@ use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, 
 use super::{Ctx, Rec, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
-use prof_events::{Probe, ProbeOp, ProbeState};
+use prof_events::{Frame, Probe, ProbeOp, ProbeState};
 
 /// Host registers that cache guest registers.
 const CACHE: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
@@ -257,8 +257,8 @@ impl Compiler<'_> {
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
-    /// ran. Uses rax, rcx and rdx, and for a return r13, its jump's target in r12 (cache
-    /// registers, free once the exit stored the guest registers).
+    /// ran. Uses rax, rcx and rdx, and r12 for a call, r14 for a return, whose jump's
+    /// target is in r12 (cache registers, free once the exit stored the guest registers).
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         let a = &mut *self.asm;
@@ -311,49 +311,57 @@ impl Compiler<'_> {
                 site,
                 start,
             } => {
-                // The frame must be closed; the caller's sum saved with the addition.
-                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::RET as i32, 0);
-                miss.push(a.jcc(Cc::Ne));
+                // rdx = the next frame, if the stack has room; rax = the caller's sum when
+                // it resumes.
+                a.load(RDX, RCX, ProbeState::DEPTH as i32);
+                a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
+                miss.push(a.jcc(Cc::Ae));
+                a.shift_imm(W::Q, Shift::Shl, RDX, 5);
+                a.alu(W::Q, Alu::Add, RDX, RCX);
                 a.load(RAX, RCX, SUM);
-                a.mov_imm(RDX, add as u64);
-                a.alu(W::Q, Alu::Add, RAX, RDX);
-                miss.push(a.jcc(Cc::O));
-                a.store(RCX, ProbeState::SAVED as i32, RAX);
+                for v in [add, resume_add] {
+                    a.mov_imm(R12, v as u64);
+                    a.alu(W::Q, Alu::Add, RAX, R12);
+                    miss.push(a.jcc(Cc::O));
+                }
+                const AT: i32 = ProbeState::FRAMES as i32;
+                a.store(RDX, AT + Frame::RESUMED as i32, RAX);
                 for (field, value) in [
-                    (ProbeState::RET, ret),
-                    (ProbeState::RESUME, resume),
-                    (ProbeState::RESUME_ADD, resume_add as u64),
-                    (ProbeState::SITE, site),
-                    (ProbeState::SUM, start as u64),
+                    (Frame::RET, ret),
+                    (Frame::RESUME, resume),
+                    (Frame::SITE, site),
                 ] {
                     a.mov_imm(RAX, value);
-                    a.store(RCX, field as i32, RAX);
+                    a.store(RDX, AT + field as i32, RAX);
                 }
+                a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
+                a.mov_imm(RAX, start as u64);
+                a.store(RCX, SUM, RAX);
             }
             ProbeOp::Return { end, ways, pairs } => {
-                // The frame must be open and return where the jump goes (in r12).
-                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::RET as i32, 0);
-                miss.push(a.jcc(Cc::E));
-                a.alu_mem(W::Q, Alu::Cmp, R12, RCX, ProbeState::RET as i32);
+                // r14 = the top frame, which must return where the jump goes (in r12).
+                const AT: i32 = ProbeState::FRAMES as i32;
+                a.load(R14, RCX, ProbeState::DEPTH as i32);
+                a.alu_imm(W::Q, Alu::Sub, R14, 1);
+                miss.push(a.jcc(Cc::B));
+                a.shift_imm(W::Q, Shift::Shl, R14, 5);
+                a.alu(W::Q, Alu::Add, R14, RCX);
+                a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
                 a.mov_imm(RDX, u64::from(pairs));
                 a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
                 miss.push(a.jcc(Cc::Ae));
-                // r13 = the caller's sum when it resumes.
-                a.load(R13, RCX, ProbeState::SAVED as i32);
-                a.alu_mem(W::Q, Alu::Add, R13, RCX, ProbeState::RESUME_ADD as i32);
-                miss.push(a.jcc(Cc::O));
                 self.path_end(end, ways, miss);
                 self.count_at(RAX);
                 self.asm.mov_imm(RAX, u64::from(pairs));
                 self.count_at(RAX);
                 let a = &mut *self.asm;
                 a.load(RCX, RSI, Ctx::PROBE as i32);
-                a.store(RCX, SUM, R13);
-                a.load(RAX, RCX, ProbeState::RESUME as i32);
+                a.load(RAX, R14, AT + Frame::RESUMED as i32);
+                a.store(RCX, SUM, RAX);
+                a.load(RAX, R14, AT + Frame::RESUME as i32);
                 a.store(RCX, ProbeState::KEY as i32, RAX);
-                a.mov_imm(RAX, 0);
-                a.store(RCX, ProbeState::RET as i32, RAX);
+                a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
                 return;
             }
         }
