@@ -963,14 +963,8 @@ impl PathSink {
         let fun = self.functions.get(f)?;
         let inst = fun.inst.as_ref()?;
         let leave = fun.leave.get(last as usize).copied().flatten()?;
-        let mut ops = vec![Op::Add(add as i128 as u128)];
-        compose(&mut ops, inst.ops_for(leave));
-        compose(&mut ops, &inst.end_ops);
-        // The sum is dead once the activation ends.
-        let (table, at) = match ops[..] {
-            [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => (table, add),
-            _ => return None,
-        };
+        let (table, at) = Function::finish_count(inst, leave)?;
+        let at = at.wrapping_add(add as i128 as u128);
         // (A sparse table's sums count in compiled code only in the windows that the
         // sink's path ends keep, which a return's end never gets.)
         if matches!(Place::of(table, &fun.places), Place::Sparse(_)) {
@@ -1478,6 +1472,21 @@ impl Function {
         Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)
     }
 
+    /// The table and addition of the single count that exit edge `leave` and the end
+    /// compose to, if they do.
+    fn finish_count(inst: &Instrumented, leave: usize) -> Option<(u32, u128)> {
+        let mut ops = Vec::new();
+        compose(&mut ops, inst.ops_for(leave));
+        compose(&mut ops, &inst.end_ops);
+        match ops[..] {
+            // The sum is dead once the activation ends.
+            [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
+                Some((table, add))
+            }
+            _ => None,
+        }
+    }
+
     /// Precomputes the shortcuts of activation starts and ends (`entry`, `finish`).
     fn shortcuts(&mut self, inst: &Instrumented) {
         let mut ops = Vec::new();
@@ -1490,16 +1499,8 @@ impl Function {
             .leave
             .iter()
             .map(|leave| {
-                let mut ops = Vec::new();
-                compose(&mut ops, inst.ops_for((*leave)?));
-                compose(&mut ops, &inst.end_ops);
-                match ops[..] {
-                    // The sum is dead once the activation ends.
-                    [Op::Count { table, add }] | [Op::Count { table, add }, Op::Add(_)] => {
-                        Some((Place::of(table, &self.places), add))
-                    }
-                    _ => None,
-                }
+                let (table, add) = Self::finish_count(inst, (*leave)?)?;
+                Some((Place::of(table, &self.places), add))
             })
             .collect();
         self.resume = (0..self.node_end.len())
@@ -1741,8 +1742,9 @@ impl Sink for PathSink {
 
     /// The cached step of the flow edge from `block` to `to` for the function the top
     /// activation runs, entered at the block's start, when it is an addition or a path
-    /// end (composed and cached now, as a miss would): the hot path's hit, as a probe.
-    /// None while edges are recorded (every edge must reach the sink).
+    /// end (composed and cached now, as a miss would): the hot path's hit, as a probe; for
+    /// a call whose falls are an addition into a callee that starts with an assignment of
+    /// its sum, the call's. None while edges are recorded (every edge must reach the sink).
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
         let (id, f, node) = self.probe_slot(block)?;
         let k = self.slots.get(id)?.key;

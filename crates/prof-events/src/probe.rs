@@ -69,13 +69,13 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
     },
-    /// A call (on a call's exit), if the stack has room: pushes the frame of `ret` (not
-    /// 0), `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
+    /// A call (on a call's exit), if the stack has room: pushes the frame of `ret`,
+    /// `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
     /// (neither addition may overflow 64 bits); then `sum = start`.
     Call {
         /// Added to the caller's sum when it calls.
         add: i64,
-        /// The return address (not 0).
+        /// The return address.
         ret: u64,
         /// The key the caller resumes with.
         resume: u64,
@@ -223,9 +223,7 @@ pub fn apply(
                 .checked_add(add)
                 .and_then(|s| s.checked_add(resume_add));
             let depth = state.depth as usize;
-            let (Some(frame), Some(resumed), false) =
-                (state.frames.get_mut(depth), resumed, ret == 0)
-            else {
+            let (Some(frame), Some(resumed)) = (state.frames.get_mut(depth), resumed) else {
                 return false;
             };
             *frame = Frame {
