@@ -260,6 +260,10 @@ pub(crate) struct Cold {
     pub(crate) flow: bool,
     /// Last call target and its function ([`NONE`]: not a function entry).
     pub(crate) callee: Option<(u64, u32)>,
+    /// The path end of the keyed return's probe ([`NONE`]: none given), through which the
+    /// sink counts the returns the probe left to it, so that a sparse table's window
+    /// moves to their sums as an edge's path end's does.
+    pub(crate) ret_end: u32,
 }
 
 impl Cold {
@@ -272,6 +276,7 @@ impl Cold {
             victim: 0,
             flow,
             callee: None,
+            ret_end: NONE,
         }
     }
 

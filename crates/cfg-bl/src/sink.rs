@@ -36,7 +36,11 @@
 //! probe for a
 //! fixed exit is its cache entry for the function the top activation runs (composed when
 //! the emulator translates the block, as a miss would compose it), when that entry is an
-//! addition or a path end; compiled code then runs it without an event. Clearing the cache
+//! addition or a path end; compiled code then runs it without an event. A call's probe
+//! pushes a frame of the probe state; a return's counts the activation's end at a path end of its own, through which
+//! the sink counts the returns the probe leaves to it, so that a sparse table's window
+//! moves to their sums. Open frames stay in the state until a hook reads the activations
+//! (`settle`). Clearing the cache
 //! moves the state's epoch, so no probe given before applies; while edges are recorded
 //! there are none.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
@@ -738,6 +742,7 @@ impl PathSink {
         cold.last = func.walk_falls(node, cold.end, ops, edges) as u32;
         cold.falls = self.arena.store(ops, edges, &func.places);
         cold.victim = 0;
+        cold.ret_end = NONE;
         self.slots[id] = Slot {
             key: cold.key(f, node),
             ..Slot::default()
@@ -953,8 +958,8 @@ impl PathSink {
     }
 
     /// The probe of a return from keyed slot `id` (function `f` entered at `node`): the
-    /// falls are an addition and the activation's end counts one sum in a table in the
-    /// pool. Counts its calls and returns taken in compiled code in `f`'s pair counter.
+    /// falls are an addition and the activation's end counts one sum. Counts its calls and
+    /// returns taken in compiled code in `f`'s pair counter.
     fn return_probe(&mut self, id: usize, f: usize, node: usize) -> Option<Probe> {
         let Cold { last, falls, .. } = *self.cold.get(id)?;
         let Step::Add(add) = falls else {
@@ -965,15 +970,13 @@ impl PathSink {
         let leave = fun.leave.get(last as usize).copied().flatten()?;
         let (table, at) = Function::finish_count(inst, leave)?;
         let at = at.wrapping_add(add as i128 as u128);
-        // (A sparse table's sums count in compiled code only in the windows that the
-        // sink's path ends keep, which a return's end never gets.)
-        if matches!(Place::of(table, &fun.places), Place::Sparse(_)) {
-            return None;
-        }
         let ops = [Op::Count { table, add: at }, Op::Set(0)];
         let Step::End(end) = self.arena.store(&ops, &[], &fun.places) else {
             return None;
         };
+        // The sink counts the returns the probe leaves to it through the same path end,
+        // whose windows (a sparse table's) then follow their sums.
+        self.cold.get_mut(id)?.ret_end = end;
         let pairs = match fun.pairs {
             Some(p) => p,
             None => {
@@ -1151,12 +1154,21 @@ impl PathSink {
         let (Some((w, radd)), Some(&Some((place, fadd)))) = (resume, finish) else {
             return false;
         };
-        let sum = self
-            .cached_falls(falls)
-            .unwrap_or(self.probe.sum)
-            .wrapping_add(fadd);
+        match (falls, self.cold.get(id).map_or(NONE, |c| c.ret_end)) {
+            (Step::Add(_), e) if e != NONE => {
+                self.end_path(f, e, self.probe.sum);
+            }
+            _ => {
+                let sum = self
+                    .cached_falls(falls)
+                    .unwrap_or(self.probe.sum)
+                    .wrapping_add(fadd);
+                if let Some(fun) = self.functions.get_mut(f) {
+                    fun.count_at(&mut self.pool, place, sum);
+                }
+            }
+        }
         if let Some(fun) = self.functions.get_mut(f) {
-            fun.count_at(&mut self.pool, place, sum);
             fun.ends += 1;
         }
         self.pop_act();
@@ -1679,7 +1691,6 @@ impl Sink for PathSink {
     /// goes to `on_edge`.
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
-        self.settle();
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.probe.key {
                 if let Some((next, step)) = slot.hit(edge.to) {
@@ -1690,19 +1701,24 @@ impl Sink for PathSink {
                             self.probe.sum = self.probe.sum.wrapping_add(v as i128 as u128)
                         }
                         Step::End(e) => self.probe.sum = self.end_path(f, e, self.probe.sum),
-                        Step::Action(a) => self.placed_action(f, a),
+                        Step::Action(a) => {
+                            self.settle();
+                            self.placed_action(f, a)
+                        }
                     }
                     return Control::Continue;
                 }
-            } else if slot.key == self.probe.key | NOT_FLOW
-                && match edge.kind {
+            } else if slot.key == self.probe.key | NOT_FLOW && {
+                self.settle();
+                match edge.kind {
                     EmuEdge::Return => self.fast_return(edge.from.index(), edge.to),
                     _ => self.fast_call(edge.from.index(), edge.to),
                 }
-            {
+            } {
                 return Control::Continue;
             }
         }
+        self.settle();
         self.spill();
         self.on_edge(edge.from, edge.to, edge.kind);
         self.fill();
@@ -1729,8 +1745,8 @@ impl Sink for PathSink {
     /// switch of [`record_edges`](Self::record_edges) clears the cache first, so that no
     /// probe given before applies.
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
-        self.settle();
         if self.arena.record != self.record_edges {
+            self.settle();
             self.clear_cache();
         }
         Some(ProbeLease {
@@ -1772,7 +1788,8 @@ impl Sink for PathSink {
     }
 
     /// The probe of a return block whose falls are an addition and whose activation's end
-    /// counts in a dense table: it counts the path, and the call and return in the
+    /// is a single count (a sparse table's in the windows its path end keeps): it counts
+    /// the path, and the call and return in the
     /// function's pair counter (added to its starts and ends at the exit).
     fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
         let (id, f, node) = self.probe_slot(block)?;
