@@ -37,7 +37,8 @@
 //! fixed exit is its cache entry for the function the top activation runs (composed when
 //! the emulator translates the block, as a miss would compose it), when that entry is an
 //! addition or a path end; compiled code then runs it without an event. A call's probe
-//! pushes a frame of the probe state; a return's counts the activation's end at a path end of its own, through which
+//! (an indirect call's for the target the emulator asks with) pushes a frame of the probe
+//! state; a return's counts the activation's end at a path end of its own, through which
 //! the sink counts the returns the probe leaves to it, so that a sparse table's window
 //! moves to their sums. Open frames stay in the state until a hook reads the activations
 //! (`settle`). Clearing the cache
@@ -1765,9 +1766,8 @@ impl Sink for PathSink {
         let (id, f, node) = self.probe_slot(block)?;
         let k = self.slots.get(id)?.key;
         if k & NOT_FLOW != 0 {
-            return (block.ends_with == BlockEnd::Call)
-                .then(|| self.call_probe(id, f, node, to))
-                .flatten();
+            let call = matches!(block.ends_with, BlockEnd::Call | BlockEnd::IndirectCall);
+            return call.then(|| self.call_probe(id, f, node, to)).flatten();
         }
         let entry = Some(usize::from(to != block.end));
         let (next, step) = self.successor(id, to, entry, None)?;

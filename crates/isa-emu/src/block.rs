@@ -54,7 +54,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{Jit, Left, Link, Probes, Source};
+use crate::jit::{Jit, Left, Link, Probes, Site, Source};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -179,6 +179,8 @@ pub(crate) struct Block {
     pub compiled: u32,
     /// Its call or return exit has a probe (see [`BlockCache::set_probing`]).
     pub probed: bool,
+    /// Its indirect call's [`Site`], or `NONE`.
+    pub site: u32,
 }
 
 impl Block {
@@ -444,6 +446,7 @@ impl BlockCache {
             heat: 0,
             compiled: NONE,
             probed: false,
+            site: NONE,
         };
         let (mut probes, mut ret_probe) = ([None, None], None);
         if !self.superblocks {
@@ -457,8 +460,13 @@ impl BlockCache {
                         .probe_return(&info)
                         .filter(|p| matches!(p.op, ProbeOp::Return { .. }));
                 }
+                if block.ends_with == BlockEnd::IndirectCall {
+                    // Its probe comes with its target (see `BlockCache::ask_site`).
+                    block.site = self.jit.as_mut().and_then(Jit::new_site).unwrap_or(NONE);
+                }
                 block.probed = match block.ends_with {
                     BlockEnd::Call => probes[0].is_some(),
+                    BlockEnd::IndirectCall => block.site != NONE,
                     _ => ret_probe.is_some(),
                 };
             }
@@ -481,6 +489,7 @@ impl BlockCache {
                 logged: !block.interest.is_empty(),
                 probes,
                 ret_probe,
+                site: (block.site != NONE).then_some(block.site),
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
         }
@@ -719,6 +728,31 @@ impl BlockCache {
     #[inline(always)]
     pub fn logging(&self) -> bool {
         (self.event_supers || self.probing) && self.jit.is_some()
+    }
+
+    /// Before the logged run of the block in `slot` that called `to` reaches `sink`: if the
+    /// block's indirect call has a site that holds another target's probe, or one of
+    /// another epoch than the probe state's `epoch`, asks `sink` for the call's probe to
+    /// `to` (the sink's state is the one the call leaves) and sets the site to it, or to
+    /// none; a call that keeps changing its target stops asking after [`Site::ASKS`].
+    pub fn ask_site<S: Sink + ?Sized>(
+        &mut self,
+        slot: u32,
+        to: u64,
+        epoch: Option<u64>,
+        sink: &mut S,
+    ) {
+        let (Some(block), Some(jit)) = (self.blocks.get(slot as usize), self.jit.as_mut()) else {
+            return;
+        };
+        let Some(&site) = jit.site(block.site) else {
+            return;
+        };
+        if site.answers(to, epoch) || site.asked >= Site::ASKS {
+            return;
+        }
+        let probe = sink.probe(&block.info(BlockId(self.id_base + slot)), to);
+        jit.set_site(block.site, Site::of(probe, to, site.asked + 1));
     }
 
     /// The records of the logged blocks of the last [`run_compiled`](Self::run_compiled)

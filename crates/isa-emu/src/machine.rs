@@ -597,17 +597,18 @@ impl Machine {
                     .filter(|l| l.state.sum as u64 as i64 as i128 as u128 == l.state.sum);
                 let probes = lease.as_deref_mut().map_or(Probes::NONE, Probes::of);
                 let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probes);
-                if let Some(l) = lease {
+                let epoch = lease.map(|l| {
                     l.state.sum = l.state.sum as u64 as i64 as i128 as u128;
-                }
+                    l.state.epoch
+                });
                 (slot, code_link) = (c.slot, c.link);
                 let mut control = Control::Continue;
                 if EVENTS {
                     // The code that bailed out logged nothing: its events follow, after
                     // the interpreter ran its rest (and before its trap, if any, is
                     // handled).
-                    control =
-                        deliver_logged(cache, c.logged, sink).or(c.pending.deliver(cache, sink));
+                    control = deliver_logged(cache, c.logged, epoch, sink)
+                        .or(c.pending.deliver(cache, sink));
                 }
                 let block = &cache.blocks[slot as usize];
                 (block, u64::from(c.count), c.result, control)
@@ -1166,29 +1167,53 @@ fn super_events<S: Sink + ?Sized>(
 }
 
 /// Delivers the block and edge events of the blocks logged by the last compiled run
-/// (`n` records: [`Compiled::logged`]), in the order they ran.
+/// (`n` records: [`Compiled::logged`]), in the order they ran; an indirect call's site
+/// may ask the sink for a probe first ([`BlockCache::ask_site`], `epoch` being the probe
+/// state's, if lent).
 #[inline(always)]
-fn deliver_logged<S: Sink + ?Sized>(cache: &BlockCache, n: usize, sink: &mut S) -> Control {
+fn deliver_logged<S: Sink + ?Sized>(
+    cache: &mut BlockCache,
+    n: usize,
+    epoch: Option<u64>,
+    sink: &mut S,
+) -> Control {
     let mut control = Control::Continue;
-    for rec in cache.logged(n) {
-        let rec = rec.get();
-        let c = if rec.slot & jit::SUPER == 0 {
-            block_events(cache, rec.slot, Some(rec.pc), sink)
-        } else if let Some(sup) = cache.supers.get((rec.slot & !jit::SUPER) as usize) {
-            let (parts, _) = cache.parts(sup);
-            let k = if rec.at & jit::SIDE == 0 {
-                parts.len() - 1
-            } else {
-                let (_, here) = cache.super_code(sup, 0);
-                part_of(parts, here.meta((rec.at & !jit::SIDE) as usize).idx)
-            };
-            super_events(cache, sup, k, Some(rec.pc), sink)
-        } else {
-            Control::Continue
+    if epoch.is_none() {
+        // No probes: the sites have nothing to ask (and the loop stays lean).
+        for rec in cache.logged(n) {
+            control = control.or(logged_events(cache, rec.get(), sink));
+        }
+        return control;
+    }
+    for i in 0..n {
+        let Some(rec) = cache.logged(n).get(i).map(std::cell::Cell::get) else {
+            break;
         };
-        control = control.or(c);
+        if rec.slot & jit::SUPER == 0 {
+            cache.ask_site(rec.slot, rec.pc, epoch, sink);
+        }
+        control = control.or(logged_events(cache, rec, sink));
     }
     control
+}
+
+/// The events of one logged record.
+#[inline(always)]
+fn logged_events<S: Sink + ?Sized>(cache: &BlockCache, rec: jit::Rec, sink: &mut S) -> Control {
+    if rec.slot & jit::SUPER == 0 {
+        block_events(cache, rec.slot, Some(rec.pc), sink)
+    } else if let Some(sup) = cache.supers.get((rec.slot & !jit::SUPER) as usize) {
+        let (parts, _) = cache.parts(sup);
+        let k = if rec.at & jit::SIDE == 0 {
+            parts.len() - 1
+        } else {
+            let (_, here) = cache.super_code(sup, 0);
+            part_of(parts, here.meta((rec.at & !jit::SIDE) as usize).idx)
+        };
+        super_events(cache, sup, k, Some(rec.pc), sink)
+    } else {
+        Control::Continue
+    }
 }
 
 /// The block event (if wanted) of the block in `slot` and, if it left for `next`, its

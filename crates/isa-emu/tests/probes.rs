@@ -35,8 +35,9 @@ struct Walker {
     /// block's end, resuming there), a return counts the sum in its own table and closes
     /// it; `counts[0]` counts the calls whose return a probe took.
     calls: bool,
-    /// Call and return events handled.
+    /// Call and return events handled, and the indirect calls among them.
     call_events: u64,
+    indirect_calls: u64,
     /// The frames of the calls not returned from, below the state's (see `settle`).
     frames: Vec<Frame>,
     stale_at: u64,
@@ -69,6 +70,7 @@ impl Walker {
             ends_at: Vec::new(),
             calls,
             call_events: 0,
+            indirect_calls: 0,
             frames: Vec::new(),
             stale_at,
             probes,
@@ -220,8 +222,9 @@ impl Sink for Walker {
             return Control::Continue;
         }
         let p = match edge.kind {
-            EdgeKind::Call if self.calls => {
+            EdgeKind::Call | EdgeKind::IndirectCall if self.calls => {
                 self.call_events += 1;
+                self.indirect_calls += u64::from(edge.kind == EdgeKind::IndirectCall);
                 self.call_of(from, edge.to, self.ends_at[edge.from.index()])
             }
             EdgeKind::Return if self.calls => {
@@ -251,8 +254,10 @@ impl Sink for Walker {
     /// Probes for the exits its edge events treat as fixed (a call's only with `calls`).
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
         match block.ends_with {
-            BlockEnd::Call if self.calls => Some(self.call_of(block.start, to, block.end)),
-            BlockEnd::Call => None,
+            BlockEnd::Call | BlockEnd::IndirectCall if self.calls => {
+                Some(self.call_of(block.start, to, block.end))
+            }
+            BlockEnd::Call | BlockEnd::IndirectCall => None,
             _ => Some(self.probe_of(block.start, to)),
         }
     }
@@ -293,9 +298,9 @@ type Walk = (u64, bool, bool);
 
 /// Runs every guest with and without probes, the epoch moving at the `stale_at`-th edge
 /// the sink handles, standing `nowhere` or at blocks, with or without probes of calls;
-/// returns the edges and the calls and returns that reached the sink with probes and
-/// without, per Linux guest.
-fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 4])> {
+/// returns the edges, the calls and returns, and the indirect calls that reached the sink
+/// with probes and without, per Linux guest.
+fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 6])> {
     let mut edges = Vec::new();
     for guest in common::guests() {
         let run = |probes: bool| {
@@ -328,9 +333,17 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 4])> {
         // Bare-metal runs do not chain blocks: no compiled code runs probes there.
         if guest.env != "bare" {
             let calls = [with.call_events, without.call_events];
+            let indirect = [with.indirect_calls, without.indirect_calls];
             edges.push((
                 guest.name.clone(),
-                [with.edges, without.edges, calls[0], calls[1]],
+                [
+                    with.edges,
+                    without.edges,
+                    calls[0],
+                    calls[1],
+                    indirect[0],
+                    indirect[1],
+                ],
             ));
         }
     }
@@ -368,17 +381,20 @@ fn probes_run_after_the_events_before_them() {
 }
 
 /// Calls and returns with probes: compiled code takes calls whose return it takes too (a
-/// return into a frame of its own), and leaves the state, the frame included, and the
-/// counters that the events leave.
+/// return into a frame of its own), indirect ones included (through the probe the sink
+/// gives for the target the call went to last), and leaves the state, the frame included,
+/// and the counters that the events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
     let edges = with_and_without_probes((u64::MAX, false, true));
-    let mut taken = 0;
-    for (name, [.., with, without]) in &edges {
-        eprintln!("{name}: {with} of {without} calls and returns reached the sink");
+    let (mut taken, mut indirect) = (0, 0);
+    for (name, [.., with, without, iwith, iwithout]) in &edges {
+        eprintln!("{name}: {with} of {without} calls and returns reached the sink, {iwith} of {iwithout} indirect calls");
         taken += without - with;
+        indirect += iwithout - iwith;
     }
     assert!(taken > 0, "compiled code took no call or return");
+    assert!(indirect > 0, "compiled code took no indirect call");
 }
 
 /// The same with the epoch moving mid-run: probes given before, calls' and returns'

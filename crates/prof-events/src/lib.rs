@@ -52,7 +52,8 @@
 //! A sink whose edges only add constants to a running sum and count the sum in a table
 //! (Ball-Larus path profiling) can go further: it lends the driver a [`ProbeLease`]
 //! ([`Sink::probe_state`]) and gives each fixed exit of a block a [`Probe`]
-//! ([`Sink::probe`]; a call's too) and a return its own ([`Sink::probe_return`]), which a
+//! ([`Sink::probe`]; a call's too, an indirect one's per target) and a return its own
+//! ([`Sink::probe_return`]), which a
 //! driver that compiles blocks runs in the block's code instead of delivering the edge
 //! event (see [`probe`] for the contract).
 //!
@@ -322,10 +323,12 @@ pub trait Sink {
     }
 
     /// The probe for the exit of `block` to `to`, a fixed next pc (a branch's target or
-    /// fall-through, a jump's target), if the sink has one; `None` where it wants the
-    /// event. Asked when `block` was just announced by [`Sink::interest`] with
+    /// fall-through, a jump's or call's target), if the sink has one; `None` where it wants
+    /// the event. Asked when `block` was just announced by [`Sink::interest`] with
     /// [`Interest::EDGE`] and nothing else, in runs where [`Sink::probe_state`] returned a
-    /// state.
+    /// state. For an indirect call ([`BlockEnd::IndirectCall`]) it is asked later, with the
+    /// target the call went to, just before that call's edge event (a driver may keep the
+    /// probe, a [`ProbeOp::Call`], for calls to the same target).
     #[inline]
     fn probe(&mut self, _block: &BlockInfo, _to: u64) -> Option<Probe> {
         None

@@ -19,7 +19,8 @@
 //! 3. Otherwise nothing changes and the edge event is delivered, before any later probe
 //!    runs.
 //!
-//! Calls and returns have probes too ([`ProbeOp::Call`] on a call's fixed exit,
+//! Calls and returns have probes too ([`ProbeOp::Call`] on a call's fixed exit, or on an
+//! indirect call's exit for one target,
 //! [`ProbeOp::Return`] on a return's indirect exit, [`Sink::probe_return`]): the state
 //! holds a stack of up to [`FRAMES`] *frames*, the calls that compiled code made and whose
 //! returns it may take. A call applies only while the stack has room and pushes a frame;
@@ -69,9 +70,10 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
     },
-    /// A call (on a call's exit), if the stack has room: pushes the frame of `ret`,
-    /// `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
-    /// (neither addition may overflow 64 bits); then `sum = start`.
+    /// A call (on a call's exit, or an indirect call's for one target), if the stack has
+    /// room: pushes the frame of `ret`, `resume`, `site` and the caller's sum when it
+    /// resumes, `sum + add + resume_add` (neither addition may overflow 64 bits); then
+    /// `sum = start`.
     Call {
         /// Added to the caller's sum when it calls.
         add: i64,

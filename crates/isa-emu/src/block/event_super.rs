@@ -253,6 +253,7 @@ impl BlockCache {
             logged: true,
             probes: [None, None],
             ret_probe: None,
+            site: None,
         };
         jit.compile(&src).unwrap_or(NONE)
     }

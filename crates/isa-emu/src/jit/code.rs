@@ -19,7 +19,9 @@
 //! reads and writes the fixed fields of the `ProbeState` the context points to (if it is
 //! not null), reads path end `e` only for `e < ends_len` and adds to counter `i` only for
 //! `i < counts_len`, all taken from a `ProbeLease` (borrows of the sink's state, counters
-//! and path ends) that the run loop holds while the code runs; it saves and restores the callee-saved
+//! and path ends) that the run loop holds while the code runs, and an indirect call's
+//! probe reads its site `i` of the context's sites (`Jit::new_site` gave `i` before the
+//! block was compiled, and sites only grow until the buffer is cleared); it saves and restores the callee-saved
 //! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer,

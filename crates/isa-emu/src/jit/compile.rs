@@ -16,7 +16,7 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::{Ctx, Rec, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
+use super::{Ctx, Rec, Site, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 use prof_events::{Frame, Probe, ProbeOp, ProbeState};
@@ -38,6 +38,13 @@ const END_ADD: i32 = std::mem::offset_of!(prof_events::ProbeEnd, add) as i32;
 const END_SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
 /// Guest register slots the code may touch: x0 … x31 and the x0-write scratch slot 32.
 const GUEST_SLOTS: usize = 33;
+
+/// A probe's operand: an immediate, or a field of the [`Site`] r14 points to.
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    Imm(u64),
+    Site(i32),
+}
 
 /// Which guest register each cache register holds.
 struct RegCache {
@@ -261,25 +268,8 @@ impl Compiler<'_> {
     /// target is in r12 (cache registers, free once the exit stored the guest registers).
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
+        self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
         let a = &mut *self.asm;
-        a.load(RCX, RSI, Ctx::PROBE as i32);
-        a.alu_imm(W::Q, Alu::Cmp, RCX, 0);
-        miss.push(a.jcc(Cc::E));
-        a.alu_mem_imm(Alu::Cmp, RSI, Ctx::LOG_LEN as i32, 0);
-        miss.push(a.jcc(Cc::Ne));
-        for (field, value) in [
-            (ProbeState::KEY, probe.key),
-            (ProbeState::EPOCH, probe.epoch),
-        ] {
-            match i32::try_from(value as i64) {
-                Ok(v) => a.alu_mem_imm(Alu::Cmp, RCX, field as i32, v),
-                Err(_) => {
-                    a.mov_imm(RAX, value);
-                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, field as i32);
-                }
-            }
-            miss.push(a.jcc(Cc::Ne));
-        }
         match probe.op {
             ProbeOp::Add(v) => {
                 // (A path's running sum may dip below 0 on the way.)
@@ -311,32 +301,9 @@ impl Compiler<'_> {
                 site,
                 start,
             } => {
-                // rdx = the next frame, if the stack has room; rax = the caller's sum when
-                // it resumes.
-                a.load(RDX, RCX, ProbeState::DEPTH as i32);
-                a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
-                miss.push(a.jcc(Cc::Ae));
-                a.shift_imm(W::Q, Shift::Shl, RDX, 5);
-                a.alu(W::Q, Alu::Add, RDX, RCX);
-                a.load(RAX, RCX, SUM);
-                for v in [add, resume_add] {
-                    a.mov_imm(R12, v as u64);
-                    a.alu(W::Q, Alu::Add, RAX, R12);
-                    miss.push(a.jcc(Cc::O));
-                }
-                const AT: i32 = ProbeState::FRAMES as i32;
-                a.store(RDX, AT + Frame::RESUMED as i32, RAX);
-                for (field, value) in [
-                    (Frame::RET, ret),
-                    (Frame::RESUME, resume),
-                    (Frame::SITE, site),
-                ] {
-                    a.mov_imm(RAX, value);
-                    a.store(RDX, AT + field as i32, RAX);
-                }
-                a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
-                a.mov_imm(RAX, start as u64);
-                a.store(RCX, SUM, RAX);
+                let [add, resume_add, start] = [add, resume_add, start].map(|v| Val::Imm(v as u64));
+                let [ret, resume, site] = [ret, resume, site].map(Val::Imm);
+                self.call([add, ret, resume, resume_add, site, start], miss);
             }
             ProbeOp::Return { end, ways, pairs } => {
                 // r14 = the top frame, which must return where the jump goes (in r12).
@@ -365,9 +332,101 @@ impl Compiler<'_> {
                 return;
             }
         }
+        self.set_state(ProbeState::KEY, Val::Imm(probe.next));
+    }
+
+    /// The probe of the indirect call's site r14 points to ([`Site`]), which applies where
+    /// a call probe with its fields would; as [`probe`](Self::probe) otherwise. Uses rax,
+    /// rcx, rdx and r12.
+    fn site_call(&mut self, miss: &mut Vec<usize>) {
+        let at = |field: i32| Val::Site(field);
+        self.applies(at(Site::KEY), at(Site::EPOCH), miss);
+        let fields = [
+            Site::ADD,
+            Site::RET,
+            Site::RESUME,
+            Site::RESUME_ADD,
+            Site::SITE,
+            Site::START,
+        ];
+        self.call(fields.map(at), miss);
+        self.set_state(ProbeState::KEY, at(Site::NEXT));
+    }
+
+    /// The checks every probe starts with: rcx = the state, which is lent, the log empty,
+    /// and the state's key and epoch are `key` and `epoch`.
+    fn applies(&mut self, key: Val, epoch: Val, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
-        a.mov_imm(RAX, probe.next);
-        a.store(RCX, ProbeState::KEY as i32, RAX);
+        a.load(RCX, RSI, Ctx::PROBE as i32);
+        a.alu_imm(W::Q, Alu::Cmp, RCX, 0);
+        miss.push(a.jcc(Cc::E));
+        a.alu_mem_imm(Alu::Cmp, RSI, Ctx::LOG_LEN as i32, 0);
+        miss.push(a.jcc(Cc::Ne));
+        for (field, value) in [(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)] {
+            match value {
+                Val::Imm(v) if i32::try_from(v as i64).is_ok() => {
+                    self.asm
+                        .alu_mem_imm(Alu::Cmp, RCX, field as i32, v as i64 as i32)
+                }
+                _ => {
+                    self.val(RAX, value);
+                    self.asm.alu_mem(W::Q, Alu::Cmp, RAX, RCX, field as i32);
+                }
+            }
+            miss.push(self.asm.jcc(Cc::Ne));
+        }
+    }
+
+    /// [`ProbeOp::Call`] on the state rcx points to, its fields `add`, `ret`, `resume`,
+    /// `resume_add`, `site` and `start` in that order: pushes the frame if the stack has
+    /// room and sets the callee's sum. Uses rax, rdx and r12.
+    fn call(
+        &mut self,
+        [add, ret, resume, resume_add, site, start]: [Val; 6],
+        miss: &mut Vec<usize>,
+    ) {
+        const SUM: i32 = ProbeState::SUM as i32;
+        const AT: i32 = ProbeState::FRAMES as i32;
+        // rdx = the next frame, if the stack has room; rax = the caller's sum when it
+        // resumes.
+        let a = &mut *self.asm;
+        a.load(RDX, RCX, ProbeState::DEPTH as i32);
+        a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
+        miss.push(a.jcc(Cc::Ae));
+        a.shift_imm(W::Q, Shift::Shl, RDX, 5);
+        a.alu(W::Q, Alu::Add, RDX, RCX);
+        a.load(RAX, RCX, SUM);
+        for v in [add, resume_add] {
+            self.val(R12, v);
+            self.asm.alu(W::Q, Alu::Add, RAX, R12);
+            miss.push(self.asm.jcc(Cc::O));
+        }
+        self.asm.store(RDX, AT + Frame::RESUMED as i32, RAX);
+        for (field, value) in [
+            (Frame::RET, ret),
+            (Frame::RESUME, resume),
+            (Frame::SITE, site),
+        ] {
+            self.val(RAX, value);
+            self.asm.store(RDX, AT + field as i32, RAX);
+        }
+        self.asm
+            .alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
+        self.set_state(ProbeState::SUM, start);
+    }
+
+    /// Stores `value` in the state's field at `offset` (rcx points to the state). Uses rax.
+    fn set_state(&mut self, offset: usize, value: Val) {
+        self.val(RAX, value);
+        self.asm.store(RCX, offset as i32, RAX);
+    }
+
+    /// `dst = value`.
+    fn val(&mut self, dst: Reg, value: Val) {
+        match value {
+            Val::Imm(v) => self.asm.mov_imm(dst, v),
+            Val::Site(field) => self.asm.load(dst, R14, field),
+        }
     }
 
     /// The way search of the path end at `end` with `ways` ways on the state rcx points to
@@ -801,6 +860,9 @@ pub(crate) struct Source<'a> {
     pub probes: [Option<(u64, Probe)>; 2],
     /// The probe for the indirect exit of a logged block that returns.
     pub ret_probe: Option<Probe>,
+    /// The [`Site`] of a logged block's indirect call: the run loop sets the probe it
+    /// holds, for one target at a time.
+    pub site: Option<u32>,
 }
 
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
@@ -888,8 +950,8 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
             // A return's probe that applies stands for the record, as a fixed exit's does.
-            let applied = match src.ret_probe {
-                Some(p) if src.logged => {
+            let applied = match (src.ret_probe, src.site) {
+                (Some(p), _) if src.logged => {
                     let mut miss = Vec::new();
                     c.asm.mov(R12, RAX);
                     c.probe(&p, &mut miss);
@@ -899,6 +961,26 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                         c.asm.patch(j);
                     }
                     c.asm.mov(RAX, R12);
+                    Some(applied)
+                }
+                (None, Some(site)) if src.logged => {
+                    // r14 = the site, whose probe applies to its target only (which it
+                    // then holds for rax).
+                    let mut miss = Vec::new();
+                    c.asm.load(R14, RSI, Ctx::SITES as i32);
+                    let offset = site as usize * size_of::<Site>();
+                    c.asm
+                        .alu_imm(W::Q, Alu::Add, R14, i32::try_from(offset).ok()?);
+                    c.asm.alu_mem(W::Q, Alu::Cmp, RAX, R14, Site::TO);
+                    let elsewhere = c.asm.jcc(Cc::Ne);
+                    c.site_call(&mut miss);
+                    c.asm.load(RAX, R14, Site::TO);
+                    let applied = c.asm.jmp();
+                    for j in miss {
+                        c.asm.patch(j);
+                    }
+                    c.asm.load(RAX, R14, Site::TO);
+                    c.asm.patch(elsewhere);
                     Some(applied)
                 }
                 _ => None,

@@ -33,7 +33,12 @@
 //! sink's state instead of logging, if the key and epoch match, the log is empty (an
 //! undelivered record may change the state) and the arithmetic stays in range; otherwise it
 //! logs the exit and returns, so that the run loop delivers the event before any other probe
-//! runs. Otherwise the code of a block with events is given its own
+//! runs. A logged block's indirect call has a [`Site`] instead ([`Source::site`]): the
+//! probe of a call to one target, which the run loop asks the sink for before delivering a
+//! call to another target (or in another epoch), at most [`Site::ASKS`] times; the code
+//! runs it only for that target. A return's probe ([`Source::ret_probe`]) and a site's
+//! run before the jump through the table of indirect targets, and log the exit where they
+//! do not apply. Otherwise the code of a block with events is given its own
 //! count as its budget, so it never goes on: the run loop delivers its events, before and
 //! after it as for interpreted code. Blocks with memory events are not compiled.
 //!
@@ -52,7 +57,7 @@ use std::cell::Cell;
 
 use crate::block::NONE;
 use crate::memory::Memory;
-use prof_events::{ProbeEnd, ProbeLease, ProbeState};
+use prof_events::{Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
 
 pub(crate) use compile::{kind, Source};
 
@@ -94,6 +99,8 @@ pub(crate) struct Ctx {
     counts_len: u64,
     ends: *const ProbeEnd,
     ends_len: u64,
+    /// The indirect calls' probes ([`Site`]).
+    sites: *const Site,
 }
 
 /// A [`ProbeLease`]'s addresses, for compiled code (the run loop holds the lease while the
@@ -188,6 +195,102 @@ impl Target {
     };
 }
 
+/// The probe of a logged block's indirect call for one target, which the run loop asks the
+/// sink for when the call goes elsewhere (see [`Source::site`]); the code reads its fields
+/// as those of a [`ProbeOp::Call`] probe.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Site {
+    /// The target it applies to; plus one (no pc is odd) where the sink gave no probe for
+    /// that target.
+    pub to: u64,
+    pub key: u64,
+    pub epoch: u64,
+    pub next: u64,
+    pub add: i64,
+    pub ret: u64,
+    pub resume: u64,
+    pub resume_add: i64,
+    pub site: u64,
+    pub start: i64,
+    /// Probes asked for so far (not read by the code).
+    pub asked: u64,
+}
+
+impl Site {
+    pub(crate) const TO: i32 = 0;
+    pub(crate) const KEY: i32 = 8;
+    pub(crate) const EPOCH: i32 = 16;
+    pub(crate) const NEXT: i32 = 24;
+    pub(crate) const ADD: i32 = 32;
+    pub(crate) const RET: i32 = 40;
+    pub(crate) const RESUME: i32 = 48;
+    pub(crate) const RESUME_ADD: i32 = 56;
+    pub(crate) const SITE: i32 = 64;
+    pub(crate) const START: i32 = 72;
+    /// Sites, at most: a block past them compiles no site.
+    const MAX: usize = 1 << 16;
+    /// The probes asked for a site, at most (a call whose target keeps changing gives up).
+    pub(crate) const ASKS: u64 = 8;
+
+    const EMPTY: Site = Site {
+        to: 1,
+        key: 0,
+        epoch: 0,
+        next: 0,
+        add: 0,
+        ret: 0,
+        resume: 0,
+        resume_add: 0,
+        site: 0,
+        start: 0,
+        asked: 0,
+    };
+
+    /// The site that applies `probe` (a call's) to the call to `to`; none otherwise.
+    pub(crate) fn of(probe: Option<Probe>, to: u64, asked: u64) -> Site {
+        match probe {
+            Some(Probe {
+                key,
+                epoch,
+                next,
+                op:
+                    ProbeOp::Call {
+                        add,
+                        ret,
+                        resume,
+                        resume_add,
+                        site,
+                        start,
+                    },
+            }) => Site {
+                to,
+                key,
+                epoch,
+                next,
+                add,
+                ret,
+                resume,
+                resume_add,
+                site,
+                start,
+                asked,
+            },
+            _ => Site {
+                to: to | 1,
+                asked,
+                ..Site::EMPTY
+            },
+        }
+    }
+
+    /// Whether the site is what the sink would give for a call to `to` in `epoch` (the
+    /// probe state's, if lent): the call's probe for that epoch, or none.
+    pub(crate) fn answers(&self, to: u64, epoch: Option<u64>) -> bool {
+        self.to & !1 == to && (self.to & 1 == 1 || epoch.is_none_or(|e| e == self.epoch))
+    }
+}
+
 /// Where an exit that left compiled code may be linked to the compiled block it led to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Link {
@@ -215,6 +318,7 @@ impl Ctx {
     const COUNTS_LEN: usize = 104;
     const ENDS: usize = 112;
     const ENDS_LEN: usize = 120;
+    const SITES: usize = 128;
 
     /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
     /// compiled access checks room for 8).
@@ -225,6 +329,7 @@ impl Ctx {
         targets: *const Target,
         log: *mut Rec,
         probes: Probes,
+        sites: *const Site,
     ) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
@@ -247,6 +352,7 @@ impl Ctx {
             counts_len: probes.counts_len,
             ends: probes.ends,
             ends_len: probes.ends_len,
+            sites,
         })
     }
 }
@@ -287,6 +393,8 @@ pub(crate) struct Jit {
     asm: x86::Asm,
     /// The log of the last call (a `Cell`: the code writes it through `&self`).
     log: Box<Cell<[Rec; LOG_CAP]>>,
+    /// The indirect calls' probes, by [`Source::site`].
+    sites: Vec<Site>,
 }
 
 impl std::fmt::Debug for Jit {
@@ -308,7 +416,28 @@ impl Jit {
             code: code::CodeBuf::new(CODE_BYTES)?,
             asm: x86::Asm::default(),
             log: Box::new(Cell::new([Rec::default(); LOG_CAP])),
+            sites: Vec::new(),
         })
+    }
+
+    /// A new site for a block's indirect call, applying to no target yet; none when there
+    /// are [`Site::MAX`] already.
+    pub fn new_site(&mut self) -> Option<u32> {
+        let i = self.sites.len();
+        (i < Site::MAX).then(|| self.sites.push(Site::EMPTY))?;
+        u32::try_from(i).ok()
+    }
+
+    /// Site `i`.
+    pub fn site(&self, i: u32) -> Option<&Site> {
+        self.sites.get(i as usize)
+    }
+
+    /// Sets site `i` (between runs: the code reads it).
+    pub fn set_site(&mut self, i: u32, site: Site) {
+        if let Some(s) = self.sites.get_mut(i as usize) {
+            *s = site;
+        }
     }
 
     /// Compiles the block `src`. Returns its handle, or `None` if it is not worth compiling
@@ -338,6 +467,7 @@ impl Jit {
     /// Forgets all compiled code (the block cache was flushed).
     pub fn clear(&mut self) {
         self.code.clear();
+        self.sites.clear();
     }
 
     /// Bytes of compiled code.
@@ -359,7 +489,8 @@ impl Jit {
         probes: Probes,
     ) -> Option<Left> {
         let log = self.log.as_ptr().cast::<Rec>();
-        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes)?;
+        let sites = self.sites.as_ptr();
+        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes, sites)?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
             pc: ret.pc,
