@@ -40,7 +40,8 @@
 //! (an indirect call's for the target the emulator asks with) pushes a frame of the probe
 //! state; a return's counts the activation's end at a path end of its own, through which
 //! the sink counts the returns the probe leaves to it, so that a sparse table's window
-//! moves to their sums. Open frames stay in the state until a hook reads the activations
+//! moves to their sums; a tail call's (a jump to another function's entry) counts it too
+//! and sets the callee's sum, within a frame compiled code opened. Open frames stay in the state until a hook reads the activations
 //! (`settle`). Clearing the cache
 //! moves the state's epoch, so no probe given before applies; while edges are recorded
 //! there are none.
@@ -926,18 +927,7 @@ impl PathSink {
         let Step::Add(add) = falls else {
             return None;
         };
-        let g = self.by_entry.get(&to).copied()?;
-        if !self.ensure(g) {
-            return None;
-        }
-        let callee = self.functions.get(g)?;
-        let (Some(entry), Some((_, w))) = (callee.entry, callee.start) else {
-            return None;
-        };
-        let start = entry.sum as i64;
-        if entry.push.is_some() || start as i128 as u128 != entry.sum {
-            return None;
-        }
+        let (g, start, w) = self.callee_start(to)?;
         let caller = self.functions.get(f)?;
         if caller.node_end.get(last as usize) != Some(&end) {
             return None;
@@ -958,10 +948,30 @@ impl PathSink {
         })
     }
 
-    /// The probe of a return from keyed slot `id` (function `f` entered at `node`): the
-    /// falls are an addition and the activation's end counts one sum. Counts its calls and
-    /// returns taken in compiled code in `f`'s pair counter.
-    fn return_probe(&mut self, id: usize, f: usize, node: usize) -> Option<Probe> {
+    /// The function whose entry is `to`, instrumented now (as its first call would), with
+    /// the sum it starts with and its first node, if its start is an assignment of a
+    /// signed 64-bit sum and pushes nothing.
+    fn callee_start(&mut self, to: u64) -> Option<(usize, i64, NodeIndex)> {
+        let g = self.by_entry.get(&to).copied()?;
+        if !self.ensure(g) {
+            return None;
+        }
+        let callee = self.functions.get(g)?;
+        let (Some(entry), Some((_, w))) = (callee.entry, callee.start) else {
+            return None;
+        };
+        let start = entry.sum as i64;
+        if entry.push.is_some() || start as i128 as u128 != entry.sum {
+            return None;
+        }
+        Some((g, start, w))
+    }
+
+    /// The end of the activation of function `f` that keyed slot `id` ends (its falls an
+    /// addition, then a single count, after which the sum is `set`) as a path end, and
+    /// `f`'s pair counter (activations started and ended in compiled code, added to its
+    /// starts and ends at the exit).
+    fn activation_end(&mut self, id: usize, f: usize, set: i64) -> Option<(u32, u32)> {
         let Cold { last, falls, .. } = *self.cold.get(id)?;
         let Step::Add(add) = falls else {
             return None;
@@ -971,13 +981,10 @@ impl PathSink {
         let leave = fun.leave.get(last as usize).copied().flatten()?;
         let (table, at) = Function::finish_count(inst, leave)?;
         let at = at.wrapping_add(add as i128 as u128);
-        let ops = [Op::Count { table, add: at }, Op::Set(0)];
+        let ops = [Op::Count { table, add: at }, Op::Set(set as i128 as u128)];
         let Step::End(end) = self.arena.store(&ops, &[], &fun.places) else {
             return None;
         };
-        // The sink counts the returns the probe leaves to it through the same path end,
-        // whose windows (a sparse table's) then follow their sums.
-        self.cold.get_mut(id)?.ret_end = end;
         let pairs = match fun.pairs {
             Some(p) => p,
             None => {
@@ -986,6 +993,17 @@ impl PathSink {
                 p
             }
         };
+        Some((end, u32::try_from(pairs).ok()?))
+    }
+
+    /// The probe of a return from keyed slot `id` (function `f` entered at `node`): the
+    /// falls are an addition and the activation's end counts one sum. Counts its calls and
+    /// returns taken in compiled code in `f`'s pair counter.
+    fn return_probe(&mut self, id: usize, f: usize, node: usize) -> Option<Probe> {
+        let (end, pairs) = self.activation_end(id, f, 0)?;
+        // The sink counts the returns the probe leaves to it through the same path end,
+        // whose windows (a sparse table's) then follow their sums.
+        self.cold.get_mut(id)?.ret_end = end;
         Some(Probe {
             key: key(f, node),
             epoch: self.probe.epoch,
@@ -993,7 +1011,30 @@ impl PathSink {
             op: ProbeOp::Return {
                 end,
                 ways: self.arena.ways(end) as u8,
-                pairs: u32::try_from(pairs).ok()?,
+                pairs,
+            },
+        })
+    }
+
+    /// The probe of a tail call from keyed slot `id` (function `f` entered at `node`) to
+    /// `to`, another function's entry: `f`'s activation ends as a return's would (its
+    /// pair counter counting it) and the callee's starts with an assignment of its sum,
+    /// pushing nothing. (A sparse table's end gets no window: the sink does not count
+    /// through it, so such a tail call's probe never applies.)
+    fn tail_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
+        if !matches!(self.out_to(f, to, EmuEdge::Jump), Some(Out::Tail(_))) {
+            return None;
+        }
+        let (g, start, w) = self.callee_start(to)?;
+        let (end, pairs) = self.activation_end(id, f, start)?;
+        Some(Probe {
+            key: key(f, node),
+            epoch: self.probe.epoch,
+            next: key(g, w.index()),
+            op: ProbeOp::Tail {
+                end,
+                ways: self.arena.ways(end) as u8,
+                pairs,
             },
         })
     }
@@ -1770,7 +1811,9 @@ impl Sink for PathSink {
             return call.then(|| self.call_probe(id, f, node, to)).flatten();
         }
         let entry = Some(usize::from(to != block.end));
-        let (next, step) = self.successor(id, to, entry, None)?;
+        let Some((next, step)) = self.successor(id, to, entry, None) else {
+            return self.tail_probe(id, f, node, to);
+        };
         let op = match step {
             Step::Add(v) => ProbeOp::Add(v),
             Step::End(e) => ProbeOp::End {

@@ -38,6 +38,8 @@ struct Walker {
     /// Call and return events handled, and the indirect calls among them.
     call_events: u64,
     indirect_calls: u64,
+    /// Tail calls handled.
+    tails: u64,
     /// The frames of the calls not returned from, below the state's (see `settle`).
     frames: Vec<Frame>,
     stale_at: u64,
@@ -71,6 +73,7 @@ impl Walker {
             calls,
             call_events: 0,
             indirect_calls: 0,
+            tails: 0,
             frames: Vec::new(),
             stale_at,
             probes,
@@ -111,20 +114,26 @@ impl Walker {
         self.state.depth = 0;
     }
 
-    /// A return `p` to `to` that found no frame open: if the frame below returns there, the
-    /// return applies to it as to an open one (the same probe on it), else it is dropped.
-    fn return_below(&mut self, p: &Probe, to: u64) -> bool {
-        let (ProbeOp::Return { .. }, Some(&frame)) = (p.op, self.frames.last()) else {
+    /// A return or tail call `p` (to `to`) that found no frame open: if there is a frame
+    /// below (and, for a return, it returns to `to`), `p` applies to it as to an open one
+    /// (the same probe on it; a return pops it), else it is dropped.
+    fn below(&mut self, p: &Probe, to: u64) -> bool {
+        let (ProbeOp::Return { .. } | ProbeOp::Tail { .. }, Some(&frame)) =
+            (p.op, self.frames.last())
+        else {
             return false;
         };
-        if frame.ret != to || self.state.depth != 0 {
+        let returns = matches!(p.op, ProbeOp::Return { .. });
+        if (returns && frame.ret != to) || self.state.depth != 0 {
             return false;
         }
-        self.frames.pop();
         self.state.frames[0] = frame;
         self.state.depth = 1;
         let applied = apply(p, to, &mut self.state, &mut self.counts, &self.ends);
         self.state.depth = 0;
+        if applied && returns {
+            self.frames.pop();
+        }
         applied
     }
 
@@ -170,6 +179,27 @@ impl Walker {
             epoch: self.state.epoch,
             next: to,
             op: ProbeOp::Return {
+                end: self.return_end(from),
+                ways: 1,
+                pairs: 0,
+            },
+        }
+    }
+
+    /// Whether the jump from the block at `from` to `to` is a tail call: every other one,
+    /// where calls have probes.
+    fn tail(&self, from: u64, to: u64) -> bool {
+        self.calls && mix(from, to) % 2 == 0
+    }
+
+    /// The probe of a tail call from the block at `from` to `to`: a path end of its own
+    /// (one way), counting the activation in `counts[0]`.
+    fn tail_of(&mut self, from: u64, to: u64) -> Probe {
+        Probe {
+            key: from,
+            epoch: self.state.epoch,
+            next: to,
+            op: ProbeOp::Tail {
                 end: self.return_end(from),
                 ways: 1,
                 pairs: 0,
@@ -231,10 +261,14 @@ impl Sink for Walker {
                 self.call_events += 1;
                 self.return_of(from, edge.to)
             }
+            EdgeKind::Jump if self.tail(from, edge.to) => {
+                self.tails += 1;
+                self.tail_of(from, edge.to)
+            }
             _ => self.probe_of(from, edge.to),
         };
         if !apply(&p, edge.to, &mut self.state, &mut self.counts, &self.ends)
-            && !self.return_below(&p, edge.to)
+            && !self.below(&p, edge.to)
         {
             *self.missed.entry((from, edge.to)).or_default() += 1;
             self.state.key = p.next;
@@ -258,6 +292,7 @@ impl Sink for Walker {
                 Some(self.call_of(block.start, to, block.end))
             }
             BlockEnd::Call | BlockEnd::IndirectCall => None,
+            BlockEnd::Jump if self.tail(block.start, to) => Some(self.tail_of(block.start, to)),
             _ => Some(self.probe_of(block.start, to)),
         }
     }
@@ -298,9 +333,9 @@ type Walk = (u64, bool, bool);
 
 /// Runs every guest with and without probes, the epoch moving at the `stale_at`-th edge
 /// the sink handles, standing `nowhere` or at blocks, with or without probes of calls;
-/// returns the edges, the calls and returns, and the indirect calls that reached the sink
-/// with probes and without, per Linux guest.
-fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 6])> {
+/// returns the edges, the calls and returns, the indirect calls and the tail calls that
+/// reached the sink with probes and without, per Linux guest.
+fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 8])> {
     let mut edges = Vec::new();
     for guest in common::guests() {
         let run = |probes: bool| {
@@ -334,6 +369,7 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 6])> {
         if guest.env != "bare" {
             let calls = [with.call_events, without.call_events];
             let indirect = [with.indirect_calls, without.indirect_calls];
+            let tails = [with.tails, without.tails];
             edges.push((
                 guest.name.clone(),
                 [
@@ -343,6 +379,8 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 6])> {
                     calls[1],
                     indirect[0],
                     indirect[1],
+                    tails[0],
+                    tails[1],
                 ],
             ));
         }
@@ -382,19 +420,24 @@ fn probes_run_after_the_events_before_them() {
 
 /// Calls and returns with probes: compiled code takes calls whose return it takes too (a
 /// return into a frame of its own), indirect ones included (through the probe the sink
-/// gives for the target the call went to last), and leaves the state, the frame included,
-/// and the counters that the events leave.
+/// gives for the target the call went to last), and tail calls within them, and leaves the
+/// state, the frame included, and the counters that the events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
     let edges = with_and_without_probes((u64::MAX, false, true));
-    let (mut taken, mut indirect) = (0, 0);
-    for (name, [.., with, without, iwith, iwithout]) in &edges {
-        eprintln!("{name}: {with} of {without} calls and returns reached the sink, {iwith} of {iwithout} indirect calls");
+    let (mut taken, mut indirect, mut tails) = (0, 0, 0);
+    for (name, [_, _, with, without, iwith, iwithout, twith, twithout]) in &edges {
+        eprintln!(
+            "{name}: {with} of {without} calls and returns reached the sink, \
+             {iwith} of {iwithout} indirect calls, {twith} of {twithout} tail calls"
+        );
         taken += without - with;
         indirect += iwithout - iwith;
+        tails += twithout - twith;
     }
     assert!(taken > 0, "compiled code took no call or return");
     assert!(indirect > 0, "compiled code took no indirect call");
+    assert!(tails > 0, "compiled code took no tail call");
 }
 
 /// The same with the epoch moving mid-run: probes given before, calls' and returns'

@@ -52,7 +52,8 @@
 //! A sink whose edges only add constants to a running sum and count the sum in a table
 //! (Ball-Larus path profiling) can go further: it lends the driver a [`ProbeLease`]
 //! ([`Sink::probe_state`]) and gives each fixed exit of a block a [`Probe`]
-//! ([`Sink::probe`]; a call's too, an indirect one's per target) and a return its own
+//! ([`Sink::probe`]; a call's and a tail call's too, an indirect call's per target) and a
+//! return its own
 //! ([`Sink::probe_return`]), which a
 //! driver that compiles blocks runs in the block's code instead of delivering the edge
 //! event (see [`probe`] for the contract).

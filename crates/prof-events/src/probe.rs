@@ -24,7 +24,8 @@
 //! [`ProbeOp::Return`] on a return's indirect exit, [`Sink::probe_return`]): the state
 //! holds a stack of up to [`FRAMES`] *frames*, the calls that compiled code made and whose
 //! returns it may take. A call applies only while the stack has room and pushes a frame;
-//! a return applies only to the top frame's return address and pops it. A sink finds
+//! a return applies only to the top frame's return address and pops it; a tail call
+//! ([`ProbeOp::Tail`]) applies only while a frame is open and leaves it. A sink finds
 //! frames open when compiled code made calls whose returns it did not take: the calls'
 //! activations are then the sink's to keep (the driver calls the sink only after the code
 //! stopped).
@@ -98,6 +99,19 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
         /// The counter of calls whose return compiled code took.
+        pairs: u32,
+    },
+    /// A tail call (on a jump's or branch's exit to another function), if a frame is open
+    /// (so compiled code made the call it ends): the path end of `end` and `ways` counts the
+    /// sum and sets the callee's as [`ProbeOp::End`] does, and `counts[pairs]` counts the
+    /// activation that ends (started by a call probe, uncounted); the frame stays, for the
+    /// callee's return.
+    Tail {
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+        /// The counter of activations started and ended in compiled code.
         pairs: u32,
     },
 }
@@ -255,6 +269,18 @@ pub fn apply(
             state.key = frame.resume;
             state.depth -= 1;
             return true;
+        }
+        ProbeOp::Tail { end, ways, pairs } => {
+            let pairs = pairs as usize;
+            if state.depth == 0 || pairs >= counts.len() {
+                return false;
+            }
+            let Some(c) = counter(state.sum, end, ways, counts.len(), ends) else {
+                return false;
+            };
+            counts[c.0] += 1;
+            counts[pairs] += 1;
+            state.sum = c.1 as i128 as u128;
         }
     }
     state.key = probe.next;
@@ -462,5 +488,53 @@ mod tests {
         // No frame open: a return does not apply.
         s.key = 2;
         assert!(!apply(&ret, 0x100, &mut s, &mut counts, &ends));
+    }
+
+    #[test]
+    fn tail_calls_end_the_activation_of_an_open_frame_and_keep_it() {
+        // The caller's path end: sum 3 + 1 = 4 at counter 4 - 0; the callee starts at 7;
+        // pairs at counter 5.
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 5,
+            add: 1,
+            set: 7,
+        }];
+        let mut counts = [0u64; 6];
+        let frame = Frame {
+            ret: 0x100,
+            resume: 50,
+            resumed: 20,
+            site: 3,
+        };
+        let mut s = ProbeState {
+            sum: 3,
+            key: 1,
+            ..ProbeState::default()
+        };
+        let tail = Probe {
+            key: 1,
+            epoch: 0,
+            next: 2,
+            op: ProbeOp::Tail {
+                end: 0,
+                ways: 1,
+                pairs: 5,
+            },
+        };
+        // No frame open: the activation's start was counted elsewhere.
+        assert!(!apply(&tail, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, counts), (3, 1, [0; 6]));
+        s.frames[0] = frame;
+        s.depth = 1;
+        assert!(apply(&tail, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.depth), (7, 2, 1));
+        assert_eq!(s.open(), [frame]);
+        assert_eq!(counts, [0, 0, 0, 0, 1, 1]);
+        // Out of the table's range: no change.
+        s.key = 1;
+        s.sum = 4;
+        assert!(!apply(&tail, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, counts), (4, 1, [0, 0, 0, 0, 1, 1]));
     }
 }

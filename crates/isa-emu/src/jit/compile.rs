@@ -286,11 +286,7 @@ impl Compiler<'_> {
             }
             ProbeOp::End { end, ways } => {
                 self.path_end(end, ways, miss);
-                let a = &mut *self.asm;
-                // It applies: sum = set, then count.
-                a.load(RDX, RDX, END_SET);
-                a.store(RCX, SUM, RDX);
-                self.count_at(RAX);
+                self.count_end();
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Call {
@@ -304,6 +300,18 @@ impl Compiler<'_> {
                 let [add, resume_add, start] = [add, resume_add, start].map(|v| Val::Imm(v as u64));
                 let [ret, resume, site] = [ret, resume, site].map(Val::Imm);
                 self.call([add, ret, resume, resume_add, site, start], miss);
+            }
+            ProbeOp::Tail { end, ways, pairs } => {
+                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
+                miss.push(a.jcc(Cc::E));
+                a.mov_imm(RDX, u64::from(pairs));
+                a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
+                miss.push(a.jcc(Cc::Ae));
+                self.path_end(end, ways, miss);
+                self.count_end();
+                self.asm.mov_imm(RAX, u64::from(pairs));
+                self.count_at(RAX);
+                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Return { end, ways, pairs } => {
                 // r14 = the top frame, which must return where the jump goes (in r12).
@@ -464,6 +472,14 @@ impl Compiler<'_> {
         for j in counts {
             a.patch(j);
         }
+    }
+
+    /// A path end that applies (after [`path_end`](Self::path_end)): `sum = set`, then the
+    /// count. Uses rcx and rdx.
+    fn count_end(&mut self) {
+        self.asm.load(RDX, RDX, END_SET);
+        self.asm.store(RCX, ProbeState::SUM as i32, RDX);
+        self.count_at(RAX);
     }
 
     /// Adds one to the counter whose index is in `index` (checked in range). Uses rcx and
