@@ -735,7 +735,26 @@ impl BlockCache {
     /// another epoch than the probe state's `epoch`, asks `sink` for the call's probe to
     /// `to` (the sink's state is the one the call leaves) and sets the site to it, or to
     /// none; a call that keeps changing its target stops asking after [`Site::ASKS`].
+    #[inline(always)]
     pub fn ask_site<S: Sink + ?Sized>(
+        &mut self,
+        slot: u32,
+        to: u64,
+        epoch: Option<u64>,
+        sink: &mut S,
+    ) {
+        if self
+            .blocks
+            .get(slot as usize)
+            .is_some_and(|b| b.site != NONE)
+        {
+            self.ask_site_of(slot, to, epoch, sink);
+        }
+    }
+
+    /// [`ask_site`](Self::ask_site) for a block with a site.
+    #[inline(never)]
+    fn ask_site_of<S: Sink + ?Sized>(
         &mut self,
         slot: u32,
         to: u64,
