@@ -154,7 +154,8 @@ pub struct Function {
     leave: Vec<Option<usize>>,
     /// Per node: flow edges `(target start, edge, target)`.
     flows: Vec<Vec<(u64, usize, NodeIndex)>>,
-    resync: HashMap<NodeIndex, usize>,
+    /// Resynchronisation edges and their targets, by the target's start address.
+    resync: HashMap<u64, (usize, NodeIndex)>,
 }
 
 #[derive(Clone, Debug)]
@@ -1337,9 +1338,7 @@ impl PathSink {
         if let Some(&g) = self.by_entry.get(&to) {
             return Some(Out::Tail(g as u32));
         }
-        let fun = self.functions.get(f)?;
-        let w = fun.node_at.get(&to).copied()?;
-        let &e = fun.resync.get(&w)?;
+        let &(e, w) = self.functions.get(f)?.resync.get(&to)?;
         (kind == EmuEdge::IndirectJump).then_some(Out::Resync {
             edge: e as u32,
             node: w.index() as u32,
@@ -1688,7 +1687,7 @@ impl Function {
                     }
                     EdgeKind::Leave => self.leave[v.index()] = Some(e.index()),
                     EdgeKind::Resync => {
-                        self.resync.insert(w, e.index());
+                        self.resync.insert(cfg.graph[w].start, (e.index(), w));
                     }
                     EdgeKind::Start => {}
                 }
