@@ -132,34 +132,34 @@
 //! flow edge is a key compare, an address compare and an addition, a path end one counter
 //! increment (an indexed add in a dense table, an add in a sparse table's front cache). On
 //! an emulator that compiles blocks, those additions and path ends run in the blocks' code
-//! as probes ([`prof_events::probe`]), and so do calls and their returns where the callee
-//! starts with an assignment of its sum, the caller resumes with an addition and the
-//! callee's end counts in a dense table: compiled code makes the call and the return, the
-//! sink taking over a call whose return it did not take. Indirect jumps, the region steps
-//! of the hierarchical modes and the probes that miss reach the sink; it takes the
-//! emulator's traces through the other calls: a run through one is a single step,
-//! composed once per trace and entry key.
+//! as probes ([`prof_events::probe`]), and so do calls (indirect ones per target), tail
+//! calls and returns where the callee starts with an assignment of its sum, the caller
+//! resumes with an addition and the callee's end is a single count: compiled code makes
+//! the call and the return, the sink taking over a call whose return it did not take.
+//! Other indirect jumps, the region steps of the hierarchical modes and the probes that
+//! miss reach the sink; it takes the emulator's traces through the other calls: a run
+//! through one is a single step, composed once per trace and entry key.
 //! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
 //! median of 3 alternating runs, ratio to the same emulator with no sink (set-up, recovery
 //! of the functions called and instrumentation included), on a shared 2-core machine:
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.038 s | 2.01x | 4.34x | 5.71x | 6.03x |
-//! | sort 100000 | 0.056 s | 1.93x | 3.57x | 5.14x | 5.07x |
-//! | chase 150000 | 0.076 s | 1.68x | 1.89x | 2.32x | 2.21x |
-//! | nbody 50000 | 0.210 s | 1.05x | 1.18x | 1.20x | 1.18x |
-//! | strings 250000 | 0.128 s | 1.81x | 4.28x | 5.85x | 5.78x |
-//! | primes 60000 | 0.022 s | 1.86x | 3.34x | 8.36x | 8.17x |
-//! | crc 600000 | 0.044 s | 1.73x | 1.55x | 2.82x | 2.82x |
-//! | geomean | | 1.69x | 2.58x | 3.79x | 3.76x |
+//! | coremark 700 | 0.036 s | 2.00x | 4.00x | 5.45x | 5.89x |
+//! | sort 100000 | 0.053 s | 1.96x | 2.27x | 4.38x | 4.38x |
+//! | chase 150000 | 0.076 s | 1.68x | 1.53x | 2.16x | 2.10x |
+//! | nbody 50000 | 0.208 s | 1.02x | 1.13x | 1.17x | 1.17x |
+//! | strings 250000 | 0.124 s | 1.77x | 3.52x | 5.52x | 5.48x |
+//! | primes 60000 | 0.022 s | 1.85x | 3.34x | 8.53x | 8.53x |
+//! | crc 600000 | 0.040 s | 1.80x | 1.70x | 3.10x | 3.00x |
+//! | geomean | | 1.69x | 2.27x | 3.66x | 3.67x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's flat profile costs
-//! less than delivering its edges) and, with calls and returns compiled, in call-heavy
-//! code: the run of the same command right before, without probes of calls and returns
-//! (d23aa95), gave flat 6.60x on primes, 4.81x on sort and 5.00x on strings (geomean
-//! 3.15x). Region-based and global-based steps that enter or leave regions are not probes,
-//! so those modes gain little (geomean 3.89x and 3.92x in that run).
+//! less than delivering its edges) and in call-heavy code: the run of the same command
+//! right before, built without the probes of indirect calls and tail calls (c4555ae), gave
+//! flat 3.43x on sort and 4.30x on strings (geomean 2.55x). Region-based and global-based
+//! steps that enter or leave regions are not probes, so those modes gain little (geomean
+//! 3.78x and 3.76x in that run).
 //!
 //! ## Features
 //!
