@@ -41,10 +41,10 @@
 //! state; a return's counts the activation's end at a path end of its own, through which
 //! the sink counts the returns the probe leaves to it, so that a sparse table's window
 //! moves to their sums; a tail call's (a jump to another function's entry) counts it too
-//! and sets the callee's sum, within a frame compiled code opened. Open frames stay in the state until a hook reads the activations
-//! (`settle`). Clearing the cache
-//! moves the state's epoch, so no probe given before applies; while edges are recorded
-//! there are none.
+//! and sets the callee's sum, within a frame compiled code opened. Open frames stay in the
+//! state until a hook reads the activations (`settle`). Clearing the cache moves the
+//! state's epoch, so no probe given before applies; while edges are recorded there are
+//! none.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
