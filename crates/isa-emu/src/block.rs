@@ -731,10 +731,10 @@ impl BlockCache {
     }
 
     /// Before the logged run of the block in `slot` that called `to` reaches `sink`: if the
-    /// block's indirect call has a site that holds another target's probe, or one of
-    /// another epoch than the probe state's `epoch`, asks `sink` for the call's probe to
-    /// `to` (the sink's state is the one the call leaves) and sets the site to it, or to
-    /// none; a call that keeps changing its target stops asking after [`Site::ASKS`].
+    /// block's indirect call has a site that holds no probe for `to` of the probe state's
+    /// `epoch`, asks `sink` for the call's probe to `to` (the sink's state is the one the
+    /// call leaves) and puts it, or none, in the site's way asked longest ago; a call that
+    /// keeps changing its target stops asking after [`Site::ASKS`].
     #[inline(always)]
     pub fn ask_site<S: Sink + ?Sized>(
         &mut self,
@@ -764,14 +764,16 @@ impl BlockCache {
         let (Some(block), Some(jit)) = (self.blocks.get(slot as usize), self.jit.as_mut()) else {
             return;
         };
-        let Some(&site) = jit.site(block.site) else {
+        let Some(site) = jit.site(block.site) else {
             return;
         };
         if site.answers(to, epoch) || site.asked >= Site::ASKS {
             return;
         }
         let probe = sink.probe(&block.info(BlockId(self.id_base + slot)), to);
-        jit.set_site(block.site, Site::of(probe, to, site.asked + 1));
+        if let Some(site) = jit.site_mut(block.site) {
+            site.learn(probe, to);
+        }
     }
 
     /// The records of the logged blocks of the last [`run_compiled`](Self::run_compiled)

@@ -16,7 +16,7 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::{Ctx, Rec, Site, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
+use super::{Ctx, Rec, Site, SiteProbe, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 use prof_events::{Frame, Probe, ProbeOp, ProbeState};
@@ -39,7 +39,7 @@ const END_SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
 /// Guest register slots the code may touch: x0 … x31 and the x0-write scratch slot 32.
 const GUEST_SLOTS: usize = 33;
 
-/// A probe's operand: an immediate, or a field of the [`Site`] r14 points to.
+/// A probe's operand: an immediate, or a field of the [`SiteProbe`] r14 points to.
 #[derive(Clone, Copy, Debug)]
 enum Val {
     Imm(u64),
@@ -343,22 +343,22 @@ impl Compiler<'_> {
         self.set_state(ProbeState::KEY, Val::Imm(probe.next));
     }
 
-    /// The probe of the indirect call's site r14 points to ([`Site`]), which applies where
+    /// The probe of the indirect call's site way r14 points to ([`SiteProbe`]), which applies where
     /// a call probe with its fields would; as [`probe`](Self::probe) otherwise. Uses rax,
     /// rcx, rdx and r12.
     fn site_call(&mut self, miss: &mut Vec<usize>) {
         let at = |field: i32| Val::Site(field);
-        self.applies(at(Site::KEY), at(Site::EPOCH), miss);
+        self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
         let fields = [
-            Site::ADD,
-            Site::RET,
-            Site::RESUME,
-            Site::RESUME_ADD,
-            Site::SITE,
-            Site::START,
+            SiteProbe::ADD,
+            SiteProbe::RET,
+            SiteProbe::RESUME,
+            SiteProbe::RESUME_ADD,
+            SiteProbe::SITE,
+            SiteProbe::START,
         ];
         self.call(fields.map(at), miss);
-        self.set_state(ProbeState::KEY, at(Site::NEXT));
+        self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
     }
 
     /// The checks every probe starts with: rcx = the state, which is lent, the log empty,
@@ -876,8 +876,8 @@ pub(crate) struct Source<'a> {
     pub probes: [Option<(u64, Probe)>; 2],
     /// The probe for the indirect exit of a logged block that returns.
     pub ret_probe: Option<Probe>,
-    /// The [`Site`] of a logged block's indirect call: the run loop sets the probe it
-    /// holds, for one target at a time.
+    /// The [`Site`] of a logged block's indirect call: the run loop sets the probes it
+    /// holds, for up to [`Site::WAYS`] targets.
     pub site: Option<u32>,
 }
 
@@ -980,22 +980,32 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                     Some(applied)
                 }
                 (None, Some(site)) if src.logged => {
-                    // r14 = the site, whose probe applies to its target only (which it
-                    // then holds for rax).
+                    // r14 = the site's way for the target, if one holds it (it then holds
+                    // the target for rax).
                     let mut miss = Vec::new();
                     c.asm.load(R14, RSI, Ctx::SITES as i32);
                     let offset = site as usize * size_of::<Site>();
                     c.asm
                         .alu_imm(W::Q, Alu::Add, R14, i32::try_from(offset).ok()?);
-                    c.asm.alu_mem(W::Q, Alu::Cmp, RAX, R14, Site::TO);
+                    let mut found = Vec::new();
+                    for _ in 1..Site::WAYS {
+                        c.asm.alu_mem(W::Q, Alu::Cmp, RAX, R14, SiteProbe::TO);
+                        found.push(c.asm.jcc(Cc::E));
+                        c.asm
+                            .alu_imm(W::Q, Alu::Add, R14, size_of::<SiteProbe>() as i32);
+                    }
+                    c.asm.alu_mem(W::Q, Alu::Cmp, RAX, R14, SiteProbe::TO);
                     let elsewhere = c.asm.jcc(Cc::Ne);
+                    for j in found {
+                        c.asm.patch(j);
+                    }
                     c.site_call(&mut miss);
-                    c.asm.load(RAX, R14, Site::TO);
+                    c.asm.load(RAX, R14, SiteProbe::TO);
                     let applied = c.asm.jmp();
                     for j in miss {
                         c.asm.patch(j);
                     }
-                    c.asm.load(RAX, R14, Site::TO);
+                    c.asm.load(RAX, R14, SiteProbe::TO);
                     c.asm.patch(elsewhere);
                     Some(applied)
                 }

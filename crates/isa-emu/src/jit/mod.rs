@@ -34,9 +34,9 @@
 //! undelivered record may change the state) and the arithmetic stays in range; otherwise it
 //! logs the exit and returns, so that the run loop delivers the event before any other probe
 //! runs. A logged block's indirect call has a [`Site`] instead ([`Source::site`]): the
-//! probe of a call to one target, which the run loop asks the sink for before delivering a
-//! call to another target (or in another epoch), at most [`Site::ASKS`] times; the code
-//! runs it only for that target. A return's probe ([`Source::ret_probe`]) and a site's
+//! probes of calls to [`Site::WAYS`] targets, which the run loop asks the sink for before
+//! delivering a call to a target none holds (or in another epoch), at most [`Site::ASKS`]
+//! times; the code runs the one for the target called, if any. A return's probe ([`Source::ret_probe`]) and a site's
 //! run before the jump through the table of indirect targets, and log the exit where they
 //! do not apply. Otherwise the code of a block with events is given its own
 //! count as its budget, so it never goes on: the run loop delivers its events, before and
@@ -195,12 +195,52 @@ impl Target {
     };
 }
 
-/// The probe of a logged block's indirect call for one target, which the run loop asks the
-/// sink for when the call goes elsewhere (see [`Source::site`]); the code reads its fields
-/// as those of a [`ProbeOp::Call`] probe.
+/// The probes of a logged block's indirect call, each for one target, which the run loop
+/// asks the sink for when the call goes to a target none holds (see [`Source::site`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Site {
+    /// The code tries them in order.
+    pub ways: [SiteProbe; Site::WAYS],
+    /// Probes asked for so far (not read by the code).
+    pub asked: u64,
+}
+
+impl Site {
+    /// Targets a site holds probes for.
+    pub(crate) const WAYS: usize = 2;
+    /// Sites, at most: a block past them compiles no site.
+    const MAX: usize = 1 << 16;
+    /// The probes asked for a site, at most (a call whose target keeps changing gives up).
+    pub(crate) const ASKS: u64 = 16;
+
+    const EMPTY: Site = Site {
+        ways: [SiteProbe::EMPTY; Site::WAYS],
+        asked: 0,
+    };
+
+    /// Whether a way holds what the sink would give for a call to `to` in `epoch` (the
+    /// probe state's, if lent): the call's probe for that epoch, or none.
+    pub(crate) fn answers(&self, to: u64, epoch: Option<u64>) -> bool {
+        self.ways
+            .iter()
+            .any(|w| w.to & !1 == to && (w.to & 1 == 1 || epoch.is_none_or(|e| e == w.epoch)))
+    }
+
+    /// Holds `probe` (the sink's for a call to `to`) in the way asked longest ago.
+    pub(crate) fn learn(&mut self, probe: Option<Probe>, to: u64) {
+        if let Some(way) = self.ways.get_mut(self.asked as usize % Site::WAYS) {
+            *way = SiteProbe::of(probe, to);
+        }
+        self.asked += 1;
+    }
+}
+
+/// A [`Site`]'s probe for one target; the code reads its fields as those of a
+/// [`ProbeOp::Call`] probe.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SiteProbe {
     /// The target it applies to; plus one (no pc is odd) where the sink gave no probe for
     /// that target.
     pub to: u64,
@@ -213,11 +253,9 @@ pub(crate) struct Site {
     pub resume_add: i64,
     pub site: u64,
     pub start: i64,
-    /// Probes asked for so far (not read by the code).
-    pub asked: u64,
 }
 
-impl Site {
+impl SiteProbe {
     pub(crate) const TO: i32 = 0;
     pub(crate) const KEY: i32 = 8;
     pub(crate) const EPOCH: i32 = 16;
@@ -228,12 +266,8 @@ impl Site {
     pub(crate) const RESUME_ADD: i32 = 56;
     pub(crate) const SITE: i32 = 64;
     pub(crate) const START: i32 = 72;
-    /// Sites, at most: a block past them compiles no site.
-    const MAX: usize = 1 << 16;
-    /// The probes asked for a site, at most (a call whose target keeps changing gives up).
-    pub(crate) const ASKS: u64 = 8;
 
-    const EMPTY: Site = Site {
+    const EMPTY: SiteProbe = SiteProbe {
         to: 1,
         key: 0,
         epoch: 0,
@@ -244,11 +278,10 @@ impl Site {
         resume_add: 0,
         site: 0,
         start: 0,
-        asked: 0,
     };
 
-    /// The site that applies `probe` (a call's) to the call to `to`; none otherwise.
-    pub(crate) fn of(probe: Option<Probe>, to: u64, asked: u64) -> Site {
+    /// The way that applies `probe` (a call's) to the call to `to`; none otherwise.
+    fn of(probe: Option<Probe>, to: u64) -> SiteProbe {
         match probe {
             Some(Probe {
                 key,
@@ -263,7 +296,7 @@ impl Site {
                         site,
                         start,
                     },
-            }) => Site {
+            }) => SiteProbe {
                 to,
                 key,
                 epoch,
@@ -274,20 +307,12 @@ impl Site {
                 resume_add,
                 site,
                 start,
-                asked,
             },
-            _ => Site {
+            _ => SiteProbe {
                 to: to | 1,
-                asked,
-                ..Site::EMPTY
+                ..SiteProbe::EMPTY
             },
         }
-    }
-
-    /// Whether the site is what the sink would give for a call to `to` in `epoch` (the
-    /// probe state's, if lent): the call's probe for that epoch, or none.
-    pub(crate) fn answers(&self, to: u64, epoch: Option<u64>) -> bool {
-        self.to & !1 == to && (self.to & 1 == 1 || epoch.is_none_or(|e| e == self.epoch))
     }
 }
 
@@ -433,11 +458,9 @@ impl Jit {
         self.sites.get(i as usize)
     }
 
-    /// Sets site `i` (between runs: the code reads it).
-    pub fn set_site(&mut self, i: u32, site: Site) {
-        if let Some(s) = self.sites.get_mut(i as usize) {
-            *s = site;
-        }
+    /// Site `i`, to change between runs (the code reads it).
+    pub fn site_mut(&mut self, i: u32) -> Option<&mut Site> {
+        self.sites.get_mut(i as usize)
     }
 
     /// Compiles the block `src`. Returns its handle, or `None` if it is not worth compiling
