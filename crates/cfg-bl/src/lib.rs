@@ -145,21 +145,21 @@
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.036 s | 2.00x | 4.00x | 5.45x | 5.89x |
-//! | sort 100000 | 0.053 s | 1.96x | 2.27x | 4.38x | 4.38x |
-//! | chase 150000 | 0.076 s | 1.68x | 1.53x | 2.16x | 2.10x |
-//! | nbody 50000 | 0.208 s | 1.02x | 1.13x | 1.17x | 1.17x |
-//! | strings 250000 | 0.124 s | 1.77x | 3.52x | 5.52x | 5.48x |
-//! | primes 60000 | 0.022 s | 1.85x | 3.34x | 8.53x | 8.53x |
-//! | crc 600000 | 0.040 s | 1.80x | 1.70x | 3.10x | 3.00x |
-//! | geomean | | 1.69x | 2.27x | 3.66x | 3.67x |
+//! | coremark 700 | 0.036 s | 2.11x | 3.78x | 5.22x | 5.50x |
+//! | sort 100000 | 0.054 s | 1.86x | 2.24x | 4.32x | 4.32x |
+//! | chase 150000 | 0.080 s | 1.60x | 1.60x | 2.10x | 2.05x |
+//! | nbody 50000 | 0.204 s | 1.06x | 1.16x | 1.18x | 1.18x |
+//! | strings 250000 | 0.123 s | 1.79x | 3.54x | 5.49x | 5.55x |
+//! | primes 60000 | 0.020 s | 2.00x | 3.40x | 8.80x | 8.60x |
+//! | crc 600000 | 0.040 s | 1.70x | 1.60x | 3.00x | 2.90x |
+//! | geomean | | 1.70x | 2.26x | 3.62x | 3.61x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's flat profile costs
 //! less than delivering its edges) and in call-heavy code: the run of the same command
 //! right before, built without the probes of indirect calls and tail calls (c4555ae), gave
-//! flat 3.43x on sort and 4.30x on strings (geomean 2.55x). Region-based and global-based
-//! steps that enter or leave regions are not probes, so those modes gain little (geomean
-//! 3.78x and 3.76x in that run).
+//! flat 4.45x on coremark, 3.50x on sort and 4.10x on strings (geomean 2.58x).
+//! Region-based and global-based steps that enter or leave regions are not probes, so
+//! those modes gain little (geomean 3.78x and 3.73x in that run).
 //!
 //! ## Features
 //!
