@@ -1749,14 +1749,15 @@ impl Sink for PathSink {
                     }
                     return Control::Continue;
                 }
-            } else if slot.key == self.probe.key | NOT_FLOW && {
+            } else if slot.key == self.probe.key | NOT_FLOW {
                 self.settle();
-                match edge.kind {
+                let taken = match edge.kind {
                     EmuEdge::Return => self.fast_return(edge.from.index(), edge.to),
                     _ => self.fast_call(edge.from.index(), edge.to),
+                };
+                if taken {
+                    return Control::Continue;
                 }
-            } {
-                return Control::Continue;
             }
         }
         self.settle();

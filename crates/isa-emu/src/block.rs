@@ -177,7 +177,8 @@ pub(crate) struct Block {
     pub heat: u32,
     /// The handle of the block's compiled code (see [`jit`](crate::jit)), or `NONE`.
     pub compiled: u32,
-    /// Its call or return exit has a probe (see [`BlockCache::set_probing`]).
+    /// Its call or return exit has a probe, or its indirect call a site (see
+    /// [`BlockCache::set_probing`]).
     pub probed: bool,
     /// Its indirect call's [`Site`], or `NONE`.
     pub site: u32,
@@ -764,16 +765,16 @@ impl BlockCache {
         let (Some(block), Some(jit)) = (self.blocks.get(slot as usize), self.jit.as_mut()) else {
             return;
         };
-        let Some(site) = jit.site(block.site) else {
+        let Some(site) = jit.site_mut(block.site) else {
             return;
         };
         if site.answers(to, epoch) || site.asked >= Site::ASKS {
             return;
         }
-        let probe = sink.probe(&block.info(BlockId(self.id_base + slot)), to);
-        if let Some(site) = jit.site_mut(block.site) {
-            site.learn(probe, to);
-        }
+        site.learn(
+            sink.probe(&block.info(BlockId(self.id_base + slot)), to),
+            to,
+        );
     }
 
     /// The records of the logged blocks of the last [`run_compiled`](Self::run_compiled)

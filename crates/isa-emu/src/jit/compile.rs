@@ -16,7 +16,9 @@
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
-use super::{Ctx, Rec, Site, SiteProbe, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS};
+use super::{
+    call_operands, Ctx, Rec, Site, SiteProbe, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS,
+};
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 use prof_events::{Frame, Probe, ProbeOp, ProbeState};
@@ -289,17 +291,10 @@ impl Compiler<'_> {
                 self.count_end();
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
-            ProbeOp::Call {
-                add,
-                ret,
-                resume,
-                resume_add,
-                site,
-                start,
-            } => {
-                let [add, resume_add, start] = [add, resume_add, start].map(|v| Val::Imm(v as u64));
-                let [ret, resume, site] = [ret, resume, site].map(Val::Imm);
-                self.call([add, ret, resume, resume_add, site, start], miss);
+            ProbeOp::Call { .. } => {
+                if let Some(operands) = call_operands(&probe.op) {
+                    self.call(operands.map(Val::Imm), miss);
+                }
             }
             ProbeOp::Tail { end, ways, pairs } => {
                 a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
@@ -349,15 +344,8 @@ impl Compiler<'_> {
     fn site_call(&mut self, miss: &mut Vec<usize>) {
         let at = |field: i32| Val::Site(field);
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
-        let fields = [
-            SiteProbe::ADD,
-            SiteProbe::RET,
-            SiteProbe::RESUME,
-            SiteProbe::RESUME_ADD,
-            SiteProbe::SITE,
-            SiteProbe::START,
-        ];
-        self.call(fields.map(at), miss);
+        let operands = std::array::from_fn(|i| at(SiteProbe::CALL + 8 * i as i32));
+        self.call(operands, miss);
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
     }
 

@@ -247,12 +247,8 @@ pub(crate) struct SiteProbe {
     pub key: u64,
     pub epoch: u64,
     pub next: u64,
-    pub add: i64,
-    pub ret: u64,
-    pub resume: u64,
-    pub resume_add: i64,
-    pub site: u64,
-    pub start: i64,
+    /// The call's operands ([`call_operands`]).
+    pub call: [u64; 6],
 }
 
 impl SiteProbe {
@@ -260,59 +256,64 @@ impl SiteProbe {
     pub(crate) const KEY: i32 = 8;
     pub(crate) const EPOCH: i32 = 16;
     pub(crate) const NEXT: i32 = 24;
-    pub(crate) const ADD: i32 = 32;
-    pub(crate) const RET: i32 = 40;
-    pub(crate) const RESUME: i32 = 48;
-    pub(crate) const RESUME_ADD: i32 = 56;
-    pub(crate) const SITE: i32 = 64;
-    pub(crate) const START: i32 = 72;
+    pub(crate) const CALL: i32 = 32;
 
     const EMPTY: SiteProbe = SiteProbe {
         to: 1,
         key: 0,
         epoch: 0,
         next: 0,
-        add: 0,
-        ret: 0,
-        resume: 0,
-        resume_add: 0,
-        site: 0,
-        start: 0,
+        call: [0; 6],
     };
 
     /// The way that applies `probe` (a call's) to the call to `to`; none otherwise.
     fn of(probe: Option<Probe>, to: u64) -> SiteProbe {
-        match probe {
-            Some(Probe {
-                key,
-                epoch,
-                next,
-                op:
-                    ProbeOp::Call {
-                        add,
-                        ret,
-                        resume,
-                        resume_add,
-                        site,
-                        start,
-                    },
-            }) => SiteProbe {
+        match probe.and_then(|p| Some((p, call_operands(&p.op)?))) {
+            Some((p, call)) => SiteProbe {
                 to,
-                key,
-                epoch,
-                next,
-                add,
-                ret,
-                resume,
-                resume_add,
-                site,
-                start,
+                key: p.key,
+                epoch: p.epoch,
+                next: p.next,
+                call,
             },
-            _ => SiteProbe {
+            None => SiteProbe {
                 to: to | 1,
                 ..SiteProbe::EMPTY
             },
         }
+    }
+}
+
+// The offsets compiled code reads a site at.
+const _: () = assert!(
+    std::mem::offset_of!(SiteProbe, to) == SiteProbe::TO as usize
+        && std::mem::offset_of!(SiteProbe, key) == SiteProbe::KEY as usize
+        && std::mem::offset_of!(SiteProbe, epoch) == SiteProbe::EPOCH as usize
+        && std::mem::offset_of!(SiteProbe, next) == SiteProbe::NEXT as usize
+        && std::mem::offset_of!(SiteProbe, call) == SiteProbe::CALL as usize
+        && std::mem::offset_of!(Site, ways) == 0
+);
+
+/// A call probe's operands in the order its code takes them: `add`, `ret`, `resume`,
+/// `resume_add`, `site`, `start` (the signed ones as their bits); `None` for other ops.
+pub(crate) fn call_operands(op: &ProbeOp) -> Option<[u64; 6]> {
+    match *op {
+        ProbeOp::Call {
+            add,
+            ret,
+            resume,
+            resume_add,
+            site,
+            start,
+        } => Some([
+            add as u64,
+            ret,
+            resume,
+            resume_add as u64,
+            site,
+            start as u64,
+        ]),
+        _ => None,
     }
 }
 
@@ -451,11 +452,6 @@ impl Jit {
         let i = self.sites.len();
         (i < Site::MAX).then(|| self.sites.push(Site::EMPTY))?;
         u32::try_from(i).ok()
-    }
-
-    /// Site `i`.
-    pub fn site(&self, i: u32) -> Option<&Site> {
-        self.sites.get(i as usize)
     }
 
     /// Site `i`, to change between runs (the code reads it).
