@@ -48,6 +48,7 @@
 //! Functions are instrumented and indexed on their first call. The dense tables and the
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
+thread_local! { static EXP: std::cell::RefCell<std::collections::HashMap<String,u64>> = Default::default(); }
 use std::collections::{BTreeMap, HashMap as StdHashMap};
 
 /// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
@@ -538,6 +539,13 @@ impl PathSink {
     #[inline(never)]
     fn placed_action(&mut self, f: usize, a: u32) {
         use PlacedOp::{Add, Count, Pop, Push, Set};
+        {
+            let shape = match self.arena.placed(a) {
+                Some(ops) => ops.iter().map(|o| match o { Add(_) => "A", Set(_) => "S", Push(_) => "U", Pop => "P", Count(Place::Pool(_), _) => "Cp", Count(_, _) => "Cs" }).collect::<Vec<_>>().join(","),
+                None => format!("none out={}", self.arena.out(a).is_some()),
+            };
+            EXP.with(|m| *m.borrow_mut().entry(shape).or_insert(0) += 1);
+        }
         if let (Some(ops), Some(act)) = (self.arena.placed(a), self.acts.last_mut()) {
             // A region's entry and a path's end at its exit, straight-line.
             match *ops {
@@ -1840,6 +1848,7 @@ impl Sink for PathSink {
     }
 
     fn exit(&mut self, exit: &Exit) {
+        EXP.with(|m| { let mut v: Vec<_> = m.borrow().iter().map(|(k,v)| (*v, k.clone())).collect(); v.sort(); v.reverse(); for (n,k) in v.iter().take(12) { eprintln!("EXP {n:>10} {k}"); } m.borrow_mut().clear(); });
         self.settle();
         self.spill();
         self.advance(exit.pc);

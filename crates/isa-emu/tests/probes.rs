@@ -2,7 +2,8 @@
 //! guest, a sink whose edges add to a sum and count it in a table ends the run in the same
 //! state (sum, key, counters, the edges it handled itself) whether the emulator runs its
 //! probes or delivers every edge event, while compiled code takes many of the edges; and
-//! so does one whose calls and returns open and close a frame.
+//! so does one whose calls and returns open and close a frame, and one whose edges enter
+//! and leave regions, saving and restoring sums.
 
 mod guest_util;
 use guest_util as common;
@@ -13,7 +14,7 @@ use isa_emu::Config;
 use prof_events::probe::apply;
 use prof_events::{BlockEnd, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe};
 use prof_events::{Frame, ProbeEnd, ProbeOp};
-use prof_events::{ProbeLease, ProbeState, Sink};
+use prof_events::{ProbeLease, ProbeState, Sink, SAVES};
 
 /// The sink: standing at the start of the next block (its key), each edge from a block
 /// to `to` does the probe [`Walker::op`] gives the edge (an addition, or a path end at the
@@ -40,6 +41,10 @@ struct Walker {
     indirect_calls: u64,
     /// Tail calls handled.
     tails: u64,
+    /// Edges enter and leave regions too (see [`Walker::op`]).
+    regions: bool,
+    /// Region entries and exits handled.
+    region_events: u64,
     /// The frames of the calls not returned from, below the state's (see `settle`).
     frames: Vec<Frame>,
     stale_at: u64,
@@ -57,7 +62,7 @@ fn mix(from: u64, to: u64) -> u64 {
 }
 
 impl Walker {
-    fn new(start: u64, probes: bool, (stale_at, nowhere, calls): Walk) -> Walker {
+    fn new(start: u64, probes: bool, (stale_at, nowhere, calls, regions): Walk) -> Walker {
         Walker {
             state: ProbeState {
                 key: if nowhere { 0 } else { start },
@@ -74,6 +79,8 @@ impl Walker {
             call_events: 0,
             indirect_calls: 0,
             tails: 0,
+            regions,
+            region_events: 0,
             frames: Vec::new(),
             stale_at,
             probes,
@@ -83,11 +90,20 @@ impl Walker {
 
     /// The operation of the edge from the block at `from` to `to` (a path end gets its
     /// table when first asked for: one way of 64 sums, or every other path end two, the
-    /// second for the next 64 sums).
+    /// second for the next 64 sums); with `regions`, a sixth of the edges enter a region
+    /// and as many leave one, and a sixth of the rest enter one at a path end.
     fn op(&mut self, from: u64, to: u64) -> ProbeOp {
         let h = mix(from, to);
-        if h % 3 != 0 {
-            return ProbeOp::Add((h % 5) as i64 - 1);
+        let add = (h % 5) as i64 - 1;
+        let region = if self.regions { h / 7 % 6 } else { 3 };
+        if region == 0 {
+            return ProbeOp::Push {
+                add,
+                set: (h % 3) as i64,
+            };
+        }
+        if h % 3 != 0 && region > 2 {
+            return ProbeOp::Add(add);
         }
         let ways = 1 + (h / 3 % 2) as u8;
         let n = self.ends.len() as u32;
@@ -103,7 +119,16 @@ impl Walker {
                 self.counts.extend([0; 64]);
             }
         }
-        ProbeOp::End { end: e, ways }
+        match region {
+            1 => ProbeOp::Pop { end: e, ways },
+            2 => ProbeOp::PushEnd {
+                add,
+                set: (h % 4) as i64,
+                end: e,
+                ways,
+            },
+            _ => ProbeOp::End { end: e, ways },
+        }
     }
 
     /// Keeps an open frame below the state, as a sink takes over a call whose return
@@ -267,11 +292,30 @@ impl Sink for Walker {
             }
             _ => self.probe_of(from, edge.to),
         };
+        if matches!(
+            p.op,
+            ProbeOp::Push { .. } | ProbeOp::PushEnd { .. } | ProbeOp::Pop { .. }
+        ) {
+            self.region_events += 1;
+        }
         if !apply(&p, edge.to, &mut self.state, &mut self.counts, &self.ends)
             && !self.below(&p, edge.to)
         {
             *self.missed.entry((from, edge.to)).or_default() += 1;
             self.state.key = p.next;
+            // A loop that enters regions it does not leave fills the stack: forget the
+            // activation's sums, or (from half the stack up) every sum the state saved,
+            // so that entries apply again.
+            if self.state.saved == SAVES as u64 {
+                if self.state.floor >= SAVES as u64 / 2 {
+                    self.state.floor = 0;
+                    let depth = self.state.depth as usize;
+                    for frame in &mut self.state.frames[..depth] {
+                        frame.floor = 0;
+                    }
+                }
+                self.state.saved = self.state.floor;
+            }
         }
         Control::Continue
     }
@@ -327,15 +371,16 @@ impl Walker {
     }
 }
 
-/// How the sink walks: the edge at which the epoch moves, whether it stands nowhere, and
-/// whether calls and returns have probes.
-type Walk = (u64, bool, bool);
+/// How the sink walks: the edge at which the epoch moves, whether it stands nowhere,
+/// whether calls and returns have probes, and whether edges enter and leave regions.
+type Walk = (u64, bool, bool, bool);
 
 /// Runs every guest with and without probes, the epoch moving at the `stale_at`-th edge
-/// the sink handles, standing `nowhere` or at blocks, with or without probes of calls;
-/// returns the edges, the calls and returns, the indirect calls and the tail calls that
-/// reached the sink with probes and without, per Linux guest.
-fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 8])> {
+/// the sink handles, standing `nowhere` or at blocks, with or without probes of calls and
+/// of regions; returns the edges, the calls and returns, the indirect calls, the tail
+/// calls and the region entries and exits that reached the sink with probes and without,
+/// per Linux guest.
+fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 10])> {
     let mut edges = Vec::new();
     for guest in common::guests() {
         let run = |probes: bool| {
@@ -355,6 +400,8 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 8])> {
                 w.state.key,
                 w.state.epoch,
                 w.state.open().to_vec(),
+                w.state.saved_sums().to_vec(),
+                w.state.floor,
             )
         };
         assert_eq!(state(&with), state(&without), "{name}");
@@ -370,6 +417,7 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 8])> {
             let calls = [with.call_events, without.call_events];
             let indirect = [with.indirect_calls, without.indirect_calls];
             let tails = [with.tails, without.tails];
+            let regions = [with.region_events, without.region_events];
             edges.push((
                 guest.name.clone(),
                 [
@@ -381,6 +429,8 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 8])> {
                     indirect[1],
                     tails[0],
                     tails[1],
+                    regions[0],
+                    regions[1],
                 ],
             ));
         }
@@ -390,7 +440,7 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 8])> {
 
 #[test]
 fn probes_leave_the_state_the_edge_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false, false));
+    let edges = with_and_without_probes((u64::MAX, false, false, false));
     for (name, [with, without, ..]) in &edges {
         eprintln!("{name}: {with} of {without} edges reached the sink");
         assert!(with < without, "{name}: no probe ran");
@@ -409,13 +459,13 @@ fn probes_leave_the_state_the_edge_events_leave() {
 
 #[test]
 fn stale_probes_leave_the_state_to_the_edge_events() {
-    with_and_without_probes((2_000, false, false));
+    with_and_without_probes((2_000, false, false, false));
 }
 
 /// Probes that apply anywhere wait for every event before them.
 #[test]
 fn probes_run_after_the_events_before_them() {
-    with_and_without_probes((u64::MAX, true, false));
+    with_and_without_probes((u64::MAX, true, false, false));
 }
 
 /// Calls and returns with probes: compiled code takes calls whose return it takes too (a
@@ -424,9 +474,9 @@ fn probes_run_after_the_events_before_them() {
 /// state, the frame included, and the counters that the events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false, true));
+    let edges = with_and_without_probes((u64::MAX, false, true, false));
     let (mut taken, mut indirect, mut tails) = (0, 0, 0);
-    for (name, [_, _, with, without, iwith, iwithout, twith, twithout]) in &edges {
+    for (name, [_, _, with, without, iwith, iwithout, twith, twithout, ..]) in &edges {
         eprintln!(
             "{name}: {with} of {without} calls and returns reached the sink, \
              {iwith} of {iwithout} indirect calls, {twith} of {twithout} tail calls"
@@ -444,5 +494,25 @@ fn probed_calls_and_returns_leave_the_state_the_events_leave() {
 /// included, no longer apply.
 #[test]
 fn stale_call_probes_leave_the_state_to_the_events() {
-    with_and_without_probes((100, false, true));
+    with_and_without_probes((100, false, true, false));
+}
+
+/// Region entries and exits with probes, with calls' and returns': compiled code saves
+/// and restores sums, each activation its own, and leaves the state, the sums saved
+/// included, and the counters that the events leave.
+#[test]
+fn probed_region_entries_and_exits_leave_the_state_the_events_leave() {
+    let edges = with_and_without_probes((u64::MAX, false, true, true));
+    let mut taken = 0;
+    for (name, [.., with, without]) in &edges {
+        eprintln!("{name}: {with} of {without} region entries and exits reached the sink");
+        taken += without - with;
+    }
+    assert!(taken > 0, "compiled code took no region entry or exit");
+}
+
+/// The same standing nowhere, with the epoch moving mid-run.
+#[test]
+fn stale_region_probes_leave_the_state_to_the_events() {
+    with_and_without_probes((5_000, true, false, true));
 }

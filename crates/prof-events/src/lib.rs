@@ -184,7 +184,7 @@ pub use event::{
 };
 pub use id::{BlockId, TraceId};
 pub use interest::Interest;
-pub use probe::{Frame, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState, FRAMES};
+pub use probe::{Frame, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState, FRAMES, SAVES};
 pub use recorder::{Event, Recorder};
 pub use trace::{part_counts, replay, TracePart};
 

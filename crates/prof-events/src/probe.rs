@@ -30,6 +30,15 @@
 //! activations are then the sink's to keep (the driver calls the sink only after the code
 //! stopped).
 //!
+//! Hierarchical profiles save the outer path's sum on entering a region and restore it on
+//! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`]): the state holds up
+//! to [`SAVES`] saved sums, and each activation's own are those from its `floor` up (a call
+//! sets the floor to the sums saved so far, its return restores the caller's), so a pop
+//! applies only above the floor, and a return or a tail call only where the ending
+//! activation saved none. A sink finds sums saved when compiled code entered regions that
+//! it did not leave: they are then the sink's to keep, each the region's of the
+//! activation whose floor it is above.
+//!
 //! The driver may always deliver the event instead (code that is not compiled, a run that
 //! cannot use the probes), so **a sink's edge event must do exactly what its probe does**
 //! where the probe applies; its `key`, and an `epoch` it changes when its probes go stale,
@@ -90,7 +99,7 @@ pub enum ProbeOp {
         start: i64,
     },
     /// A return (on a return's indirect exit), if the top frame returns where the jump
-    /// goes: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
+    /// goes and the callee saved no sum: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
     /// `counts[pairs]` counts the call and return taken, and the frame pops: `sum` and
     /// `key` become its resumed sum and `resume` (the probe's `next` is not used).
     Return {
@@ -102,7 +111,8 @@ pub enum ProbeOp {
         pairs: u32,
     },
     /// A tail call (on a jump's or branch's exit to another function), if a frame is open
-    /// (so compiled code made the call it ends): the path end of `end` and `ways` counts the
+    /// (so compiled code made the call it ends) and the activation that ends saved no sum
+    /// since: the path end of `end` and `ways` counts the
     /// sum and sets the callee's as [`ProbeOp::End`] does, and `counts[pairs]` counts the
     /// activation that ends (started by a call probe, uncounted); the frame stays, for the
     /// callee's return.
@@ -113,6 +123,38 @@ pub enum ProbeOp {
         ways: u8,
         /// The counter of activations started and ended in compiled code.
         pairs: u32,
+    },
+    /// Entering a region (the hierarchical profiles' `push(sum + add); sum = set`), if the
+    /// state's stack of saved sums has room and `sum + add` fits 64 bits: saves `sum + add`
+    /// on it, then `sum = set`.
+    Push {
+        /// Added to the sum saved.
+        add: i64,
+        /// The sum after.
+        set: i64,
+    },
+    /// A region entered at a path's end: [`ProbeOp::Push`], then the path end of `end` and
+    /// `ways` counts the sum `set` and sets the sum as [`ProbeOp::End`] does; applies only
+    /// where both do.
+    PushEnd {
+        /// Added to the sum saved.
+        add: i64,
+        /// The sum the path end counts.
+        set: i64,
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+    },
+    /// Leaving a region at a path's end (`count; sum = pop()`), if the current activation
+    /// saved a sum ([`ProbeState::saved`] above [`ProbeState::floor`]) and the path end of
+    /// `end` and `ways` counts the sum as [`ProbeOp::End`] does: counts it, then `sum`
+    /// becomes the saved sum, which pops.
+    Pop {
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
     },
 }
 
@@ -132,9 +174,12 @@ pub struct Probe {
 /// Frames the probe state holds (calls made by probes whose returns are open).
 pub const FRAMES: usize = 4;
 
+/// Sums the probe state's stack holds ([`ProbeOp::Push`]).
+pub const SAVES: usize = 8;
+
 /// A call made by a probe ([`ProbeOp::Call`]). The layout is fixed: compiled code reads
-/// and writes it.
-#[repr(C)]
+/// and writes it (64 bytes, so that an index shifts into an offset).
+#[repr(C, align(64))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Frame {
     /// The return address.
@@ -145,6 +190,8 @@ pub struct Frame {
     pub resumed: i64,
     /// The call's [`site`](ProbeOp::Call::site).
     pub site: u64,
+    /// The caller's [`floor`](ProbeState::floor), which the return restores.
+    pub floor: u64,
 }
 
 impl Frame {
@@ -156,11 +203,17 @@ impl Frame {
     pub const RESUMED: usize = std::mem::offset_of!(Frame, resumed);
     /// See [`RET`](Self::RET).
     pub const SITE: usize = std::mem::offset_of!(Frame, site);
+    /// See [`RET`](Self::RET).
+    pub const FLOOR: usize = std::mem::offset_of!(Frame, floor);
+    /// `log2` of the frame's size.
+    pub const SHIFT: u32 = size_of::<Frame>().trailing_zeros();
 }
 
+const _: () = assert!(size_of::<Frame>() == 1 << Frame::SHIFT);
+
 /// The state probes run on, owned by the sink: the running sum, where the sink stands,
-/// and the frames of the calls made by probes. The layout is fixed: compiled code reads
-/// and writes it.
+/// the frames of the calls made by probes and the sums saved by region entries. The
+/// layout is fixed: compiled code reads and writes it.
 #[repr(C)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProbeState {
@@ -172,6 +225,13 @@ pub struct ProbeState {
     pub epoch: u64,
     /// Frames open, at most [`FRAMES`] (the innermost call's last).
     pub depth: u64,
+    /// Sums saved, at most [`SAVES`] (the innermost region's last).
+    pub saved: u64,
+    /// The first of `saves` that the current activation saved (the ones below are its
+    /// callers'): the `saved` of its call's probe, or 0.
+    pub floor: u64,
+    /// The sums saved by [`ProbeOp::Push`], `saves[..saved]`.
+    pub saves: [i64; SAVES],
     /// The frames, `frames[..depth]` open.
     pub frames: [Frame; FRAMES],
 }
@@ -185,12 +245,33 @@ impl ProbeState {
     pub const EPOCH: usize = std::mem::offset_of!(ProbeState, epoch);
     /// See [`SUM`](Self::SUM).
     pub const DEPTH: usize = std::mem::offset_of!(ProbeState, depth);
-    /// See [`SUM`](Self::SUM); a [`Frame`] is 32 bytes.
+    /// See [`SUM`](Self::SUM).
+    pub const SAVED: usize = std::mem::offset_of!(ProbeState, saved);
+    /// See [`SUM`](Self::SUM).
+    pub const FLOOR: usize = std::mem::offset_of!(ProbeState, floor);
+    /// See [`SUM`](Self::SUM).
+    pub const SAVES: usize = std::mem::offset_of!(ProbeState, saves);
+    /// See [`SUM`](Self::SUM).
     pub const FRAMES: usize = std::mem::offset_of!(ProbeState, frames);
 
     /// The open frames, outermost first.
     pub fn open(&self) -> &[Frame] {
         &self.frames[..(self.depth as usize).min(FRAMES)]
+    }
+
+    /// The sums saved, outermost first.
+    pub fn saved_sums(&self) -> &[i64] {
+        &self.saves[..(self.saved as usize).min(SAVES)]
+    }
+
+    /// Pushes `sum` on the stack of saved sums, if it has room.
+    fn save(&mut self, sum: i64) -> bool {
+        let Some(slot) = self.saves.get_mut(self.saved as usize) else {
+            return false;
+        };
+        *slot = sum;
+        self.saved += 1;
+        true
     }
 }
 
@@ -247,8 +328,10 @@ pub fn apply(
                 resume,
                 resumed,
                 site,
+                floor: state.floor,
             };
             state.depth += 1;
+            state.floor = state.saved;
             state.sum = start as i128 as u128;
         }
         ProbeOp::Return { end, ways, pairs } => {
@@ -257,7 +340,7 @@ pub fn apply(
                 return false;
             };
             let pairs = pairs as usize;
-            if frame.ret != to || pairs >= counts.len() {
+            if frame.ret != to || pairs >= counts.len() || state.saved != state.floor {
                 return false;
             }
             let Some((c, _)) = counter(state.sum, end, ways, counts.len(), ends) else {
@@ -268,11 +351,12 @@ pub fn apply(
             state.sum = frame.resumed as i128 as u128;
             state.key = frame.resume;
             state.depth -= 1;
+            state.floor = frame.floor;
             return true;
         }
         ProbeOp::Tail { end, ways, pairs } => {
             let pairs = pairs as usize;
-            if state.depth == 0 || pairs >= counts.len() {
+            if state.depth == 0 || pairs >= counts.len() || state.saved != state.floor {
                 return false;
             }
             let Some(c) = counter(state.sum, end, ways, counts.len(), ends) else {
@@ -281,6 +365,44 @@ pub fn apply(
             counts[c.0] += 1;
             counts[pairs] += 1;
             state.sum = c.1 as i128 as u128;
+        }
+        ProbeOp::Push { add, set } => {
+            let Some(saved) = (state.sum as i64).checked_add(add) else {
+                return false;
+            };
+            if !state.save(saved) {
+                return false;
+            }
+            state.sum = set as i128 as u128;
+        }
+        ProbeOp::PushEnd {
+            add,
+            set,
+            end,
+            ways,
+        } => {
+            let saved = (state.sum as i64).checked_add(add);
+            let set = set as i128 as u128;
+            let c = counter(set, end, ways, counts.len(), ends);
+            let (Some(saved), Some(c)) = (saved, c) else {
+                return false;
+            };
+            if !state.save(saved) {
+                return false;
+            }
+            counts[c.0] += 1;
+            state.sum = c.1 as i128 as u128;
+        }
+        ProbeOp::Pop { end, ways } => {
+            if state.saved <= state.floor || state.saved as usize > SAVES {
+                return false;
+            }
+            let Some((c, _)) = counter(state.sum, end, ways, counts.len(), ends) else {
+                return false;
+            };
+            counts[c] += 1;
+            state.saved -= 1;
+            state.sum = state.saves[state.saved as usize] as i128 as u128;
         }
     }
     state.key = probe.next;
@@ -405,11 +527,20 @@ mod tests {
         assert_eq!(ProbeState::KEY, 16);
         assert_eq!(ProbeState::EPOCH, 24);
         assert_eq!(ProbeState::DEPTH, 32);
-        assert_eq!(ProbeState::FRAMES, 40);
-        assert_eq!(size_of::<Frame>(), 32);
+        assert_eq!(ProbeState::SAVED, 40);
+        assert_eq!(ProbeState::FLOOR, 48);
+        assert_eq!(ProbeState::SAVES, 56);
+        assert_eq!(ProbeState::FRAMES, 128);
+        assert_eq!((size_of::<Frame>(), Frame::SHIFT), (64, 6));
         assert_eq!(
-            (Frame::RET, Frame::RESUME, Frame::RESUMED, Frame::SITE),
-            (0, 8, 16, 24)
+            (
+                Frame::RET,
+                Frame::RESUME,
+                Frame::RESUMED,
+                Frame::SITE,
+                Frame::FLOOR
+            ),
+            (0, 8, 16, 24, 32)
         );
     }
 
@@ -449,7 +580,8 @@ mod tests {
                 ret: 0x100,
                 resume: 101,
                 resumed: 14,
-                site: 9
+                site: 9,
+                floor: 0,
             }
         );
         // Calls nest up to FRAMES deep.
@@ -506,6 +638,7 @@ mod tests {
             resume: 50,
             resumed: 20,
             site: 3,
+            floor: 0,
         };
         let mut s = ProbeState {
             sum: 3,
@@ -536,5 +669,137 @@ mod tests {
         s.sum = 4;
         assert!(!apply(&tail, 0x300, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key, counts), (4, 1, [0, 0, 0, 0, 1, 1]));
+    }
+
+    /// A probe of `op` under key 1, to key 2.
+    fn probe(op: ProbeOp) -> Probe {
+        Probe {
+            key: 1,
+            epoch: 0,
+            next: 2,
+            op,
+        }
+    }
+
+    #[test]
+    fn region_entries_save_sums_that_their_exits_restore() {
+        // One path end: sums 0..4 (add 0) at counters 0..4, setting the sum to 9.
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 4,
+            add: 0,
+            set: 9,
+        }];
+        let mut counts = [0u64; 4];
+        let mut s = ProbeState {
+            sum: 10,
+            key: 1,
+            ..ProbeState::default()
+        };
+        let run = |s: &mut ProbeState, counts: &mut [u64], op| {
+            s.key = 1;
+            apply(&probe(op), 0, s, counts, &ends)
+        };
+        let push = ProbeOp::Push { add: 5, set: 1 };
+        let pop = ProbeOp::Pop { end: 0, ways: 1 };
+        assert!(run(&mut s, &mut counts, push));
+        assert_eq!((s.sum, s.key, s.saved_sums()), (1, 2, &[15][..]));
+        // Counts sum 1 and restores 15.
+        assert!(run(&mut s, &mut counts, pop));
+        assert_eq!((s.sum, s.saved, counts), (15, 0, [0, 1, 0, 0]));
+        // Nothing saved: no pop.
+        s.sum = 2;
+        assert!(!run(&mut s, &mut counts, pop));
+        assert_eq!((s.sum, s.key, counts), (2, 1, [0, 1, 0, 0]));
+        // A region entered at a path end counts `set` (3) and sets the end's sum.
+        let push_end = ProbeOp::PushEnd {
+            add: -2,
+            set: 3,
+            end: 0,
+            ways: 1,
+        };
+        assert!(run(&mut s, &mut counts, push_end));
+        assert_eq!((s.sum, s.saved_sums(), counts), (9, &[0][..], [0, 1, 0, 1]));
+        // Out of the end's range: neither the save nor the count.
+        let outside = ProbeOp::PushEnd {
+            add: -2,
+            set: 4,
+            end: 0,
+            ways: 1,
+        };
+        assert!(!run(&mut s, &mut counts, outside));
+        assert_eq!((s.sum, s.saved, counts), (9, 1, [0, 1, 0, 1]));
+        // A sum past 64 bits is not saved; the stack holds SAVES sums.
+        let far = ProbeOp::Push {
+            add: i64::MAX,
+            set: 0,
+        };
+        assert!(!run(&mut s, &mut counts, far));
+        for saved in 2..=SAVES as u64 {
+            assert!(run(&mut s, &mut counts, push));
+            assert_eq!(s.saved, saved);
+        }
+        assert!(!run(&mut s, &mut counts, push));
+        // A pop whose end does not count the sum changes nothing.
+        s.sum = 7;
+        assert!(!run(&mut s, &mut counts, pop));
+        assert_eq!((s.sum, s.saved), (7, SAVES as u64));
+    }
+
+    #[test]
+    fn a_call_starts_an_activation_whose_pops_stop_at_its_floor() {
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 8,
+            add: 0,
+            set: 0,
+        }];
+        let mut counts = [0u64; 8];
+        let mut s = ProbeState {
+            sum: 1,
+            key: 1,
+            ..ProbeState::default()
+        };
+        let run = |s: &mut ProbeState, counts: &mut [u64], op, to| {
+            s.key = 1;
+            apply(&probe(op), to, s, counts, &ends)
+        };
+        let push = ProbeOp::Push { add: 0, set: 2 };
+        let pop = ProbeOp::Pop { end: 0, ways: 1 };
+        let call = ProbeOp::Call {
+            add: 0,
+            ret: 0x100,
+            resume: 1,
+            resume_add: 0,
+            site: 0,
+            start: 3,
+        };
+        let ret = ProbeOp::Return {
+            end: 0,
+            ways: 1,
+            pairs: 7,
+        };
+        assert!(run(&mut s, &mut counts, push, 0));
+        assert!(run(&mut s, &mut counts, call, 0));
+        assert_eq!((s.floor, s.saved, s.open()[0].floor), (1, 1, 0));
+        // The callee's pop finds none of its own; its return, none left saved.
+        assert!(!run(&mut s, &mut counts, pop, 0));
+        assert!(run(&mut s, &mut counts, push, 0));
+        assert!(!run(&mut s, &mut counts, ret, 0x100));
+        assert_eq!((s.depth, s.saved), (1, 2));
+        // A tail call waits for the same.
+        let tail = ProbeOp::Tail {
+            end: 0,
+            ways: 1,
+            pairs: 7,
+        };
+        assert!(!run(&mut s, &mut counts, tail, 0));
+        assert!(run(&mut s, &mut counts, pop, 0));
+        assert!(run(&mut s, &mut counts, tail, 0));
+        assert!(run(&mut s, &mut counts, ret, 0x100));
+        assert_eq!((s.depth, s.floor, s.saved), (0, 0, 1));
+        // The caller's own pop restores what it saved before the call.
+        assert!(run(&mut s, &mut counts, pop, 0));
+        assert_eq!((s.sum, s.saved), (1, 0));
     }
 }

@@ -21,7 +21,7 @@ use super::{
 };
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
-use prof_events::{Frame, Probe, ProbeOp, ProbeState};
+use prof_events::{Frame, Probe, ProbeOp, ProbeState, SAVES};
 
 /// Host registers that cache guest registers.
 const CACHE: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
@@ -287,9 +287,49 @@ impl Compiler<'_> {
                 a.store(RCX, SUM, RAX);
             }
             ProbeOp::End { end, ways } => {
-                self.path_end(end, ways, miss);
+                self.path_end(end, ways, None, miss);
                 self.count_end();
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+            }
+            ProbeOp::Push { add, set } => {
+                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
+                miss.push(a.jcc(Cc::Ae));
+                self.sum_plus(R12, add, miss);
+                self.save(R12);
+                self.set_state(ProbeState::SUM, Val::Imm(set as u64));
+            }
+            ProbeOp::PushEnd {
+                add,
+                set,
+                end,
+                ways,
+            } => {
+                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
+                miss.push(a.jcc(Cc::Ae));
+                self.sum_plus(R12, add, miss);
+                self.path_end(end, ways, Some(set), miss);
+                self.save(R12);
+                self.count_end();
+                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+            }
+            ProbeOp::Pop { end, ways } => {
+                // A sum saved above the floor (and within the stack), counted by the end.
+                a.load(RAX, RCX, ProbeState::SAVED as i32);
+                a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+                miss.push(a.jcc(Cc::Be));
+                a.alu_imm(W::Q, Alu::Cmp, RAX, SAVES as i32);
+                miss.push(a.jcc(Cc::A));
+                self.path_end(end, ways, None, miss);
+                self.count_at(RAX);
+                let a = &mut *self.asm;
+                a.load(RCX, RSI, Ctx::PROBE as i32);
+                a.load(RDX, RCX, ProbeState::SAVED as i32);
+                a.alu_imm(W::Q, Alu::Sub, RDX, 1);
+                a.store(RCX, ProbeState::SAVED as i32, RDX);
+                a.shift_imm(W::Q, Shift::Shl, RDX, 3);
+                a.alu(W::Q, Alu::Add, RDX, RCX);
+                a.load(RAX, RDX, ProbeState::SAVES as i32);
+                a.store(RCX, SUM, RAX);
             }
             ProbeOp::Call { .. } => {
                 if let Some(operands) = call_operands(&probe.op) {
@@ -299,10 +339,12 @@ impl Compiler<'_> {
             ProbeOp::Tail { end, ways, pairs } => {
                 a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
                 miss.push(a.jcc(Cc::E));
+                self.none_saved(miss);
+                let a = &mut *self.asm;
                 a.mov_imm(RDX, u64::from(pairs));
                 a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
                 miss.push(a.jcc(Cc::Ae));
-                self.path_end(end, ways, miss);
+                self.path_end(end, ways, None, miss);
                 self.count_end();
                 self.asm.mov_imm(RAX, u64::from(pairs));
                 self.count_at(RAX);
@@ -314,14 +356,16 @@ impl Compiler<'_> {
                 a.load(R14, RCX, ProbeState::DEPTH as i32);
                 a.alu_imm(W::Q, Alu::Sub, R14, 1);
                 miss.push(a.jcc(Cc::B));
-                a.shift_imm(W::Q, Shift::Shl, R14, 5);
+                a.shift_imm(W::Q, Shift::Shl, R14, Frame::SHIFT as u8);
                 a.alu(W::Q, Alu::Add, R14, RCX);
                 a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
+                self.none_saved(miss);
+                let a = &mut *self.asm;
                 a.mov_imm(RDX, u64::from(pairs));
                 a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
                 miss.push(a.jcc(Cc::Ae));
-                self.path_end(end, ways, miss);
+                self.path_end(end, ways, None, miss);
                 self.count_at(RAX);
                 self.asm.mov_imm(RAX, u64::from(pairs));
                 self.count_at(RAX);
@@ -331,6 +375,8 @@ impl Compiler<'_> {
                 a.store(RCX, SUM, RAX);
                 a.load(RAX, R14, AT + Frame::RESUME as i32);
                 a.store(RCX, ProbeState::KEY as i32, RAX);
+                a.load(RAX, R14, AT + Frame::FLOOR as i32);
+                a.store(RCX, ProbeState::FLOOR as i32, RAX);
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
                 return;
             }
@@ -389,7 +435,7 @@ impl Compiler<'_> {
         a.load(RDX, RCX, ProbeState::DEPTH as i32);
         a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
         miss.push(a.jcc(Cc::Ae));
-        a.shift_imm(W::Q, Shift::Shl, RDX, 5);
+        a.shift_imm(W::Q, Shift::Shl, RDX, Frame::SHIFT as u8);
         a.alu(W::Q, Alu::Add, RDX, RCX);
         a.load(RAX, RCX, SUM);
         for v in [add, resume_add] {
@@ -406,8 +452,14 @@ impl Compiler<'_> {
             self.val(RAX, value);
             self.asm.store(RDX, AT + field as i32, RAX);
         }
-        self.asm
-            .alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
+        // The callee's floor is the sums saved so far; the caller's returns with the frame.
+        let a = &mut *self.asm;
+        a.load(RAX, RCX, ProbeState::FLOOR as i32);
+        a.store(RDX, AT + Frame::FLOOR as i32, RAX);
+        a.load(RAX, RCX, ProbeState::SAVED as i32);
+        a.store(RCX, ProbeState::FLOOR as i32, RAX);
+
+        a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
         self.set_state(ProbeState::SUM, start);
     }
 
@@ -426,10 +478,11 @@ impl Compiler<'_> {
     }
 
     /// The way search of the path end at `end` with `ways` ways on the state rcx points to
-    /// (see [`prof_events::ProbeOp::End`]): falls through with rax = the counter and rdx =
-    /// the way's [`ProbeEnd`](prof_events::ProbeEnd) if a way counts the sum, else jumps
-    /// to a `miss`. Uses rax and rdx.
-    fn path_end(&mut self, end: u32, ways: u8, miss: &mut Vec<usize>) {
+    /// (see [`prof_events::ProbeOp::End`]), for the sum `sum` (or the state's): falls
+    /// through with rax = the counter and rdx = the way's
+    /// [`ProbeEnd`](prof_events::ProbeEnd) if a way counts the sum, else jumps to a
+    /// `miss`. Uses rax and rdx.
+    fn path_end(&mut self, end: u32, ways: u8, sum: Option<i64>, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len;
         // rax = sum + add, counted if in [0, size) (a negative one is above as
@@ -442,7 +495,10 @@ impl Compiler<'_> {
             next.push(a.jcc(Cc::Ae));
             a.shift_imm(W::Q, Shift::Shl, RDX, 5);
             a.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::ENDS as i32);
-            a.load(RAX, RCX, ProbeState::SUM as i32);
+            match sum {
+                Some(sum) => a.mov_imm(RAX, sum as u64),
+                None => a.load(RAX, RCX, ProbeState::SUM as i32),
+            }
             a.alu_mem(W::Q, Alu::Add, RAX, RDX, END_ADD);
             next.push(a.jcc(Cc::O));
             a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, END_SIZE);
@@ -460,6 +516,40 @@ impl Compiler<'_> {
         for j in counts {
             a.patch(j);
         }
+    }
+
+    /// `dst = sum + add` (the state rcx points to), jumping to a `miss` if that overflows.
+    fn sum_plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
+        let a = &mut *self.asm;
+        a.load(dst, RCX, ProbeState::SUM as i32);
+        match i32::try_from(add) {
+            Ok(v) => a.alu_imm(W::Q, Alu::Add, dst, v),
+            Err(_) => {
+                a.mov_imm(RDX, add as u64);
+                a.alu(W::Q, Alu::Add, dst, RDX);
+            }
+        }
+        miss.push(a.jcc(Cc::O));
+    }
+
+    /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
+    /// Uses r14.
+    fn save(&mut self, sum: Reg) {
+        let a = &mut *self.asm;
+        a.load(R14, RCX, ProbeState::SAVED as i32);
+        a.shift_imm(W::Q, Shift::Shl, R14, 3);
+        a.alu(W::Q, Alu::Add, R14, RCX);
+        a.store(R14, ProbeState::SAVES as i32, sum);
+        a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
+    }
+
+    /// Jumps to a `miss` unless the current activation saved no sum (the state's `saved`
+    /// is its `floor`). Uses rax.
+    fn none_saved(&mut self, miss: &mut Vec<usize>) {
+        let a = &mut *self.asm;
+        a.load(RAX, RCX, ProbeState::SAVED as i32);
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+        miss.push(a.jcc(Cc::Ne));
     }
 
     /// A path end that applies (after [`path_end`](Self::path_end)): `sum = set`, then the
