@@ -24,7 +24,7 @@
 //! they are an addition, and a call's callee when it starts with an assignment
 //! ([`CachedCall`]), so that most calls and returns skip the general path too.
 
-use prof_events::{BlockEnd, EdgeKind as EmuEdge};
+use prof_events::{BlockEnd, EdgeKind as EmuEdge, ProbeOp};
 
 use crate::plan::Op;
 use crate::pool::{Memo, PathEnd, PathEndOps, Place, PlacedOp, Pooled};
@@ -295,6 +295,9 @@ pub(crate) struct Arena {
     /// `ops` with their tables resolved (same indices).
     placed: Vec<PlacedOp>,
     edges: Vec<u32>,
+    /// Per action: the probe that does its operations, if there is one (see
+    /// [`region_probe`](Self::region_probe)).
+    probes: Vec<Option<ProbeOp>>,
     /// Path ends, each in its ways: one for a dense table, [`WINDOWS`] for a sparse one
     /// (each way a window on one sum once it has a [`Memo`]).
     ends: Vec<PathEnd>,
@@ -323,6 +326,7 @@ impl Arena {
         self.ops.clear();
         self.placed.clear();
         self.edges.clear();
+        self.probes.clear();
         self.ends.clear();
         self.ways.clear();
         self.turn.clear();
@@ -352,20 +356,14 @@ impl Arena {
                 _ => {}
             }
             if let Some(end) = PathEnd::of(ops, places) {
-                let e = self.ends.len() as u32;
-                let ways = match end.place() {
-                    Place::Sparse(_) => WINDOWS,
-                    Place::Pool(_) => 1,
-                };
-                for w in 0..ways {
-                    self.ends.push(end);
-                    self.ways.push(if w == 0 { ways } else { 0 });
-                    self.turn.push(0);
-                    self.end_memo.push(NONE);
-                }
-                return Step::End(e);
+                return Step::End(self.add_end(end));
             }
         }
+        let probe = if self.record || out.is_some() {
+            None
+        } else {
+            self.region_probe(ops, places)
+        };
         let a = Action {
             ops_start: self.ops.len() as u32,
             ops_len: ops.len() as u32,
@@ -377,8 +375,65 @@ impl Arena {
         self.placed
             .extend(ops.iter().map(|&op| PlacedOp::of(op, places)));
         self.edges.extend_from_slice(edges);
+        self.probes.push(probe);
         self.actions.push(a);
         Step::Action(self.actions.len() as u32 - 1)
+    }
+
+    /// Adds path end `end` in its ways; returns its index.
+    fn add_end(&mut self, end: PathEnd) -> u32 {
+        let e = self.ends.len() as u32;
+        let ways = match end.place() {
+            Place::Sparse(_) => WINDOWS,
+            Place::Pool(_) => 1,
+        };
+        for w in 0..ways {
+            self.ends.push(end);
+            self.ways.push(if w == 0 { ways } else { 0 });
+            self.turn.push(0);
+            self.end_memo.push(NONE);
+        }
+        e
+    }
+
+    /// The probe of composed `ops` that enter or leave a region, if one does them (with
+    /// 64-bit values, counting in a pooled table): `push; set` ([`ProbeOp::Push`]),
+    /// `push; set; count; set` ([`ProbeOp::PushEnd`]), or `count; pop`
+    /// ([`ProbeOp::Pop`], an addition before the pop lost); the path end it counts with
+    /// is added.
+    fn region_probe(&mut self, ops: &[Op], places: &[Place]) -> Option<ProbeOp> {
+        let small = |v: u128| (v as i64 as i128 as u128 == v).then_some(v as i64);
+        let mut pooled = |count: Op, set: u128| {
+            let end = PathEnd::of(&[count, Op::Set(set)], places)?;
+            matches!(end.place(), Place::Pool(_)).then(|| self.add_end(end))
+        };
+        Some(match *ops {
+            [Op::Push(v), Op::Set(w)] => ProbeOp::Push {
+                add: small(v)?,
+                set: small(w)?,
+            },
+            [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Set(x)] => {
+                let (add, set) = (small(v)?, small(w)?);
+                ProbeOp::PushEnd {
+                    add,
+                    set,
+                    end: pooled(count, x)?,
+                    ways: 1,
+                }
+            }
+            [count @ Op::Count { .. }, Op::Pop]
+            | [count @ Op::Count { .. }, Op::Add(_), Op::Pop] => ProbeOp::Pop {
+                end: pooled(count, 0)?,
+                ways: 1,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The probe of arena action `a`, if one does its operations (see
+    /// [`region_probe`](Self::region_probe)).
+    pub(crate) fn probe(&self, a: u32) -> Option<ProbeOp> {
+        *self.probes.get(a as usize)?
     }
 
     /// The path ends, every way (for probes).

@@ -48,13 +48,13 @@
 //! Functions are instrumented and indexed on their first call. The dense tables and the
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
-thread_local! { static EXP: std::cell::RefCell<std::collections::HashMap<String,u64>> = Default::default(); }
 use std::collections::{BTreeMap, HashMap as StdHashMap};
 
 /// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use petgraph::graph::{EdgeIndex, NodeIndex};
+use prof_events::SAVES;
 use prof_events::{BlockEnd, BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
@@ -539,13 +539,6 @@ impl PathSink {
     #[inline(never)]
     fn placed_action(&mut self, f: usize, a: u32) {
         use PlacedOp::{Add, Count, Pop, Push, Set};
-        {
-            let shape = match self.arena.placed(a) {
-                Some(ops) => ops.iter().map(|o| match o { Add(_) => "A", Set(_) => "S", Push(_) => "U", Pop => "P", Count(Place::Pool(_), _) => "Cp", Count(_, _) => "Cs" }).collect::<Vec<_>>().join(","),
-                None => format!("none out={}", self.arena.out(a).is_some()),
-            };
-            EXP.with(|m| *m.borrow_mut().entry(shape).or_insert(0) += 1);
-        }
         if let (Some(ops), Some(act)) = (self.arena.placed(a), self.acts.last_mut()) {
             // A region's entry and a path's end at its exit, straight-line.
             match *ops {
@@ -874,24 +867,91 @@ impl PathSink {
     }
 
     /// Takes over the calls whose returns compiled code did not take (the probe state's
-    /// open frames, see [`ProbeOp::Call`]), before anything reads the activations.
+    /// open frames, see [`ProbeOp::Call`]) and the region entries it did not leave (its
+    /// saved sums, see [`ProbeOp::Push`]), before anything reads the activations.
     #[inline(always)]
     fn settle(&mut self) {
         if self.probe.depth != 0 {
             self.open_frames();
+        } else if self.probe.saved != 0 {
+            self.give_back_saves();
         }
+    }
+
+    /// [`settle`](Self::settle) with no frame open: the sums saved are the top
+    /// activation's.
+    #[inline]
+    fn give_back_saves(&mut self) {
+        let saved = std::mem::take(&mut self.probe.saved) as usize;
+        self.probe.floor = 0;
+        if let (Some(top), Some(saves)) = (self.acts.last_mut(), self.probe.saves.get(..saved)) {
+            top.state
+                .stack
+                .extend(saves.iter().map(|&s| s as i128 as u128));
+        }
+    }
+
+    /// Lends the top activation's latest saved sums to the probe state (up to half its
+    /// stack, the room left for region entries), so that compiled code's region exits
+    /// find them; [`settle`](Self::settle) gives them back.
+    fn hoist_saves(&mut self) {
+        let (
+            ProbeState {
+                saved: 0, depth: 0, ..
+            },
+            Some(act),
+        ) = (&self.probe, self.acts.last_mut())
+        else {
+            return;
+        };
+        let stack = &mut act.state.stack;
+        let fits = stack.iter().rev().take(SAVES / 2);
+        let n = fits.take_while(|&&s| s as i64 as i128 as u128 == s).count();
+        let from = stack.len() - n;
+        for (save, &s) in self.probe.saves.iter_mut().zip(&stack[from..]) {
+            *save = s as i64;
+        }
+        self.probe.saved = n as u64;
+        stack.truncate(from);
     }
 
     /// [`settle`](Self::settle)'s work: for each open frame, outermost first, the caller
     /// stands at its call block's last node with the sum it called with, and the callee's
     /// activation is pushed (the innermost one at the hoisted key and sum), as
-    /// [`fast_call`](Self::fast_call) would have left them.
+    /// [`fast_call`](Self::fast_call) would have left them; each activation's stack gets
+    /// the sums saved from its floor up.
     #[cold]
     #[inline(never)]
     fn open_frames(&mut self) {
         let depth = std::mem::take(&mut self.probe.depth) as usize;
         let frames = self.probe.frames;
         let open = &frames[..depth.min(frames.len())];
+        let saves = self.probe.saves;
+        let saved = std::mem::take(&mut self.probe.saved) as usize;
+        let saved = saves.get(..saved).unwrap_or(&saves);
+        let floor = std::mem::take(&mut self.probe.floor) as usize;
+        // Activation 0 is the sink's top one, activation `j + 1` the one frame `j` called;
+        // each saved the sums from its floor up to the next one's (frame `j`, or the state
+        // for the innermost, keeps activation `j`'s floor).
+        let mut bounds = [0; prof_events::FRAMES + 2];
+        for (j, frame) in open.iter().enumerate().skip(1) {
+            bounds[j] = frame.floor as usize;
+        }
+        if depth > 0 {
+            bounds[open.len()] = floor;
+        }
+        bounds[open.len() + 1] = saved.len();
+        for j in 1..=open.len() + 1 {
+            bounds[j] = bounds[j].clamp(bounds[j - 1], saved.len());
+        }
+        let own = |j: usize| {
+            saved[bounds[j]..bounds[j + 1]]
+                .iter()
+                .map(|&s| s as i128 as u128)
+        };
+        if let Some(top) = self.acts.last_mut() {
+            top.state.stack.extend(own(0));
+        }
         for (i, frame) in open.iter().enumerate() {
             let site = frame.site as usize;
             // The frame keeps the sum the caller resumes with: less the resume's addition.
@@ -915,7 +975,8 @@ impl PathSink {
             if let Some(fun) = self.functions.get_mut(callee as usize) {
                 fun.starts += 1;
             }
-            let stack = self.spare.pop().unwrap_or_default();
+            let mut stack = self.spare.pop().unwrap_or_default();
+            stack.extend(own(i + 1));
             self.acts.push(Act {
                 func: Some(callee as usize),
                 node: NodeIndex::new(node as usize),
@@ -1799,6 +1860,7 @@ impl Sink for PathSink {
             self.settle();
             self.clear_cache();
         }
+        self.hoist_saves();
         Some(ProbeLease {
             state: &mut self.probe,
             counts: self.pool.counts_mut(),
@@ -1828,7 +1890,7 @@ impl Sink for PathSink {
                 end: e,
                 ways: self.arena.ways(e) as u8,
             },
-            Step::Action(_) => return None,
+            Step::Action(a) => self.arena.probe(a)?,
         };
         Some(Probe {
             key: k,
@@ -1848,7 +1910,6 @@ impl Sink for PathSink {
     }
 
     fn exit(&mut self, exit: &Exit) {
-        EXP.with(|m| { let mut v: Vec<_> = m.borrow().iter().map(|(k,v)| (*v, k.clone())).collect(); v.sort(); v.reverse(); for (n,k) in v.iter().take(12) { eprintln!("EXP {n:>10} {k}"); } m.borrow_mut().clear(); });
         self.settle();
         self.spill();
         self.advance(exit.pc);
