@@ -398,9 +398,10 @@ impl Arena {
 
     /// The probe of composed `ops` that enter or leave a region, if one does them (with
     /// 64-bit values, counting in a pooled table): `push; set` ([`ProbeOp::Push`]),
-    /// `push; set; count; set` ([`ProbeOp::PushEnd`]), or `count; pop`
-    /// ([`ProbeOp::Pop`], an addition before the pop lost); the path end it counts with
-    /// is added.
+    /// `push; set; count; set` ([`ProbeOp::PushEnd`]), `count; pop` ([`ProbeOp::Pop`], an
+    /// addition before the pop lost), `push; set; count; pop` ([`ProbeOp::Through`]) or
+    /// `count; pop; push; set` ([`ProbeOp::PopPush`]); the path end it counts with is
+    /// added.
     fn region_probe(&mut self, ops: &[Op], places: &[Place]) -> Option<ProbeOp> {
         let small = |v: u128| (v as i64 as i128 as u128 == v).then_some(v as i64);
         let mut pooled = |count: Op, set: u128| {
@@ -426,6 +427,24 @@ impl Arena {
                 end: pooled(count, 0)?,
                 ways: 1,
             },
+            [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Pop] => {
+                let (add, set) = (small(v)?, small(w)?);
+                ProbeOp::Through {
+                    add,
+                    set,
+                    end: pooled(count, 0)?,
+                    ways: 1,
+                }
+            }
+            [count @ Op::Count { .. }, Op::Pop, Op::Push(v), Op::Set(w)] => {
+                let (add, set) = (small(v)?, small(w)?);
+                ProbeOp::PopPush {
+                    end: pooled(count, 0)?,
+                    ways: 1,
+                    add,
+                    set,
+                }
+            }
             _ => return None,
         })
     }

@@ -90,19 +90,20 @@ impl Walker {
 
     /// The operation of the edge from the block at `from` to `to` (a path end gets its
     /// table when first asked for: one way of 64 sums, or every other path end two, the
-    /// second for the next 64 sums); with `regions`, a sixth of the edges enter a region
-    /// and as many leave one, and a sixth of the rest enter one at a path end.
+    /// second for the next 64 sums); with `regions`, an eighth of the edges enter a region
+    /// and as many leave one, and an eighth of the rest each enter one at a path end, pass
+    /// through one, or leave one for the next.
     fn op(&mut self, from: u64, to: u64) -> ProbeOp {
         let h = mix(from, to);
         let add = (h % 5) as i64 - 1;
-        let region = if self.regions { h / 7 % 6 } else { 3 };
+        let region = if self.regions { h / 7 % 8 } else { 5 };
         if region == 0 {
             return ProbeOp::Push {
                 add,
                 set: (h % 3) as i64,
             };
         }
-        if h % 3 != 0 && region > 2 {
+        if h % 3 != 0 && region > 4 {
             return ProbeOp::Add(add);
         }
         let ways = 1 + (h / 3 % 2) as u8;
@@ -126,6 +127,18 @@ impl Walker {
                 set: (h % 4) as i64,
                 end: e,
                 ways,
+            },
+            3 => ProbeOp::Through {
+                add,
+                set: (h % 4) as i64,
+                end: e,
+                ways,
+            },
+            4 => ProbeOp::PopPush {
+                end: e,
+                ways,
+                add,
+                set: (h % 3) as i64,
             },
             _ => ProbeOp::End { end: e, ways },
         }
@@ -294,7 +307,11 @@ impl Sink for Walker {
         };
         if matches!(
             p.op,
-            ProbeOp::Push { .. } | ProbeOp::PushEnd { .. } | ProbeOp::Pop { .. }
+            ProbeOp::Push { .. }
+                | ProbeOp::PushEnd { .. }
+                | ProbeOp::Pop { .. }
+                | ProbeOp::Through { .. }
+                | ProbeOp::PopPush { .. }
         ) {
             self.region_events += 1;
         }

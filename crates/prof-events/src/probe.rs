@@ -31,7 +31,8 @@
 //! stopped).
 //!
 //! Hierarchical profiles save the outer path's sum on entering a region and restore it on
-//! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`]): the state holds up
+//! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`], and both on one edge:
+//! [`ProbeOp::Through`], [`ProbeOp::PopPush`]): the state holds up
 //! to [`SAVES`] saved sums, and each activation's own are those from its `floor` up (a call
 //! sets the floor to the sums saved so far, its return restores the caller's), so a pop
 //! applies only above the floor, and a return or a tail call only where the ending
@@ -155,6 +156,32 @@ pub enum ProbeOp {
         end: u32,
         /// Ways (at least 1).
         ways: u8,
+    },
+    /// A region entered and left by one edge (`push(sum + add); sum = set; count; sum =
+    /// pop()`), if `sum + add` fits 64 bits and the path end of `end` and `ways` counts the
+    /// sum `set` as [`ProbeOp::End`] does: counts it, then `sum += add`.
+    Through {
+        /// Added to the sum.
+        add: i64,
+        /// The sum the path end counts.
+        set: i64,
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+    },
+    /// Leaving a region for the next one (`count; sum = pop(); push(sum + add); sum =
+    /// set`), where [`ProbeOp::Pop`] applies and the saved sum plus `add` fits 64 bits:
+    /// counts the sum, adds `add` to the saved sum, which stays, then `sum = set`.
+    PopPush {
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+        /// Added to the saved sum.
+        add: i64,
+        /// The sum after.
+        set: i64,
     },
 }
 
@@ -403,6 +430,39 @@ pub fn apply(
             counts[c] += 1;
             state.saved -= 1;
             state.sum = state.saves[state.saved as usize] as i128 as u128;
+        }
+        ProbeOp::Through {
+            add,
+            set,
+            end,
+            ways,
+        } => {
+            let through = (state.sum as i64).checked_add(add);
+            let c = counter(set as i128 as u128, end, ways, counts.len(), ends);
+            let (Some(through), Some((c, _))) = (through, c) else {
+                return false;
+            };
+            counts[c] += 1;
+            state.sum = through as i128 as u128;
+        }
+        ProbeOp::PopPush {
+            end,
+            ways,
+            add,
+            set,
+        } => {
+            if state.saved <= state.floor || state.saved as usize > SAVES {
+                return false;
+            }
+            let top = state.saved as usize - 1;
+            let next = state.saves[top].checked_add(add);
+            let c = counter(state.sum, end, ways, counts.len(), ends);
+            let (Some(next), Some((c, _))) = (next, c) else {
+                return false;
+            };
+            counts[c] += 1;
+            state.saves[top] = next;
+            state.sum = set as i128 as u128;
         }
     }
     state.key = probe.next;
@@ -744,6 +804,58 @@ mod tests {
         s.sum = 7;
         assert!(!run(&mut s, &mut counts, pop));
         assert_eq!((s.sum, s.saved), (7, SAVES as u64));
+    }
+
+    #[test]
+    fn a_region_passed_through_or_left_for_the_next_counts_its_path() {
+        // Sums 0..4 (add 1: counters 1..5), setting the sum to 9.
+        let ends = [ProbeEnd {
+            base: 1,
+            size: 4,
+            add: 0,
+            set: 9,
+        }];
+        let mut counts = [0u64; 5];
+        let mut s = ProbeState {
+            sum: 10,
+            key: 1,
+            ..ProbeState::default()
+        };
+        let run = |s: &mut ProbeState, counts: &mut [u64], op| {
+            s.key = 1;
+            apply(&probe(op), 0, s, counts, &ends)
+        };
+        let through = |set| ProbeOp::Through {
+            add: -3,
+            set,
+            end: 0,
+            ways: 1,
+        };
+        // Counts 2, then the sum is 10 - 3; nothing saved.
+        assert!(run(&mut s, &mut counts, through(2)));
+        assert_eq!((s.sum, s.saved, counts), (7, 0, [0, 0, 0, 1, 0]));
+        assert!(!run(&mut s, &mut counts, through(4)));
+        assert_eq!((s.sum, counts), (7, [0, 0, 0, 1, 0]));
+        let next = ProbeOp::PopPush {
+            end: 0,
+            ways: 1,
+            add: 5,
+            set: 1,
+        };
+        // Nothing saved: no exit.
+        assert!(!run(&mut s, &mut counts, next));
+        s.sum = 3;
+        assert!(run(&mut s, &mut counts, ProbeOp::Push { add: 0, set: 3 }));
+        // Counts 3; the saved 3 becomes 8; the sum 1.
+        assert!(run(&mut s, &mut counts, next));
+        assert_eq!(
+            (s.sum, s.saved_sums(), counts),
+            (1, &[8][..], [0, 0, 0, 1, 1])
+        );
+        // A saved sum past 64 bits: no change.
+        s.saves[0] = i64::MAX;
+        assert!(!run(&mut s, &mut counts, next));
+        assert_eq!((s.sum, counts), (1, [0, 0, 0, 1, 1]));
     }
 
     #[test]

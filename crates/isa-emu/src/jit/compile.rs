@@ -313,12 +313,7 @@ impl Compiler<'_> {
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Pop { end, ways } => {
-                // A sum saved above the floor (and within the stack), counted by the end.
-                a.load(RAX, RCX, ProbeState::SAVED as i32);
-                a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
-                miss.push(a.jcc(Cc::Be));
-                a.alu_imm(W::Q, Alu::Cmp, RAX, SAVES as i32);
-                miss.push(a.jcc(Cc::A));
+                self.top_saved(miss);
                 self.path_end(end, ways, None, miss);
                 self.count_at(RAX);
                 let a = &mut *self.asm;
@@ -330,6 +325,39 @@ impl Compiler<'_> {
                 a.alu(W::Q, Alu::Add, RDX, RCX);
                 a.load(RAX, RDX, ProbeState::SAVES as i32);
                 a.store(RCX, SUM, RAX);
+            }
+            ProbeOp::Through {
+                add,
+                set,
+                end,
+                ways,
+            } => {
+                self.sum_plus(R12, add, miss);
+                self.path_end(end, ways, Some(set), miss);
+                self.count_at(RAX);
+                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+                self.asm.store(RCX, SUM, R12);
+            }
+            ProbeOp::PopPush {
+                end,
+                ways,
+                add,
+                set,
+            } => {
+                // r14 + SAVES - 8 = the top saved sum; r12 = it + add.
+                self.top_saved(miss);
+                let a = &mut *self.asm;
+                a.shift_imm(W::Q, Shift::Shl, RAX, 3);
+                a.alu(W::Q, Alu::Add, RAX, RCX);
+                a.mov(R14, RAX);
+                const TOP: i32 = ProbeState::SAVES as i32 - 8;
+                a.load(R12, R14, TOP);
+                self.plus(R12, add, miss);
+                self.path_end(end, ways, None, miss);
+                self.count_at(RAX);
+                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+                self.asm.store(R14, TOP, R12);
+                self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
             ProbeOp::Call { .. } => {
                 if let Some(operands) = call_operands(&probe.op) {
@@ -519,9 +547,26 @@ impl Compiler<'_> {
     }
 
     /// `dst = sum + add` (the state rcx points to), jumping to a `miss` if that overflows.
+    /// Uses rdx.
     fn sum_plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
+        self.asm.load(dst, RCX, ProbeState::SUM as i32);
+        self.plus(dst, add, miss);
+    }
+
+    /// Jumps to a `miss` unless the current activation saved a sum (and the state's `saved`
+    /// is within its stack): falls through with rax = `saved`.
+    fn top_saved(&mut self, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
-        a.load(dst, RCX, ProbeState::SUM as i32);
+        a.load(RAX, RCX, ProbeState::SAVED as i32);
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+        miss.push(a.jcc(Cc::Be));
+        a.alu_imm(W::Q, Alu::Cmp, RAX, SAVES as i32);
+        miss.push(a.jcc(Cc::A));
+    }
+
+    /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
+    fn plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
+        let a = &mut *self.asm;
         match i32::try_from(add) {
             Ok(v) => a.alu_imm(W::Q, Alu::Add, dst, v),
             Err(_) => {
