@@ -397,16 +397,17 @@ impl Arena {
     }
 
     /// The probe of composed `ops` that enter or leave a region, if one does them (with
-    /// 64-bit values, counting in a pooled table): `push; set` ([`ProbeOp::Push`]),
+    /// 64-bit values): `push; set` ([`ProbeOp::Push`]),
     /// `push; set; count; set` ([`ProbeOp::PushEnd`]), `count; pop` ([`ProbeOp::Pop`], an
     /// addition before the pop lost), `push; set; count; pop` ([`ProbeOp::Through`]) or
     /// `count; pop; push; set` ([`ProbeOp::PopPush`]); the path end it counts with is
     /// added.
     fn region_probe(&mut self, ops: &[Op], places: &[Place]) -> Option<ProbeOp> {
         let small = |v: u128| (v as i64 as i128 as u128 == v).then_some(v as i64);
-        let mut pooled = |count: Op, set: u128| {
+        let mut counts = |count: Op, set: u128| {
             let end = PathEnd::of(&[count, Op::Set(set)], places)?;
-            matches!(end.place(), Place::Pool(_)).then(|| self.add_end(end))
+            let e = self.add_end(end);
+            Some((e, self.ways(e) as u8))
         };
         Some(match *ops {
             [Op::Push(v), Op::Set(w)] => ProbeOp::Push {
@@ -415,32 +416,35 @@ impl Arena {
             },
             [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Set(x)] => {
                 let (add, set) = (small(v)?, small(w)?);
+                let (end, ways) = counts(count, x)?;
                 ProbeOp::PushEnd {
                     add,
                     set,
-                    end: pooled(count, x)?,
-                    ways: 1,
+                    end,
+                    ways,
                 }
             }
             [count @ Op::Count { .. }, Op::Pop]
-            | [count @ Op::Count { .. }, Op::Add(_), Op::Pop] => ProbeOp::Pop {
-                end: pooled(count, 0)?,
-                ways: 1,
-            },
+            | [count @ Op::Count { .. }, Op::Add(_), Op::Pop] => {
+                let (end, ways) = counts(count, 0)?;
+                ProbeOp::Pop { end, ways }
+            }
             [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Pop] => {
                 let (add, set) = (small(v)?, small(w)?);
+                let (end, ways) = counts(count, 0)?;
                 ProbeOp::Through {
                     add,
                     set,
-                    end: pooled(count, 0)?,
-                    ways: 1,
+                    end,
+                    ways,
                 }
             }
             [count @ Op::Count { .. }, Op::Pop, Op::Push(v), Op::Set(w)] => {
                 let (add, set) = (small(v)?, small(w)?);
+                let (end, ways) = counts(count, 0)?;
                 ProbeOp::PopPush {
-                    end: pooled(count, 0)?,
-                    ways: 1,
+                    end,
+                    ways,
                     add,
                     set,
                 }
@@ -512,18 +516,6 @@ impl Arena {
     /// Every memo.
     pub(crate) fn memos(&self) -> &[Memo] {
         &self.memos
-    }
-
-    /// The resolved operations of arena action `a`; `None` when recording edges (the action
-    /// must count its edges: [`apply`](Self::apply) it) or when a transfer out follows them.
-    #[inline]
-    pub(crate) fn placed(&self, a: u32) -> Option<&[PlacedOp]> {
-        let a = self
-            .actions
-            .get(a as usize)
-            .filter(|a| !self.record && a.out.is_none())?;
-        let s = a.ops_start as usize;
-        self.placed.get(s..s + a.ops_len as usize)
     }
 
     /// The transfer out that follows arena action `a`'s operations, if any.
@@ -737,13 +729,25 @@ mod tests {
         ));
         let out = Some(Out::Tail(3));
         assert_eq!(arena.store_out(&[], &[1], &[], out), Step::Action(1));
-        assert_eq!((arena.out(1), arena.placed(1)), (out, None));
-        assert_eq!(
-            (arena.out(0), arena.placed(0).map(<[_]>::len)),
-            (None, Some(1))
-        );
+        assert_eq!((arena.out(1), arena.probe(1)), (out, None));
+        assert_eq!((arena.out(0), arena.probe(0)), (None, None));
+        // Region entries and exits get probes; an exit's count, a path end.
+        let push = [Op::Push(u128::MAX), Op::Set(5)];
+        assert_eq!(arena.store(&push, &[1], &[]), Step::Action(2));
+        let push = ProbeOp::Push { add: -1, set: 5 };
+        assert_eq!(arena.probe(2), Some(push));
+        let pop = [Op::Count { table: 0, add: 1 }, Op::Pop];
+        let e = arena.ends().len() as u32;
+        assert_eq!(arena.store(&pop, &[1], &dense), Step::Action(3));
+        assert_eq!(arena.probe(3), Some(ProbeOp::Pop { end: e, ways: 1 }));
+        assert_eq!(arena.end(e).map(|end| end.add), Some(1));
+        let far = [Op::Push(1 << 70), Op::Set(0)];
+        assert_eq!(arena.store(&far, &[1], &[]), Step::Action(4));
+        assert_eq!(arena.probe(4), None);
         arena.record = true;
-        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(2));
-        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(3));
+        assert_eq!(arena.store(&[], &[1], &[]), Step::Action(5));
+        assert_eq!(arena.store(&end, &[1], &dense), Step::Action(6));
+        assert_eq!(arena.store(&pop, &[1], &dense), Step::Action(7));
+        assert_eq!(arena.probe(7), None);
     }
 }

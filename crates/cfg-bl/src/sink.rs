@@ -65,7 +65,7 @@ use crate::blockcache::{
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
-use crate::pool::{Memo, PathEndOps, Place, PlacedOp, Pool, Pooled};
+use crate::pool::{Memo, PathEndOps, Place, Pool, Pooled};
 use crate::recover::{LazyProgram, Program};
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
@@ -531,50 +531,17 @@ impl PathSink {
         }
     }
 
-    /// Runs arena action `a` of function `f`: a region's entry (push; set), a path's end at
-    /// a region exit (count into the pool; pop), and an entry whose first path ends at once
-    /// (push; set; count into the pool; set or pop) straight-line on the hoisted sum and the
-    /// top activation's stack; any other action, or one that must record edges, through
-    /// [`step_top`](Self::step_top), the activation's own interpreter.
+    /// Runs arena action `a` of function `f`: one that has a probe (a region's entry or
+    /// exit, see [`Arena::region_probe`](crate::blockcache::Arena)) as the probe does, on
+    /// the hoisted sum and the top activation's stack, counting through the probe's path
+    /// end (so that a sparse table's window moves to the sum, as a flow edge's does); any
+    /// other action, or one that must record edges, through [`step_top`](Self::step_top),
+    /// the activation's own interpreter.
     #[inline(never)]
     fn placed_action(&mut self, f: usize, a: u32) {
-        use PlacedOp::{Add, Count, Pop, Push, Set};
-        if let (Some(ops), Some(act)) = (self.arena.placed(a), self.acts.last_mut()) {
-            // A region's entry and a path's end at its exit, straight-line.
-            match *ops {
-                [Push(v), Set(w)] => {
-                    act.state.stack.push(self.probe.sum.wrapping_add(v));
-                    self.probe.sum = w;
-                    return;
-                }
-                // An inner loop entered at its first backedge (coremark 585K, strings 1.1M
-                // times in region mode): the count's sum is a constant.
-                // (The guard counts; a count out of range changes nothing and falls through.)
-                [Push(v), Set(w), Count(Place::Pool(d), add), Set(x)]
-                    if self.pool.bump(d, w.wrapping_add(add)) =>
-                {
-                    act.state.stack.push(self.probe.sum.wrapping_add(v));
-                    self.probe.sum = x;
-                    return;
-                }
-                // The same, left at once: the push and the pop cancel.
-                [Push(v), Set(w), Count(Place::Pool(d), add), Pop]
-                    if self.pool.bump(d, w.wrapping_add(add)) =>
-                {
-                    self.probe.sum = self.probe.sum.wrapping_add(v);
-                    return;
-                }
-                // The pop overwrites the sum that the addition leaves.
-                [Count(Place::Pool(d), add), Pop] | [Count(Place::Pool(d), add), Add(_), Pop] => {
-                    if let Some(s) = act.state.stack.pop() {
-                        if self.pool.bump(d, self.probe.sum.wrapping_add(add)) {
-                            self.probe.sum = s;
-                            return;
-                        }
-                        act.state.stack.push(s);
-                    }
-                }
-                _ => {}
+        if let Some(op) = self.arena.probe(a) {
+            if self.run_region(f, op) {
+                return;
             }
         }
         // Any other action runs in the activation's own interpreter, then its transfer out.
@@ -584,6 +551,49 @@ impl PathSink {
             self.leave(f, out);
         }
         self.fill();
+    }
+
+    /// [`placed_action`](Self::placed_action)'s run of a region's entry or exit `op` in
+    /// function `f` (128-bit sums); `false`, having changed nothing, if it pops a sum the top
+    /// activation did not save.
+    fn run_region(&mut self, f: usize, op: ProbeOp) -> bool {
+        let wide = |v: i64| v as i128 as u128;
+        let sum = self.probe.sum;
+        let Some(act) = self.acts.last_mut() else {
+            return false;
+        };
+        let stack = &mut act.state.stack;
+        self.probe.sum = match op {
+            ProbeOp::Push { add, set } => {
+                stack.push(sum.wrapping_add(wide(add)));
+                wide(set)
+            }
+            ProbeOp::PushEnd { add, set, end, .. } => {
+                stack.push(sum.wrapping_add(wide(add)));
+                self.end_path(f, end, wide(set))
+            }
+            ProbeOp::Pop { end, .. } => {
+                let Some(saved) = stack.pop() else {
+                    return false;
+                };
+                self.end_path(f, end, sum);
+                saved
+            }
+            ProbeOp::Through { add, set, end, .. } => {
+                self.end_path(f, end, wide(set));
+                sum.wrapping_add(wide(add))
+            }
+            ProbeOp::PopPush { end, add, set, .. } => {
+                let Some(top) = stack.last_mut() else {
+                    return false;
+                };
+                *top = top.wrapping_add(wide(add));
+                self.end_path(f, end, sum);
+                wide(set)
+            }
+            _ => return false,
+        };
+        true
     }
 
     /// Runs path end `e` of function `f` on running sum `sum`; returns the new sum.
