@@ -135,32 +135,35 @@
 //! as probes ([`prof_events::probe`]), and so do calls (indirect ones per target), tail
 //! calls and returns where the callee starts with an assignment of its sum, the caller
 //! resumes with an addition and the callee's end is a single count: compiled code makes
-//! the call and the return, the sink taking over a call whose return it did not take.
-//! Other indirect jumps, the region steps of the hierarchical modes and the probes that
-//! miss reach the sink; it takes the emulator's traces through the other calls: a run
-//! through one is a single step, composed once per trace and entry key.
+//! the call and the return, the sink taking over a call whose return it did not take. The
+//! hierarchical modes' steps that enter or leave a region (`push; set`, `push; set; count;
+//! set`, `count; pop`, `push; set; count; pop`, `count; pop; push; set`) are probes too, on
+//! the probe state's stack of saved sums. Other indirect jumps, other region steps, transfers
+//! out of a function and the probes that miss reach the sink; it takes the emulator's
+//! traces through the other calls: a run through one is a single step, composed once per
+//! trace and entry key.
 //! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
 //! median of 3 alternating runs, ratio to the same emulator with no sink (set-up, recovery
 //! of the functions called and instrumentation included), on a shared 2-core machine:
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.036 s | 2.11x | 3.78x | 5.22x | 5.50x |
-//! | sort 100000 | 0.054 s | 1.86x | 2.24x | 4.32x | 4.32x |
-//! | chase 150000 | 0.080 s | 1.60x | 1.60x | 2.10x | 2.05x |
-//! | nbody 50000 | 0.204 s | 1.06x | 1.16x | 1.18x | 1.18x |
-//! | strings 250000 | 0.123 s | 1.79x | 3.54x | 5.49x | 5.55x |
-//! | primes 60000 | 0.020 s | 2.00x | 3.40x | 8.80x | 8.60x |
-//! | crc 600000 | 0.040 s | 1.70x | 1.60x | 3.00x | 2.90x |
-//! | geomean | | 1.70x | 2.26x | 3.62x | 3.61x |
+//! | coremark 700 | 0.040 s | 1.90x | 3.40x | 3.50x | 3.60x |
+//! | sort 100000 | 0.053 s | 1.87x | 2.32x | 3.81x | 3.74x |
+//! | chase 150000 | 0.072 s | 1.67x | 1.67x | 1.72x | 1.78x |
+//! | nbody 50000 | 0.204 s | 1.08x | 1.14x | 1.18x | 1.18x |
+//! | strings 250000 | 0.124 s | 1.71x | 3.52x | 3.65x | 3.71x |
+//! | primes 60000 | 0.020 s | 2.00x | 3.60x | 3.40x | 3.80x |
+//! | crc 600000 | 0.040 s | 1.80x | 1.70x | 1.70x | 1.60x |
+//! | geomean | | 1.69x | 2.28x | 2.48x | 2.51x |
 //!
-//! The goal of 1.2x is not reached. Probes pay off in loops (crc's flat profile costs
-//! less than delivering its edges) and in call-heavy code: the run of the same command
-//! right before, built without the probes of indirect calls and tail calls (c4555ae), gave
-//! flat 4.45x on coremark, 3.50x on sort and 4.10x on strings (geomean 2.58x).
-//! Region-based and global-based steps that enter or leave regions are not probes, so
-//! those modes gain little (geomean 3.78x and 3.73x in that run).
-//!
+//! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
+//! delivering its edges) and in call-heavy code. The run of the same command right before,
+//! built without the probes of region steps (715e02d), gave region-based 5.00x on coremark,
+//! 4.39x on sort, 5.13x on strings and 9.00x on primes (geomean 3.60x; global-based 3.61x).
+//! Where a loop's run passes a call or return that has no probe, the emulator runs it as a
+//! trace, whose steps the sink takes one by one (sort).
+
 //! ## Features
 //!
 //! - `proptest`: the `strategies` module, proptest strategies for reducible CFGs with nested loops,

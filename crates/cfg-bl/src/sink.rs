@@ -41,8 +41,13 @@
 //! state; a return's counts the activation's end at a path end of its own, through which
 //! the sink counts the returns the probe leaves to it, so that a sparse table's window
 //! moves to their sums; a tail call's (a jump to another function's entry) counts it too
-//! and sets the callee's sum, within a frame compiled code opened. Open frames stay in the
-//! state until a hook reads the activations (`settle`). Clearing the cache moves the
+//! and sets the callee's sum, within a frame compiled code opened. A step that enters or
+//! leaves a region (an arena action of the hierarchical modes) has a probe on the state's
+//! stack of saved sums when its operations are one of [`ProbeOp::Push`]'s kin; the sink
+//! runs such an action as the probe does (`run_region`), counting through the probe's own
+//! path end. Open frames and saved sums stay in the state until a hook reads the
+//! activations (`settle`), which gives each activation the sums saved from its floor up;
+//! a lease lends up to four of the top activation's latest saved sums. Clearing the cache moves the
 //! state's epoch, so no probe given before applies; while edges are recorded there are
 //! none.
 //! Functions are instrumented and indexed on their first call. The dense tables and the
