@@ -921,7 +921,7 @@ impl PathSink {
         };
         let stack = &mut act.state.stack;
         let fits = stack.iter().rev().take(SAVES / 2);
-        let n = fits.take_while(|&&s| s as i64 as i128 as u128 == s).count();
+        let n = fits.take_while(|&&s| fits_64(s)).count();
         let from = stack.len() - n;
         for (save, &s) in self.probe.saves.iter_mut().zip(&stack[from..]) {
             *save = s as i64;
@@ -1002,8 +1002,9 @@ impl PathSink {
     }
 
     /// The probe of a call from keyed slot `id` (function `f` entered at `node`) to `to`:
-    /// the falls are an addition, the callee starts with an assignment of its sum and
-    /// pushes nothing, and the caller resumes at the call block's end with an addition;
+    /// the falls are an addition, the callee starts with an assignment of its sum (after
+    /// saving one sum, if it starts in a region), and the caller resumes at the call
+    /// block's end with an addition;
     /// the callee is instrumented now, as its first call would.
     fn call_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
         let Cold {
@@ -1012,7 +1013,7 @@ impl PathSink {
         let Step::Add(add) = falls else {
             return None;
         };
-        let (g, start, w) = self.callee_start(to)?;
+        let (g, start, w, push) = self.callee_start(to)?;
         let caller = self.functions.get(f)?;
         if caller.node_end.get(last as usize) != Some(&end) {
             return None;
@@ -1029,14 +1030,15 @@ impl PathSink {
                 resume_add,
                 site: u64::from(last),
                 start,
+                push,
             },
         })
     }
 
     /// The function whose entry is `to`, instrumented now (as its first call would), with
-    /// the sum it starts with and its first node, if its start is an assignment of a
-    /// signed 64-bit sum and pushes nothing.
-    fn callee_start(&mut self, to: u64) -> Option<(usize, i64, NodeIndex)> {
+    /// the sum it starts with, its first node and the sum it saves first if it starts in
+    /// a region, if its start is an assignment of a signed 64-bit sum (and pushes one).
+    fn callee_start(&mut self, to: u64) -> Option<(usize, i64, NodeIndex, Option<i64>)> {
         let g = self.by_entry.get(&to).copied()?;
         if !self.ensure(g) {
             return None;
@@ -1046,10 +1048,12 @@ impl PathSink {
             return None;
         };
         let start = entry.sum as i64;
-        if entry.push.is_some() || start as i128 as u128 != entry.sum {
-            return None;
-        }
-        Some((g, start, w))
+        let push = match entry.push {
+            Some(p) if fits_64(p) => Some(p as i64),
+            Some(_) => return None,
+            None => None,
+        };
+        fits_64(entry.sum).then_some((g, start, w, push))
     }
 
     /// The end of the activation of function `f` that keyed slot `id` ends (its falls an
@@ -1110,7 +1114,9 @@ impl PathSink {
         if !matches!(self.out_to(f, to, EmuEdge::Jump), Some(Out::Tail(_))) {
             return None;
         }
-        let (g, start, w) = self.callee_start(to)?;
+        let (g, start, w, None) = self.callee_start(to)? else {
+            return None;
+        };
         let (end, pairs) = self.activation_end(id, f, start)?;
         Some(Probe {
             key: key(f, node),
@@ -1945,6 +1951,11 @@ impl Sink for PathSink {
         }
         self.fill();
     }
+}
+
+/// Whether a 128-bit sum is a sign-extended 64-bit one (the sums probes work on).
+fn fits_64(sum: u128) -> bool {
+    sum as i64 as i128 as u128 == sum
 }
 
 #[cfg(test)]

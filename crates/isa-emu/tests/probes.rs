@@ -206,6 +206,8 @@ impl Walker {
                 resume_add: (h % 7) as i64 - 3,
                 site: from,
                 start: (h % 3) as i64,
+                // Every fourth callee starts in a region, where edges enter regions.
+                push: (self.regions && h % 4 == 0).then_some((h % 5) as i64),
             },
         }
     }

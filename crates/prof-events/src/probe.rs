@@ -82,9 +82,10 @@ pub enum ProbeOp {
         ways: u8,
     },
     /// A call (on a call's exit, or an indirect call's for one target), if the stack has
-    /// room: pushes the frame of `ret`, `resume`, `site` and the caller's sum when it
-    /// resumes, `sum + add + resume_add` (neither addition may overflow 64 bits); then
-    /// `sum = start`.
+    /// room (and, with `push`, the stack of saved sums): pushes the frame of `ret`,
+    /// `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
+    /// (neither addition may overflow 64 bits); then `sum = start`, and the callee saves
+    /// `push`, if any (it starts in a region, see [`ProbeOp::Push`]).
     Call {
         /// Added to the caller's sum when it calls.
         add: i64,
@@ -98,6 +99,8 @@ pub enum ProbeOp {
         site: u64,
         /// The callee's sum.
         start: i64,
+        /// The sum the callee saves first, if it starts in a region.
+        push: Option<i64>,
     },
     /// A return (on a return's indirect exit), if the top frame returns where the jump
     /// goes and the callee saved no sum: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
@@ -342,12 +345,15 @@ pub fn apply(
             resume_add,
             site,
             start,
+            push,
         } => {
             let resumed = (state.sum as i64)
                 .checked_add(add)
                 .and_then(|s| s.checked_add(resume_add));
             let depth = state.depth as usize;
-            let (Some(frame), Some(resumed)) = (state.frames.get_mut(depth), resumed) else {
+            let room = push.is_none() || (state.saved as usize) < SAVES;
+            let (Some(frame), Some(resumed), true) = (state.frames.get_mut(depth), resumed, room)
+            else {
                 return false;
             };
             *frame = Frame {
@@ -360,6 +366,9 @@ pub fn apply(
             state.depth += 1;
             state.floor = state.saved;
             state.sum = start as i128 as u128;
+            if let Some(push) = push {
+                state.save(push);
+            }
         }
         ProbeOp::Return { end, ways, pairs } => {
             let top = (state.depth as usize).checked_sub(1);
@@ -630,6 +639,7 @@ mod tests {
                 resume_add: -1,
                 site: 9,
                 start: 4,
+                push: None,
             },
         };
         assert!(apply(&call(1, 0x100), 0, &mut s, &mut counts, &ends));
@@ -885,6 +895,7 @@ mod tests {
             resume_add: 0,
             site: 0,
             start: 3,
+            push: None,
         };
         let ret = ProbeOp::Return {
             end: 0,
@@ -913,5 +924,26 @@ mod tests {
         // The caller's own pop restores what it saved before the call.
         assert!(run(&mut s, &mut counts, pop, 0));
         assert_eq!((s.sum, s.saved), (1, 0));
+        // A callee that starts in a region saves its first sum above its floor, if the
+        // stack has room.
+        let call = ProbeOp::Call {
+            add: 0,
+            ret: 0x100,
+            resume: 1,
+            resume_add: 0,
+            site: 0,
+            start: 3,
+            push: Some(6),
+        };
+        s.saved = SAVES as u64;
+        assert!(!run(&mut s, &mut counts, call, 0));
+        assert_eq!(s.depth, 0);
+        s.saved = 1;
+        assert!(run(&mut s, &mut counts, call, 0));
+        assert_eq!((s.floor, s.saved_sums()[1], s.sum), (1, 6, 3));
+        assert!(!run(&mut s, &mut counts, ret, 0x100));
+        assert!(run(&mut s, &mut counts, pop, 0));
+        assert!(run(&mut s, &mut counts, ret, 0x100));
+        assert_eq!((s.depth, s.floor, s.saved), (0, 0, 1));
     }
 }

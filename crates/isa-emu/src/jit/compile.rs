@@ -360,8 +360,16 @@ impl Compiler<'_> {
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
             ProbeOp::Call { .. } => {
-                if let Some(operands) = call_operands(&probe.op) {
+                if let Some((operands, push)) = call_operands(&probe.op) {
+                    if push.is_some() {
+                        a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
+                        miss.push(a.jcc(Cc::Ae));
+                    }
                     self.call(operands.map(Val::Imm), miss);
+                    if let Some(push) = push {
+                        self.asm.mov_imm(R12, push as u64);
+                        self.save(R12);
+                    }
                 }
             }
             ProbeOp::Tail { end, ways, pairs } => {

@@ -266,17 +266,18 @@ impl SiteProbe {
         call: [0; 6],
     };
 
-    /// The way that applies `probe` (a call's) to the call to `to`; none otherwise.
+    /// The way that applies `probe` (a call's, whose callee saves no sum first) to the call
+    /// to `to`; none otherwise.
     fn of(probe: Option<Probe>, to: u64) -> SiteProbe {
         match probe.and_then(|p| Some((p, call_operands(&p.op)?))) {
-            Some((p, call)) => SiteProbe {
+            Some((p, (call, None))) => SiteProbe {
                 to,
                 key: p.key,
                 epoch: p.epoch,
                 next: p.next,
                 call,
             },
-            None => SiteProbe {
+            _ => SiteProbe {
                 to: to | 1,
                 ..SiteProbe::EMPTY
             },
@@ -295,8 +296,9 @@ const _: () = assert!(
 );
 
 /// A call probe's operands in the order its code takes them: `add`, `ret`, `resume`,
-/// `resume_add`, `site`, `start` (the signed ones as their bits); `None` for other ops.
-pub(crate) fn call_operands(op: &ProbeOp) -> Option<[u64; 6]> {
+/// `resume_add`, `site`, `start` (the signed ones as their bits), and the sum the callee
+/// saves first, if any; `None` for other ops.
+pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
     match *op {
         ProbeOp::Call {
             add,
@@ -305,14 +307,18 @@ pub(crate) fn call_operands(op: &ProbeOp) -> Option<[u64; 6]> {
             resume_add,
             site,
             start,
-        } => Some([
-            add as u64,
-            ret,
-            resume,
-            resume_add as u64,
-            site,
-            start as u64,
-        ]),
+            push,
+        } => Some((
+            [
+                add as u64,
+                ret,
+                resume,
+                resume_add as u64,
+                site,
+                start as u64,
+            ],
+            push,
+        )),
         _ => None,
     }
 }
