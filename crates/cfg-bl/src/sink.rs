@@ -1130,6 +1130,25 @@ impl PathSink {
         })
     }
 
+    /// Runs the call `edge` from a block keyed to the state's key as its probe does, if it
+    /// has one that applies to the state as it stands (a probe that missed because events
+    /// were pending): its frame stays in the state, for compiled code to take its return.
+    /// (A return's probe would add a path end to the arena at each ask.)
+    fn probe_edge(&mut self, edge: &Edge) -> bool {
+        let (id, key) = (edge.from.index(), self.probe.key);
+        let (f, node) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
+        let probe = match edge.kind {
+            _ if !fits_64(self.probe.sum) => None,
+            EmuEdge::Call | EmuEdge::IndirectCall => self.call_probe(id, f, node, edge.to),
+            _ => None,
+        };
+        let Some(probe) = probe else {
+            return false;
+        };
+        let (counts, ends) = (self.pool.counts_mut(), self.arena.ends());
+        prof_events::probe::apply(&probe, edge.to, &mut self.probe, counts, ends)
+    }
+
     /// The slot of `block` keyed for the function the top activation runs, entered at the
     /// block's start: its index, the function and the node (none while edges are
     /// recorded: every edge must reach the sink).
@@ -1840,6 +1859,9 @@ impl Sink for PathSink {
                     return Control::Continue;
                 }
             } else if slot.key == self.probe.key | NOT_FLOW {
+                if self.probe_edge(edge) {
+                    return Control::Continue;
+                }
                 self.settle();
                 let taken = match edge.kind {
                     EmuEdge::Return => self.fast_return(edge.from.index(), edge.to),
