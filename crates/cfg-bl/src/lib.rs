@@ -148,21 +148,21 @@
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.040 s | 1.90x | 3.40x | 3.50x | 3.60x |
-//! | sort 100000 | 0.053 s | 1.87x | 2.32x | 3.81x | 3.74x |
-//! | chase 150000 | 0.072 s | 1.67x | 1.67x | 1.72x | 1.78x |
-//! | nbody 50000 | 0.204 s | 1.08x | 1.14x | 1.18x | 1.18x |
-//! | strings 250000 | 0.124 s | 1.71x | 3.52x | 3.65x | 3.71x |
-//! | primes 60000 | 0.020 s | 2.00x | 3.60x | 3.40x | 3.80x |
-//! | crc 600000 | 0.040 s | 1.80x | 1.70x | 1.70x | 1.60x |
-//! | geomean | | 1.69x | 2.28x | 2.48x | 2.51x |
+//! | coremark 700 | 0.036 s | 2.00x | 3.78x | 4.00x | 4.00x |
+//! | sort 100000 | 0.052 s | 1.85x | 2.31x | 2.69x | 2.62x |
+//! | chase 150000 | 0.068 s | 1.65x | 1.65x | 1.76x | 1.76x |
+//! | nbody 50000 | 0.196 s | 1.04x | 1.16x | 1.20x | 1.18x |
+//! | strings 250000 | 0.116 s | 1.79x | 3.55x | 3.76x | 3.86x |
+//! | primes 60000 | 0.020 s | 1.80x | 3.40x | 3.40x | 3.20x |
+//! | crc 600000 | 0.036 s | 1.89x | 1.78x | 1.78x | 1.67x |
+//! | geomean | | 1.69x | 2.32x | 2.44x | 2.39x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The run of the same command right before,
-//! built without the probes of region steps (715e02d), gave region-based 5.00x on coremark,
-//! 4.39x on sort, 5.13x on strings and 9.00x on primes (geomean 3.60x; global-based 3.61x).
-//! Where a loop's run passes a call or return that has no probe, the emulator runs it as a
-//! trace, whose steps the sink takes one by one (sort).
+//! built without the probes of region steps (715e02d), gave region-based 5.11x on coremark,
+//! 4.38x on sort, 5.52x on strings and 8.80x on primes (geomean 3.63x; global-based 3.62x,
+//! flat 2.27x). The resynchronising indirect jumps of switches have no probe: after one,
+//! the next probe misses and compiled code returns to the run loop (coremark, strings).
 
 //! ## Features
 //!
