@@ -751,25 +751,43 @@ mod tests {
         }
     }
 
-    #[test]
-    fn region_entries_save_sums_that_their_exits_restore() {
-        // One path end: sums 0..4 (add 0) at counters 0..4, setting the sum to 9.
-        let ends = [ProbeEnd {
-            base: 0,
-            size: 4,
+    /// Applies [`probe`]`(op)` for an exit to `to`, the state's key set to the probe's.
+    fn run(
+        s: &mut ProbeState,
+        counts: &mut [u64],
+        ends: &[ProbeEnd],
+        op: ProbeOp,
+        to: u64,
+    ) -> bool {
+        s.key = 1;
+        apply(&probe(op), to, s, counts, ends)
+    }
+
+    /// One path end of `size` sums from counter `base` on, setting the sum to 9; and a
+    /// state at sum `sum`.
+    fn region_setup(base: u64, size: u64, sum: u128) -> ([ProbeEnd; 1], ProbeState) {
+        let end = ProbeEnd {
+            base,
+            size,
             add: 0,
             set: 9,
-        }];
+        };
+        (
+            [end],
+            ProbeState {
+                sum,
+                key: 1,
+                ..ProbeState::default()
+            },
+        )
+    }
+
+    #[test]
+    fn region_entries_save_sums_that_their_exits_restore() {
+        // One path end: sums 0..4 at counters 0..4.
+        let (ends, mut s) = region_setup(0, 4, 10);
         let mut counts = [0u64; 4];
-        let mut s = ProbeState {
-            sum: 10,
-            key: 1,
-            ..ProbeState::default()
-        };
-        let run = |s: &mut ProbeState, counts: &mut [u64], op| {
-            s.key = 1;
-            apply(&probe(op), 0, s, counts, &ends)
-        };
+        let run = |s: &mut ProbeState, counts: &mut [u64], op| run(s, counts, &ends, op, 0);
         let push = ProbeOp::Push { add: 5, set: 1 };
         let pop = ProbeOp::Pop { end: 0, ways: 1 };
         assert!(run(&mut s, &mut counts, push));
@@ -818,23 +836,10 @@ mod tests {
 
     #[test]
     fn a_region_passed_through_or_left_for_the_next_counts_its_path() {
-        // Sums 0..4 (add 1: counters 1..5), setting the sum to 9.
-        let ends = [ProbeEnd {
-            base: 1,
-            size: 4,
-            add: 0,
-            set: 9,
-        }];
+        // Sums 0..4 at counters 1..5.
+        let (ends, mut s) = region_setup(1, 4, 10);
         let mut counts = [0u64; 5];
-        let mut s = ProbeState {
-            sum: 10,
-            key: 1,
-            ..ProbeState::default()
-        };
-        let run = |s: &mut ProbeState, counts: &mut [u64], op| {
-            s.key = 1;
-            apply(&probe(op), 0, s, counts, &ends)
-        };
+        let run = |s: &mut ProbeState, counts: &mut [u64], op| run(s, counts, &ends, op, 0);
         let through = |set| ProbeOp::Through {
             add: -3,
             set,
@@ -870,32 +875,19 @@ mod tests {
 
     #[test]
     fn a_call_starts_an_activation_whose_pops_stop_at_its_floor() {
-        let ends = [ProbeEnd {
-            base: 0,
-            size: 8,
-            add: 0,
-            set: 0,
-        }];
-        let mut counts = [0u64; 8];
-        let mut s = ProbeState {
-            sum: 1,
-            key: 1,
-            ..ProbeState::default()
-        };
-        let run = |s: &mut ProbeState, counts: &mut [u64], op, to| {
-            s.key = 1;
-            apply(&probe(op), to, s, counts, &ends)
-        };
+        let (ends, mut s) = region_setup(0, 10, 1);
+        let mut counts = [0u64; 10];
+        let run = |s: &mut ProbeState, counts: &mut [u64], op, to| run(s, counts, &ends, op, to);
         let push = ProbeOp::Push { add: 0, set: 2 };
         let pop = ProbeOp::Pop { end: 0, ways: 1 };
-        let call = ProbeOp::Call {
+        let call = |push| ProbeOp::Call {
             add: 0,
             ret: 0x100,
             resume: 1,
             resume_add: 0,
             site: 0,
             start: 3,
-            push: None,
+            push,
         };
         let ret = ProbeOp::Return {
             end: 0,
@@ -903,7 +895,7 @@ mod tests {
             pairs: 7,
         };
         assert!(run(&mut s, &mut counts, push, 0));
-        assert!(run(&mut s, &mut counts, call, 0));
+        assert!(run(&mut s, &mut counts, call(None), 0));
         assert_eq!((s.floor, s.saved, s.open()[0].floor), (1, 1, 0));
         // The callee's pop finds none of its own; its return, none left saved.
         assert!(!run(&mut s, &mut counts, pop, 0));
@@ -926,15 +918,7 @@ mod tests {
         assert_eq!((s.sum, s.saved), (1, 0));
         // A callee that starts in a region saves its first sum above its floor, if the
         // stack has room.
-        let call = ProbeOp::Call {
-            add: 0,
-            ret: 0x100,
-            resume: 1,
-            resume_add: 0,
-            site: 0,
-            start: 3,
-            push: Some(6),
-        };
+        let call = call(Some(6));
         s.saved = SAVES as u64;
         assert!(!run(&mut s, &mut counts, call, 0));
         assert_eq!(s.depth, 0);

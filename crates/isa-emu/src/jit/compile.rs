@@ -292,8 +292,7 @@ impl Compiler<'_> {
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Push { add, set } => {
-                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
-                miss.push(a.jcc(Cc::Ae));
+                self.room(miss);
                 self.sum_plus(R12, add, miss);
                 self.save(R12);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
@@ -304,8 +303,7 @@ impl Compiler<'_> {
                 end,
                 ways,
             } => {
-                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
-                miss.push(a.jcc(Cc::Ae));
+                self.room(miss);
                 self.sum_plus(R12, add, miss);
                 self.path_end(end, ways, Some(set), miss);
                 self.save(R12);
@@ -362,8 +360,7 @@ impl Compiler<'_> {
             ProbeOp::Call { .. } => {
                 if let Some((operands, push)) = call_operands(&probe.op) {
                     if push.is_some() {
-                        a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
-                        miss.push(a.jcc(Cc::Ae));
+                        self.room(miss);
                     }
                     self.call(operands.map(Val::Imm), miss);
                     if let Some(push) = push {
@@ -583,6 +580,14 @@ impl Compiler<'_> {
             }
         }
         miss.push(a.jcc(Cc::O));
+    }
+
+    /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
+    /// for one more.
+    fn room(&mut self, miss: &mut Vec<usize>) {
+        let a = &mut *self.asm;
+        a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
+        miss.push(a.jcc(Cc::Ae));
     }
 
     /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
