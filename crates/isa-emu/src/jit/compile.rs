@@ -17,7 +17,8 @@
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
-    call_operands, Ctx, Rec, Site, SiteProbe, Target, INDIRECT, LOG_CAP, SIDE, TARGET_SLOTS,
+    call_operands, Ctx, Rec, Site, SiteProbe, Target, INDIRECT, LOG_CAP, NO_EPOCH, SIDE,
+    TARGET_SLOTS,
 };
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
@@ -251,6 +252,9 @@ impl Compiler<'_> {
         self.asm.store(RDX, Rec::PC, RAX);
         self.asm.store_imm32(RDX, Rec::SLOT, slot);
         self.asm.store_imm32(RDX, Rec::AT, at);
+        // Probes miss until the run loop delivered the record.
+        self.asm.load(RDX, RSI, Ctx::IDLE as i32);
+        self.asm.store(RSI, Ctx::PROBE as i32, RDX);
         self.asm.alu_imm(W::Q, Alu::Add, RCX, 1);
         self.asm.store(RSI, Ctx::LOG_LEN as i32, RCX);
         self.asm.alu_imm32(Alu::Cmp, RCX, LOG_CAP as u32);
@@ -431,12 +435,12 @@ impl Compiler<'_> {
     /// The checks every probe starts with: rcx = the state, which is lent, the log empty,
     /// and the state's key and epoch are `key` and `epoch`.
     fn applies(&mut self, key: Val, epoch: Val, miss: &mut Vec<usize>) {
-        let a = &mut *self.asm;
-        a.load(RCX, RSI, Ctx::PROBE as i32);
-        a.alu_imm(W::Q, Alu::Cmp, RCX, 0);
-        miss.push(a.jcc(Cc::E));
-        a.alu_mem_imm(Alu::Cmp, RSI, Ctx::LOG_LEN as i32, 0);
-        miss.push(a.jcc(Cc::Ne));
+        // (No state, or records in the log: the context points to the idle one.)
+        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+        if let Val::Imm(NO_EPOCH) = epoch {
+            miss.push(self.asm.jmp());
+            return;
+        }
         for (field, value) in [(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)] {
             match value {
                 Val::Imm(v) if i32::try_from(v as i64).is_ok() => {

@@ -92,8 +92,9 @@ pub(crate) struct Ctx {
     log: *mut Rec,
     /// Records written to `log`.
     log_len: u64,
-    /// What compiled probes run on (see [`Source::probes`]): the state (or null), the
-    /// counters and the path ends.
+    /// What compiled probes run on (see [`Source::probes`]): the state (`idle` when there
+    /// is none or the log holds records, so that every probe misses), the counters and the
+    /// path ends.
     probe: *mut ProbeState,
     counts: *mut u64,
     counts_len: u64,
@@ -101,7 +102,13 @@ pub(crate) struct Ctx {
     ends_len: u64,
     /// The indirect calls' probes ([`Site`]).
     sites: *const Site,
+    /// A state no probe applies to (its epoch is [`NO_EPOCH`]).
+    idle: *mut ProbeState,
 }
+
+/// The epoch of the state that compiled code runs probes on while none is lent or records
+/// wait in the log (`Ctx::idle`): a probe given for it never applies.
+pub(crate) const NO_EPOCH: u64 = u64::MAX;
 
 /// A [`ProbeLease`]'s addresses, for compiled code (the run loop holds the lease while the
 /// code runs).
@@ -270,7 +277,7 @@ impl SiteProbe {
     /// to `to`; none otherwise.
     fn of(probe: Option<Probe>, to: u64) -> SiteProbe {
         match probe.and_then(|p| Some((p, call_operands(&p.op)?))) {
-            Some((p, (call, None))) => SiteProbe {
+            Some((p, (call, None))) if p.epoch != NO_EPOCH => SiteProbe {
                 to,
                 key: p.key,
                 epoch: p.epoch,
@@ -351,7 +358,19 @@ impl Ctx {
     const ENDS: usize = 112;
     const ENDS_LEN: usize = 120;
     const SITES: usize = 128;
+    const IDLE: usize = 136;
+}
 
+// The offsets compiled code uses are the fields'.
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(Ctx, budget) == Ctx::BUDGET && offset_of!(Ctx, stub) == Ctx::STUB);
+    assert!(offset_of!(Ctx, log_len) == Ctx::LOG_LEN && offset_of!(Ctx, probe) == Ctx::PROBE);
+    assert!(offset_of!(Ctx, ends_len) == Ctx::ENDS_LEN && offset_of!(Ctx, sites) == Ctx::SITES);
+    assert!(offset_of!(Ctx, idle) == Ctx::IDLE);
+};
+
+impl Ctx {
     /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
     /// compiled access checks room for 8).
     #[inline(always)]
@@ -361,7 +380,7 @@ impl Ctx {
         targets: *const Target,
         log: *mut Rec,
         probes: Probes,
-        sites: *const Site,
+        (sites, idle): (*const Site, *mut ProbeState),
     ) -> Option<Ctx> {
         let (base, len) = (mem.base(), mem.end() - mem.base());
         let (lo, hi) = mem.code_range();
@@ -379,12 +398,17 @@ impl Ctx {
             targets,
             log,
             log_len: 0,
-            probe: probes.state,
+            probe: if probes.state.is_null() {
+                idle
+            } else {
+                probes.state
+            },
             counts: probes.counts,
             counts_len: probes.counts_len,
             ends: probes.ends,
             ends_len: probes.ends_len,
             sites,
+            idle,
         })
     }
 }
@@ -427,6 +451,8 @@ pub(crate) struct Jit {
     log: Box<Cell<[Rec; LOG_CAP]>>,
     /// The indirect calls' probes, by [`Source::site`].
     sites: Vec<Site>,
+    /// `Ctx::idle` (a `Cell`: the code reads it through `&self`).
+    idle: Box<Cell<ProbeState>>,
 }
 
 impl std::fmt::Debug for Jit {
@@ -449,6 +475,10 @@ impl Jit {
             asm: x86::Asm::default(),
             log: Box::new(Cell::new([Rec::default(); LOG_CAP])),
             sites: Vec::new(),
+            idle: Box::new(Cell::new(ProbeState {
+                epoch: NO_EPOCH,
+                ..ProbeState::default()
+            })),
         })
     }
 
@@ -514,7 +544,7 @@ impl Jit {
         probes: Probes,
     ) -> Option<Left> {
         let log = self.log.as_ptr().cast::<Rec>();
-        let sites = self.sites.as_ptr();
+        let sites = (self.sites.as_ptr(), self.idle.as_ptr());
         let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes, sites)?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
