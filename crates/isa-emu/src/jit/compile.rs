@@ -279,16 +279,8 @@ impl Compiler<'_> {
         match probe.op {
             ProbeOp::Add(v) => {
                 // (A path's running sum may dip below 0 on the way.)
-                a.load(RAX, RCX, SUM);
-                match i32::try_from(v) {
-                    Ok(v) => a.alu_imm(W::Q, Alu::Add, RAX, v),
-                    Err(_) => {
-                        a.mov_imm(RDX, v as u64);
-                        a.alu(W::Q, Alu::Add, RAX, RDX);
-                    }
-                }
-                miss.push(a.jcc(Cc::O));
-                a.store(RCX, SUM, RAX);
+                self.sum_plus(RAX, v, miss);
+                self.asm.store(RCX, SUM, RAX);
             }
             ProbeOp::End { end, ways } => {
                 self.path_end(end, ways, None, miss);
