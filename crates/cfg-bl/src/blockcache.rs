@@ -27,7 +27,7 @@
 use prof_events::{BlockEnd, EdgeKind as EmuEdge, ProbeOp};
 
 use crate::plan::Op;
-use crate::pool::{Memo, PathEnd, PathEndOps, Place, PlacedOp, Pooled};
+use crate::pool::{signed_64, Memo, PathEnd, PathEndOps, Place, PlacedOp, Pooled};
 use crate::runtime::Activation;
 
 /// A node or function index that holds nothing.
@@ -352,7 +352,11 @@ impl Arena {
         if !self.record && out.is_none() {
             match ops {
                 [] => return Step::Add(0),
-                [Op::Add(v)] if *v as i64 as u128 == *v => return Step::Add(*v as i64),
+                [Op::Add(v)] => {
+                    if let Some(v) = signed_64(*v) {
+                        return Step::Add(v);
+                    }
+                }
                 _ => {}
             }
             if let Some(end) = PathEnd::of(ops, places) {
@@ -403,7 +407,6 @@ impl Arena {
     /// `count; pop; push; set` ([`ProbeOp::PopPush`]); the path end it counts with is
     /// added.
     fn region_probe(&mut self, ops: &[Op], places: &[Place]) -> Option<ProbeOp> {
-        let small = |v: u128| (v as i64 as i128 as u128 == v).then_some(v as i64);
         let mut counts = |count: Op, set: u128| {
             let end = PathEnd::of(&[count, Op::Set(set)], places)?;
             let e = self.add_end(end);
@@ -411,11 +414,11 @@ impl Arena {
         };
         Some(match *ops {
             [Op::Push(v), Op::Set(w)] => ProbeOp::Push {
-                add: small(v)?,
-                set: small(w)?,
+                add: signed_64(v)?,
+                set: signed_64(w)?,
             },
             [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Set(x)] => {
-                let (add, set) = (small(v)?, small(w)?);
+                let (add, set) = (signed_64(v)?, signed_64(w)?);
                 let (end, ways) = counts(count, x)?;
                 ProbeOp::PushEnd {
                     add,
@@ -430,7 +433,7 @@ impl Arena {
                 ProbeOp::Pop { end, ways }
             }
             [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Pop] => {
-                let (add, set) = (small(v)?, small(w)?);
+                let (add, set) = (signed_64(v)?, signed_64(w)?);
                 let (end, ways) = counts(count, 0)?;
                 ProbeOp::Through {
                     add,
@@ -440,7 +443,7 @@ impl Arena {
                 }
             }
             [count @ Op::Count { .. }, Op::Pop, Op::Push(v), Op::Set(w)] => {
-                let (add, set) = (small(v)?, small(w)?);
+                let (add, set) = (signed_64(v)?, signed_64(w)?);
                 let (end, ways) = counts(count, 0)?;
                 ProbeOp::PopPush {
                     end,

@@ -225,6 +225,12 @@ impl PlacedOp {
     }
 }
 
+/// `v` as a signed 64-bit value, if it is one sign-extended to 128 bits (what compiled
+/// probes and [`PathEnd`]s hold).
+pub(crate) fn signed_64(v: u128) -> Option<i64> {
+    (v as i64 as i128 as u128 == v).then_some(v as i64)
+}
+
 /// What the sink does with a [`PathEnd`].
 pub(crate) trait PathEndOps: Sized {
     /// The path end that `ops` are, if they are one, in a function whose tables are placed
@@ -267,10 +273,7 @@ impl PathEndOps for PathEnd {
             Place::Pool(_) => return None,
             Place::Sparse(table) => (u64::from(table), 0),
         };
-        let (a, s) = (add as i64, set as i64);
-        if a as i128 as u128 != add || s as i128 as u128 != set {
-            return None;
-        }
+        let (a, s) = (signed_64(add)?, signed_64(set)?);
         Some(PathEnd {
             base,
             size,

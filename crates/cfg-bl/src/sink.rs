@@ -70,7 +70,7 @@ use crate::blockcache::{
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
-use crate::pool::{Memo, PathEndOps, Place, Pool, Pooled};
+use crate::pool::{signed_64, Memo, PathEndOps, Place, Pool, Pooled};
 use crate::recover::{LazyProgram, Program};
 use crate::runtime::{Activation, Counters};
 use crate::structure::RegionTree;
@@ -921,7 +921,7 @@ impl PathSink {
         };
         let stack = &mut act.state.stack;
         let fits = stack.iter().rev().take(SAVES / 2);
-        let n = fits.take_while(|&&s| fits_64(s)).count();
+        let n = fits.take_while(|&&s| signed_64(s).is_some()).count();
         let from = stack.len() - n;
         for (save, &s) in self.probe.saves.iter_mut().zip(&stack[from..]) {
             *save = s as i64;
@@ -1047,13 +1047,12 @@ impl PathSink {
         let (Some(entry), Some((_, w))) = (callee.entry, callee.start) else {
             return None;
         };
-        let start = entry.sum as i64;
+        let start = signed_64(entry.sum)?;
         let push = match entry.push {
-            Some(p) if fits_64(p) => Some(p as i64),
-            Some(_) => return None,
+            Some(p) => Some(signed_64(p)?),
             None => None,
         };
-        fits_64(entry.sum).then_some((g, start, w, push))
+        Some((g, start, w, push))
     }
 
     /// The end of the activation of function `f` that keyed slot `id` ends (its falls an
@@ -1138,7 +1137,7 @@ impl PathSink {
         let (id, key) = (edge.from.index(), self.probe.key);
         let (f, node) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
         let probe = match edge.kind {
-            _ if !fits_64(self.probe.sum) => None,
+            _ if signed_64(self.probe.sum).is_none() => None,
             EmuEdge::Call | EmuEdge::IndirectCall => self.call_probe(id, f, node, edge.to),
             _ => None,
         };
@@ -1973,11 +1972,6 @@ impl Sink for PathSink {
         }
         self.fill();
     }
-}
-
-/// Whether a 128-bit sum is a sign-extended 64-bit one (the sums probes work on).
-fn fits_64(sum: u128) -> bool {
-    sum as i64 as i128 as u128 == sum
 }
 
 #[cfg(test)]

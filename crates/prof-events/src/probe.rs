@@ -294,6 +294,13 @@ impl ProbeState {
         &self.saves[..(self.saved as usize).min(SAVES)]
     }
 
+    /// The index of the last sum saved, if the current activation saved it (it is above the
+    /// floor).
+    fn own_top(&self) -> Option<usize> {
+        let saved = self.saved as usize;
+        (self.floor < self.saved && saved <= SAVES).then(|| saved - 1)
+    }
+
     /// Pushes `sum` on the stack of saved sums, if it has room.
     fn save(&mut self, sum: i64) -> bool {
         let Some(slot) = self.saves.get_mut(self.saved as usize) else {
@@ -430,15 +437,14 @@ pub fn apply(
             state.sum = c.1 as i128 as u128;
         }
         ProbeOp::Pop { end, ways } => {
-            if state.saved <= state.floor || state.saved as usize > SAVES {
-                return false;
-            }
-            let Some((c, _)) = counter(state.sum, end, ways, counts.len(), ends) else {
+            let top = state.own_top();
+            let c = counter(state.sum, end, ways, counts.len(), ends);
+            let (Some(top), Some((c, _))) = (top, c) else {
                 return false;
             };
             counts[c] += 1;
-            state.saved -= 1;
-            state.sum = state.saves[state.saved as usize] as i128 as u128;
+            state.saved = top as u64;
+            state.sum = state.saves[top] as i128 as u128;
         }
         ProbeOp::Through {
             add,
@@ -460,10 +466,9 @@ pub fn apply(
             add,
             set,
         } => {
-            if state.saved <= state.floor || state.saved as usize > SAVES {
+            let Some(top) = state.own_top() else {
                 return false;
-            }
-            let top = state.saved as usize - 1;
+            };
             let next = state.saves[top].checked_add(add);
             let c = counter(state.sum, end, ways, counts.len(), ends);
             let (Some(next), Some((c, _))) = (next, c) else {

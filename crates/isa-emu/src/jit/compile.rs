@@ -315,10 +315,9 @@ impl Compiler<'_> {
                 a.load(RDX, RCX, ProbeState::SAVED as i32);
                 a.alu_imm(W::Q, Alu::Sub, RDX, 1);
                 a.store(RCX, ProbeState::SAVED as i32, RDX);
-                a.shift_imm(W::Q, Shift::Shl, RDX, 3);
-                a.alu(W::Q, Alu::Add, RDX, RCX);
-                a.load(RAX, RDX, ProbeState::SAVES as i32);
-                a.store(RCX, SUM, RAX);
+                self.saves_at(RDX);
+                self.asm.load(RAX, RDX, ProbeState::SAVES as i32);
+                self.asm.store(RCX, SUM, RAX);
             }
             ProbeOp::Through {
                 add,
@@ -340,12 +339,10 @@ impl Compiler<'_> {
             } => {
                 // r14 + SAVES - 8 = the top saved sum; r12 = it + add.
                 self.top_saved(miss);
-                let a = &mut *self.asm;
-                a.shift_imm(W::Q, Shift::Shl, RAX, 3);
-                a.alu(W::Q, Alu::Add, RAX, RCX);
-                a.mov(R14, RAX);
+                self.asm.mov(R14, RAX);
+                self.saves_at(R14);
                 const TOP: i32 = ProbeState::SAVES as i32 - 8;
-                a.load(R12, R14, TOP);
+                self.asm.load(R12, R14, TOP);
                 self.plus(R12, add, miss);
                 self.path_end(end, ways, None, miss);
                 self.count_at(RAX);
@@ -368,15 +365,9 @@ impl Compiler<'_> {
             ProbeOp::Tail { end, ways, pairs } => {
                 a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
                 miss.push(a.jcc(Cc::E));
-                self.none_saved(miss);
-                let a = &mut *self.asm;
-                a.mov_imm(RDX, u64::from(pairs));
-                a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
-                miss.push(a.jcc(Cc::Ae));
-                self.path_end(end, ways, None, miss);
+                self.activation_end(end, ways, pairs, miss);
                 self.count_end();
-                self.asm.mov_imm(RAX, u64::from(pairs));
-                self.count_at(RAX);
+                self.count_pairs(pairs);
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Return { end, ways, pairs } => {
@@ -389,15 +380,9 @@ impl Compiler<'_> {
                 a.alu(W::Q, Alu::Add, R14, RCX);
                 a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
-                self.none_saved(miss);
-                let a = &mut *self.asm;
-                a.mov_imm(RDX, u64::from(pairs));
-                a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
-                miss.push(a.jcc(Cc::Ae));
-                self.path_end(end, ways, None, miss);
+                self.activation_end(end, ways, pairs, miss);
                 self.count_at(RAX);
-                self.asm.mov_imm(RAX, u64::from(pairs));
-                self.count_at(RAX);
+                self.count_pairs(pairs);
                 let a = &mut *self.asm;
                 a.load(RCX, RSI, Ctx::PROBE as i32);
                 a.load(RAX, R14, AT + Frame::RESUMED as i32);
@@ -424,8 +409,9 @@ impl Compiler<'_> {
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
     }
 
-    /// The checks every probe starts with: rcx = the state, which is lent, the log empty,
-    /// and the state's key and epoch are `key` and `epoch`.
+    /// The checks every probe starts with: rcx = the state the context points to (the idle
+    /// one while none is lent or records wait in the log), whose key and epoch are `key`
+    /// and `epoch`. Uses rax.
     fn applies(&mut self, key: Val, epoch: Val, miss: &mut Vec<usize>) {
         // (No state, or records in the log: the context points to the idle one.)
         self.asm.load(RCX, RSI, Ctx::PROBE as i32);
@@ -487,7 +473,6 @@ impl Compiler<'_> {
         a.store(RDX, AT + Frame::FLOOR as i32, RAX);
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.store(RCX, ProbeState::FLOOR as i32, RAX);
-
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
         self.set_state(ProbeState::SUM, start);
     }
@@ -589,21 +574,39 @@ impl Compiler<'_> {
     /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
     /// Uses r14.
     fn save(&mut self, sum: Reg) {
+        self.asm.load(R14, RCX, ProbeState::SAVED as i32);
+        self.saves_at(R14);
         let a = &mut *self.asm;
-        a.load(R14, RCX, ProbeState::SAVED as i32);
-        a.shift_imm(W::Q, Shift::Shl, R14, 3);
-        a.alu(W::Q, Alu::Add, R14, RCX);
         a.store(R14, ProbeState::SAVES as i32, sum);
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
-    /// Jumps to a `miss` unless the current activation saved no sum (the state's `saved`
-    /// is its `floor`). Uses rax.
-    fn none_saved(&mut self, miss: &mut Vec<usize>) {
+    /// The checks and the way search of a return or a tail call that ends the current
+    /// activation at the path end of `end` and `ways`, counting it in `counts[pairs]`: the
+    /// activation saved no sum (the state's `saved` is its `floor`) and `pairs` is a
+    /// counter; then [`path_end`](Self::path_end). Uses rax and rdx.
+    fn activation_end(&mut self, end: u32, ways: u8, pairs: u32, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
         miss.push(a.jcc(Cc::Ne));
+        a.mov_imm(RDX, u64::from(pairs));
+        a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
+        miss.push(a.jcc(Cc::Ae));
+        self.path_end(end, ways, None, miss);
+    }
+
+    /// Counts an activation in `counts[pairs]` (checked in range). Uses rax, rcx and rdx.
+    fn count_pairs(&mut self, pairs: u32) {
+        self.asm.mov_imm(RAX, u64::from(pairs));
+        self.count_at(RAX);
+    }
+
+    /// `reg = &state.saves[reg]` (rcx points to the state, less [`ProbeState::SAVES`]: add
+    /// it as the displacement).
+    fn saves_at(&mut self, reg: Reg) {
+        self.asm.shift_imm(W::Q, Shift::Shl, reg, 3);
+        self.asm.alu(W::Q, Alu::Add, reg, RCX);
     }
 
     /// A path end that applies (after [`path_end`](Self::path_end)): `sum = set`, then the

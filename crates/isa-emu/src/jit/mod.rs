@@ -30,8 +30,9 @@
 //! to (the run loop counts its runs). Turning the mode off undoes every link
 //! ([`Jit::unlink_all`]). In runs whose sink has probes ([`prof_events::probe`]), a logged
 //! block's fixed exits may carry one ([`Source::probes`]): its stub runs the probe on the
-//! sink's state instead of logging, if the key and epoch match, the log is empty (an
-//! undelivered record may change the state) and the arithmetic stays in range; otherwise it
+//! sink's state instead of logging, if the key and epoch match (while no state is lent, or
+//! once the code logged a record, which may change the state when delivered, the context
+//! points to an idle state no probe applies to) and the arithmetic stays in range; otherwise it
 //! logs the exit and returns, so that the run loop delivers the event before any other probe
 //! runs. A logged block's indirect call has a [`Site`] instead ([`Source::site`]): the
 //! probes of calls to [`Site::WAYS`] targets, which the run loop asks the sink for before
@@ -544,8 +545,8 @@ impl Jit {
         probes: Probes,
     ) -> Option<Left> {
         let log = self.log.as_ptr().cast::<Rec>();
-        let sites = (self.sites.as_ptr(), self.idle.as_ptr());
-        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes, sites)?;
+        let shared = (self.sites.as_ptr(), self.idle.as_ptr());
+        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes, shared)?;
         let ret = self.code.call(handle, x, &mut ctx)?;
         Some(Left {
             pc: ret.pc,
