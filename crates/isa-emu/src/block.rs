@@ -54,7 +54,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{Jit, Left, Link, Probes, Site, Source};
+use crate::jit::{Jit, Left, Link, Probes, Site, SiteKind, Source};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -178,9 +178,9 @@ pub(crate) struct Block {
     /// The handle of the block's compiled code (see [`jit`](crate::jit)), or `NONE`.
     pub compiled: u32,
     /// Its call or return exit has a probe, or its indirect call a site (see
-    /// [`BlockCache::set_probing`]).
+    /// [`BlockCache::set_probing`]; an indirect jump's: [`BlockCache::runs_probes`]).
     pub probed: bool,
-    /// Its indirect call's [`Site`], or `NONE`.
+    /// Its indirect call's or jump's [`Site`], or `NONE`.
     pub site: u32,
 }
 
@@ -461,13 +461,15 @@ impl BlockCache {
                         .probe_return(&info)
                         .filter(|p| matches!(p.op, ProbeOp::Return { .. }));
                 }
-                if block.ends_with == BlockEnd::IndirectCall {
+                if SiteKind::of(block.ends_with).is_some() {
                     // Its probe comes with its target (see `BlockCache::ask_site`).
                     block.site = self.jit.as_mut().and_then(Jit::new_site).unwrap_or(NONE);
                 }
                 block.probed = match block.ends_with {
                     BlockEnd::Call => probes[0].is_some(),
                     BlockEnd::IndirectCall => block.site != NONE,
+                    // Once its site holds a probe (see `runs_probes`).
+                    BlockEnd::IndirectJump => false,
                     _ => ret_probe.is_some(),
                 };
             }
@@ -490,7 +492,9 @@ impl BlockCache {
                 logged: !block.interest.is_empty(),
                 probes,
                 ret_probe,
-                site: (block.site != NONE).then_some(block.site),
+                site: SiteKind::of(block.ends_with)
+                    .filter(|_| block.site != NONE)
+                    .map(|kind| (block.site, kind)),
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
         }
@@ -731,11 +735,28 @@ impl BlockCache {
         (self.event_supers || self.probing) && self.jit.is_some()
     }
 
-    /// Before the logged run of the block in `slot` that called `to` reaches `sink`: if the
-    /// block's indirect call has a site that holds no probe for `to` of the probe state's
-    /// `epoch`, asks `sink` for the call's probe to `to` (the sink's state is the one the
-    /// call leaves) and puts it, or none, in the site's way asked longest ago; a call that
-    /// keeps changing its target stops asking after [`Site::ASKS`].
+    /// Whether compiled code runs probes at the exit of block `b` that ends a transfer out
+    /// of straight-line flow (a call, a return or an indirect jump): its call or return
+    /// has a probe, its indirect call a site, or its indirect jump a site that holds a
+    /// probe (a sink that gives none, as a hierarchical profile in a region, leaves its
+    /// events to traces).
+    pub(crate) fn runs_probes(&self, b: &Block) -> bool {
+        match b.ends_with {
+            BlockEnd::IndirectJump => self
+                .jit
+                .as_ref()
+                .and_then(|jit| jit.site(b.site))
+                .is_some_and(Site::holds_probe),
+            _ => b.probed,
+        }
+    }
+
+    /// Before the logged run of the block in `slot` that called or jumped to `to` reaches
+    /// `sink`: if the block's indirect call or jump has a site that holds no probe for `to`
+    /// of the probe state's `epoch`, asks `sink` for the transfer's probe to `to` (the
+    /// sink's state is the one the transfer leaves) and puts it, or none, in the site's way
+    /// asked longest ago; a transfer that keeps changing its target stops asking after
+    /// [`Site::ASKS`].
     #[inline(always)]
     pub fn ask_site<S: Sink + ?Sized>(
         &mut self,
@@ -771,9 +792,13 @@ impl BlockCache {
         if site.answers(to, epoch) || site.asked >= Site::ASKS {
             return;
         }
+        let Some(kind) = SiteKind::of(block.ends_with) else {
+            return;
+        };
         site.learn(
             sink.probe(&block.info(BlockId(self.id_base + slot)), to),
             to,
+            kind,
         );
     }
 

@@ -1167,7 +1167,7 @@ fn super_events<S: Sink + ?Sized>(
 }
 
 /// Delivers the block and edge events of the blocks logged by the last compiled run
-/// (`n` records: [`Compiled::logged`]), in the order they ran; an indirect call's site
+/// (`n` records: [`Compiled::logged`]), in the order they ran; an indirect call's or jump's site
 /// may ask the sink for a probe first ([`BlockCache::ask_site`], `epoch` being the probe
 /// state's, if lent).
 #[inline(always)]

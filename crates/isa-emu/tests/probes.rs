@@ -41,6 +41,8 @@ struct Walker {
     indirect_calls: u64,
     /// Tail calls handled.
     tails: u64,
+    /// Indirect jumps handled (restarts, where calls have probes).
+    restarts: u64,
     /// Edges enter and leave regions too (see [`Walker::op`]).
     regions: bool,
     /// Region entries and exits handled.
@@ -79,6 +81,7 @@ impl Walker {
             call_events: 0,
             indirect_calls: 0,
             tails: 0,
+            restarts: 0,
             regions,
             region_events: 0,
             frames: Vec::new(),
@@ -106,20 +109,7 @@ impl Walker {
         if h % 3 != 0 && region > 4 {
             return ProbeOp::Add(add);
         }
-        let ways = 1 + (h / 3 % 2) as u8;
-        let n = self.ends.len() as u32;
-        let e = *self.end_of.entry((from, to)).or_insert(n);
-        if e == n {
-            for w in 0..i64::from(ways) {
-                self.ends.push(ProbeEnd {
-                    base: self.counts.len() as u64,
-                    size: 64,
-                    add: (h % 5) as i64 - 2 - 64 * w,
-                    set: (h % 3) as i64,
-                });
-                self.counts.extend([0; 64]);
-            }
-        }
+        let (e, ways) = self.edge_end(from, to);
         match region {
             1 => ProbeOp::Pop { end: e, ways },
             2 => ProbeOp::PushEnd {
@@ -142,6 +132,28 @@ impl Walker {
             },
             _ => ProbeOp::End { end: e, ways },
         }
+    }
+
+    /// The path end of the edge from the block at `from` to `to`, made when first asked
+    /// for: one way of 64 sums, or every other path end two, the second for the next 64
+    /// sums.
+    fn edge_end(&mut self, from: u64, to: u64) -> (u32, u8) {
+        let h = mix(from, to);
+        let ways = 1 + (h / 3 % 2) as u8;
+        let n = self.ends.len() as u32;
+        let e = *self.end_of.entry((from, to)).or_insert(n);
+        if e == n {
+            for w in 0..i64::from(ways) {
+                self.ends.push(ProbeEnd {
+                    base: self.counts.len() as u64,
+                    size: 64,
+                    add: (h % 5) as i64 - 2 - 64 * w,
+                    set: (h % 3) as i64,
+                });
+                self.counts.extend([0; 64]);
+            }
+        }
+        (e, ways)
     }
 
     /// Keeps an open frame below the state, as a sink takes over a call whose return
@@ -247,6 +259,23 @@ impl Walker {
         }
     }
 
+    /// The probe of an indirect jump from the block at `from` to `to`, where calls have
+    /// probes: the activation restarts there, through the edge's path end, counted in
+    /// `counts[0]`.
+    fn restart_of(&mut self, from: u64, to: u64) -> Probe {
+        let (end, ways) = self.edge_end(from, to);
+        Probe {
+            key: from,
+            epoch: self.state.epoch,
+            next: to,
+            op: ProbeOp::Restart {
+                end,
+                ways,
+                pairs: 0,
+            },
+        }
+    }
+
     fn probe_of(&mut self, from: u64, to: u64) -> Probe {
         let at = |pc| if self.nowhere { 0 } else { pc };
         Probe {
@@ -305,6 +334,10 @@ impl Sink for Walker {
                 self.tails += 1;
                 self.tail_of(from, edge.to)
             }
+            EdgeKind::IndirectJump if self.calls => {
+                self.restarts += 1;
+                self.restart_of(from, edge.to)
+            }
             _ => self.probe_of(from, edge.to),
         };
         if matches!(
@@ -356,6 +389,7 @@ impl Sink for Walker {
             }
             BlockEnd::Call | BlockEnd::IndirectCall => None,
             BlockEnd::Jump if self.tail(block.start, to) => Some(self.tail_of(block.start, to)),
+            BlockEnd::IndirectJump if self.calls => Some(self.restart_of(block.start, to)),
             _ => Some(self.probe_of(block.start, to)),
         }
     }
@@ -397,9 +431,9 @@ type Walk = (u64, bool, bool, bool);
 /// Runs every guest with and without probes, the epoch moving at the `stale_at`-th edge
 /// the sink handles, standing `nowhere` or at blocks, with or without probes of calls and
 /// of regions; returns the edges, the calls and returns, the indirect calls, the tail
-/// calls and the region entries and exits that reached the sink with probes and without,
-/// per Linux guest.
-fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 10])> {
+/// calls, the indirect jumps and the region entries and exits that reached the sink with
+/// probes and without, per Linux guest.
+fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 12])> {
     let mut edges = Vec::new();
     for guest in common::guests() {
         let run = |probes: bool| {
@@ -436,6 +470,7 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 10])> {
             let calls = [with.call_events, without.call_events];
             let indirect = [with.indirect_calls, without.indirect_calls];
             let tails = [with.tails, without.tails];
+            let restarts = [with.restarts, without.restarts];
             let regions = [with.region_events, without.region_events];
             edges.push((
                 guest.name.clone(),
@@ -448,6 +483,8 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 10])> {
                     indirect[1],
                     tails[0],
                     tails[1],
+                    restarts[0],
+                    restarts[1],
                     regions[0],
                     regions[1],
                 ],
@@ -489,24 +526,30 @@ fn probes_run_after_the_events_before_them() {
 
 /// Calls and returns with probes: compiled code takes calls whose return it takes too (a
 /// return into a frame of its own), indirect ones included (through the probe the sink
-/// gives for the target the call went to last), and tail calls within them, and leaves the
-/// state, the frame included, and the counters that the events leave.
+/// gives for the target the call went to last), tail calls within them and restarts at
+/// indirect jumps' targets (as indirect calls), and leaves the state, the frame included,
+/// and the counters that the events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
     let edges = with_and_without_probes((u64::MAX, false, true, false));
-    let (mut taken, mut indirect, mut tails) = (0, 0, 0);
-    for (name, [_, _, with, without, iwith, iwithout, twith, twithout, ..]) in &edges {
+    let (mut taken, mut indirect, mut tails, mut restarts) = (0, 0, 0, 0);
+    for (name, [_, _, with, without, iwith, iwithout, twith, twithout, rwith, rwithout, ..]) in
+        &edges
+    {
         eprintln!(
             "{name}: {with} of {without} calls and returns reached the sink, \
-             {iwith} of {iwithout} indirect calls, {twith} of {twithout} tail calls"
+             {iwith} of {iwithout} indirect calls, {twith} of {twithout} tail calls, \
+             {rwith} of {rwithout} indirect jumps"
         );
         taken += without - with;
         indirect += iwithout - iwith;
         tails += twithout - twith;
+        restarts += rwithout - rwith;
     }
     assert!(taken > 0, "compiled code took no call or return");
     assert!(indirect > 0, "compiled code took no indirect call");
     assert!(tails > 0, "compiled code took no tail call");
+    assert!(restarts > 0, "compiled code took no indirect jump");
 }
 
 /// The same with the epoch moving mid-run: probes given before, calls' and returns'

@@ -327,9 +327,10 @@ pub trait Sink {
     /// fall-through, a jump's or call's target), if the sink has one; `None` where it wants
     /// the event. Asked when `block` was just announced by [`Sink::interest`] with
     /// [`Interest::EDGE`] and nothing else, in runs where [`Sink::probe_state`] returned a
-    /// state. For an indirect call ([`BlockEnd::IndirectCall`]) it is asked later, with the
-    /// target the call went to, just before that call's edge event (a driver may keep the
-    /// probe, a [`ProbeOp::Call`], for calls to the same target).
+    /// state. For an indirect call ([`BlockEnd::IndirectCall`]) or jump
+    /// ([`BlockEnd::IndirectJump`]) it is asked later, with the target it went to, just
+    /// before its edge event (a driver may keep the probe, a [`ProbeOp::Call`] or a
+    /// [`ProbeOp::Restart`], for transfers to the same target).
     #[inline]
     fn probe(&mut self, _block: &BlockInfo, _to: u64) -> Option<Probe> {
         None

@@ -28,7 +28,8 @@
 //! ([`ProbeOp::Tail`]) applies only while a frame is open and leaves it. A sink finds
 //! frames open when compiled code made calls whose returns it did not take: the calls'
 //! activations are then the sink's to keep (the driver calls the sink only after the code
-//! stopped).
+//! stopped). An indirect jump's exit has a probe for one target too, where the activation
+//! restarts at it ([`ProbeOp::Restart`]).
 //!
 //! Hierarchical profiles save the outer path's sum on entering a region and restore it on
 //! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`], and both on one edge:
@@ -126,6 +127,20 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
         /// The counter of activations started and ended in compiled code.
+        pairs: u32,
+    },
+    /// An activation that restarts (on an indirect jump's exit for one target, where the
+    /// profile ends the activation's paths and starts anew at the target, as a path
+    /// profile does after a `switch` it cannot follow), if the activation saved no sum:
+    /// the path end of `end` and `ways` counts the sum and sets the one it restarts with
+    /// as [`ProbeOp::End`] does, and `counts[pairs]` counts the activation that ends and
+    /// the one that starts. Unlike [`ProbeOp::Tail`], it needs no frame: both are counted.
+    Restart {
+        /// Index of the path end's first way in `ends`.
+        end: u32,
+        /// Ways (at least 1).
+        ways: u8,
+        /// The counter of activations ended and started.
         pairs: u32,
     },
     /// Entering a region (the hierarchical profiles' `push(sum + add); sum = set`), if the
@@ -397,9 +412,10 @@ pub fn apply(
             state.floor = frame.floor;
             return true;
         }
-        ProbeOp::Tail { end, ways, pairs } => {
+        ProbeOp::Tail { end, ways, pairs } | ProbeOp::Restart { end, ways, pairs } => {
             let pairs = pairs as usize;
-            if state.depth == 0 || pairs >= counts.len() || state.saved != state.floor {
+            let tail = matches!(probe.op, ProbeOp::Tail { .. });
+            if (tail && state.depth == 0) || pairs >= counts.len() || state.saved != state.floor {
                 return false;
             }
             let Some(c) = counter(state.sum, end, ways, counts.len(), ends) else {
@@ -744,6 +760,50 @@ mod tests {
         s.sum = 4;
         assert!(!apply(&tail, 0x300, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key, counts), (4, 1, [0, 0, 0, 0, 1, 1]));
+    }
+
+    #[test]
+    fn restarts_end_and_start_the_activation_where_it_saved_no_sum() {
+        // The path end: sum 3 + 1 = 4 at counter 4; the activation restarts at 7; pairs at
+        // counter 5.
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 5,
+            add: 1,
+            set: 7,
+        }];
+        let mut counts = [0u64; 6];
+        let mut s = ProbeState {
+            sum: 3,
+            key: 1,
+            saved: 1,
+            ..ProbeState::default()
+        };
+        let restart = probe(ProbeOp::Restart {
+            end: 0,
+            ways: 1,
+            pairs: 5,
+        });
+        // A sum saved by the activation: its region is open.
+        assert!(!apply(&restart, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, counts), (3, 1, [0; 6]));
+        // Saved by its caller: no frame is needed, and none changes.
+        s.floor = 1;
+        assert!(apply(&restart, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.depth, s.saved), (7, 2, 0, 1));
+        assert_eq!(counts, [0, 0, 0, 0, 1, 1]);
+        // Out of the table's range, or a pair counter out of the counters: no change.
+        for (sum, pairs) in [(4, 5), (3, 6)] {
+            s.key = 1;
+            s.sum = sum;
+            let restart = probe(ProbeOp::Restart {
+                end: 0,
+                ways: 1,
+                pairs,
+            });
+            assert!(!apply(&restart, 0x300, &mut s, &mut counts, &ends));
+            assert_eq!((s.sum, s.key, counts), (sum, 1, [0, 0, 0, 0, 1, 1]));
+        }
     }
 
     /// A probe of `op` under key 1, to key 2.

@@ -166,7 +166,7 @@ impl BlockCache {
         // jump that no probe runs: other runs of blocks chain through their probes.
         let through_call = chosen[..chosen.len() - 1].iter().any(|&(slot, _)| {
             let b = &self.blocks[slot as usize];
-            !b.probed
+            !self.runs_probes(b)
                 && !matches!(
                     b.ends_with,
                     BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough

@@ -17,7 +17,7 @@
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
-    call_operands, Ctx, Rec, Site, SiteProbe, Target, INDIRECT, LOG_CAP, NO_EPOCH, SIDE,
+    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, INDIRECT, LOG_CAP, NO_EPOCH, SIDE,
     TARGET_SLOTS,
 };
 use crate::insn::Op;
@@ -47,6 +47,14 @@ const GUEST_SLOTS: usize = 33;
 enum Val {
     Imm(u64),
     Site(i32),
+}
+
+/// A path end's ways: `ways` from index `end` on, or those the [`SiteProbe`] r14 points to
+/// names (at most [`Site::END_WAYS`]).
+#[derive(Clone, Copy, Debug)]
+enum EndAt {
+    Fixed { end: u32, ways: u8 },
+    Site,
 }
 
 /// Which guest register each cache register holds.
@@ -283,7 +291,7 @@ impl Compiler<'_> {
                 self.asm.store(RCX, SUM, RAX);
             }
             ProbeOp::End { end, ways } => {
-                self.path_end(end, ways, None, miss);
+                self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_end();
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
@@ -301,14 +309,14 @@ impl Compiler<'_> {
             } => {
                 self.room(miss);
                 self.sum_plus(R12, add, miss);
-                self.path_end(end, ways, Some(set), miss);
+                self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
                 self.save(R12);
                 self.count_end();
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Pop { end, ways } => {
                 self.top_saved(miss);
-                self.path_end(end, ways, None, miss);
+                self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
                 let a = &mut *self.asm;
                 a.load(RCX, RSI, Ctx::PROBE as i32);
@@ -326,7 +334,7 @@ impl Compiler<'_> {
                 ways,
             } => {
                 self.sum_plus(R12, add, miss);
-                self.path_end(end, ways, Some(set), miss);
+                self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
                 self.count_at(RAX);
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
                 self.asm.store(RCX, SUM, R12);
@@ -344,7 +352,7 @@ impl Compiler<'_> {
                 const TOP: i32 = ProbeState::SAVES as i32 - 8;
                 self.asm.load(R12, R14, TOP);
                 self.plus(R12, add, miss);
-                self.path_end(end, ways, None, miss);
+                self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
                 self.asm.load(RCX, RSI, Ctx::PROBE as i32);
                 self.asm.store(R14, TOP, R12);
@@ -365,10 +373,10 @@ impl Compiler<'_> {
             ProbeOp::Tail { end, ways, pairs } => {
                 a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
                 miss.push(a.jcc(Cc::E));
-                self.activation_end(end, ways, pairs, miss);
-                self.count_end();
-                self.count_pairs(pairs);
-                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+                self.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss);
+            }
+            ProbeOp::Restart { end, ways, pairs } => {
+                self.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss);
             }
             ProbeOp::Return { end, ways, pairs } => {
                 // r14 = the top frame, which must return where the jump goes (in r12).
@@ -380,7 +388,8 @@ impl Compiler<'_> {
                 a.alu(W::Q, Alu::Add, R14, RCX);
                 a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
-                self.activation_end(end, ways, pairs, miss);
+                let pairs = Val::Imm(pairs.into());
+                self.activation_end(EndAt::Fixed { end, ways }, pairs, miss);
                 self.count_at(RAX);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
@@ -398,14 +407,19 @@ impl Compiler<'_> {
         self.set_state(ProbeState::KEY, Val::Imm(probe.next));
     }
 
-    /// The probe of the indirect call's site way r14 points to ([`SiteProbe`]), which applies where
-    /// a call probe with its fields would; as [`probe`](Self::probe) otherwise. Uses rax,
-    /// rcx, rdx and r12.
-    fn site_call(&mut self, miss: &mut Vec<usize>) {
+    /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
+    /// applies where a call or restart probe with its fields would; as
+    /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx and r12.
+    fn site_probe(&mut self, kind: SiteKind, miss: &mut Vec<usize>) {
         let at = |field: i32| Val::Site(field);
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
-        let operands = std::array::from_fn(|i| at(SiteProbe::CALL + 8 * i as i32));
-        self.call(operands, miss);
+        match kind {
+            SiteKind::Call => {
+                let operands = std::array::from_fn(|i| at(SiteProbe::OPERANDS + 8 * i as i32));
+                self.call(operands, miss);
+            }
+            SiteKind::Jump => self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss),
+        }
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
     }
 
@@ -496,15 +510,30 @@ impl Compiler<'_> {
     /// through with rax = the counter and rdx = the way's
     /// [`ProbeEnd`](prof_events::ProbeEnd) if a way counts the sum, else jumps to a
     /// `miss`. Uses rax and rdx.
-    fn path_end(&mut self, end: u32, ways: u8, sum: Option<i64>, miss: &mut Vec<usize>) {
+    fn path_end(&mut self, at: EndAt, sum: Option<i64>, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len;
         // rax = sum + add, counted if in [0, size) (a negative one is above as
         // unsigned), at base + rax if that is one of the counters.
         let mut counts = Vec::new();
-        for e in (0..u64::from(ways)).map(|w| u64::from(end) + w) {
+        let ways = match at {
+            EndAt::Fixed { ways, .. } => ways,
+            EndAt::Site => Site::END_WAYS,
+        };
+        for w in 0..ways {
             let mut next = Vec::new();
-            a.mov_imm(RDX, e);
+            match at {
+                EndAt::Fixed { end, .. } => a.mov_imm(RDX, u64::from(end) + u64::from(w)),
+                EndAt::Site => {
+                    if w > 0 {
+                        // The site's ways are fewer: none counted.
+                        a.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, i32::from(w));
+                        miss.push(a.jcc(Cc::Be));
+                    }
+                    a.load(RDX, R14, SiteProbe::END);
+                    a.alu_imm(W::Q, Alu::Add, RDX, i32::from(w));
+                }
+            }
             a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::ENDS_LEN as i32);
             next.push(a.jcc(Cc::Ae));
             a.shift_imm(W::Q, Shift::Shl, RDX, 5);
@@ -581,24 +610,35 @@ impl Compiler<'_> {
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
-    /// The checks and the way search of a return or a tail call that ends the current
-    /// activation at the path end of `end` and `ways`, counting it in `counts[pairs]`: the
+    /// The checks and the way search of a return, a tail call or a restart that ends the
+    /// current activation at the path end `at`, counting it in `counts[pairs]`: the
     /// activation saved no sum (the state's `saved` is its `floor`) and `pairs` is a
     /// counter; then [`path_end`](Self::path_end). Uses rax and rdx.
-    fn activation_end(&mut self, end: u32, ways: u8, pairs: u32, miss: &mut Vec<usize>) {
+    fn activation_end(&mut self, at: EndAt, pairs: Val, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
         miss.push(a.jcc(Cc::Ne));
-        a.mov_imm(RDX, u64::from(pairs));
-        a.alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
-        miss.push(a.jcc(Cc::Ae));
-        self.path_end(end, ways, None, miss);
+        self.val(RDX, pairs);
+        self.asm
+            .alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
+        miss.push(self.asm.jcc(Cc::Ae));
+        self.path_end(at, None, miss);
+    }
+
+    /// The current activation ends at the path end `at` and the next starts with the sum
+    /// it sets (a tail call's callee, or a restart's), counted in `counts[pairs]`; rcx
+    /// points to the state again after. Uses rax and rdx.
+    fn restart(&mut self, at: EndAt, pairs: Val, miss: &mut Vec<usize>) {
+        self.activation_end(at, pairs, miss);
+        self.count_end();
+        self.count_pairs(pairs);
+        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
     }
 
     /// Counts an activation in `counts[pairs]` (checked in range). Uses rax, rcx and rdx.
-    fn count_pairs(&mut self, pairs: u32) {
-        self.asm.mov_imm(RAX, u64::from(pairs));
+    fn count_pairs(&mut self, pairs: Val) {
+        self.val(RAX, pairs);
         self.count_at(RAX);
     }
 
@@ -1011,9 +1051,9 @@ pub(crate) struct Source<'a> {
     pub probes: [Option<(u64, Probe)>; 2],
     /// The probe for the indirect exit of a logged block that returns.
     pub ret_probe: Option<Probe>,
-    /// The [`Site`] of a logged block's indirect call: the run loop sets the probes it
-    /// holds, for up to [`Site::WAYS`] targets.
-    pub site: Option<u32>,
+    /// The [`Site`] of a logged block's indirect call or jump, and which it is: the run
+    /// loop sets the probes it holds, for up to [`Site::WAYS`] targets.
+    pub site: Option<(u32, SiteKind)>,
 }
 
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
@@ -1114,7 +1154,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                     c.asm.mov(RAX, R12);
                     Some(applied)
                 }
-                (None, Some(site)) if src.logged => {
+                (None, Some((site, kind))) if src.logged => {
                     // r14 = the site's way for the target, if one holds it (it then holds
                     // the target for rax).
                     let mut miss = Vec::new();
@@ -1134,7 +1174,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                     for j in found {
                         c.asm.patch(j);
                     }
-                    c.site_call(&mut miss);
+                    c.site_probe(kind, &mut miss);
                     c.asm.load(RAX, R14, SiteProbe::TO);
                     let applied = c.asm.jmp();
                     for j in miss {

@@ -34,10 +34,11 @@
 //! once the code logged a record, which may change the state when delivered, the context
 //! points to an idle state no probe applies to) and the arithmetic stays in range; otherwise it
 //! logs the exit and returns, so that the run loop delivers the event before any other probe
-//! runs. A logged block's indirect call has a [`Site`] instead ([`Source::site`]): the
-//! probes of calls to [`Site::WAYS`] targets, which the run loop asks the sink for before
-//! delivering a call to a target none holds (or in another epoch), at most [`Site::ASKS`]
-//! times; the code runs the one for the target called, if any. A return's probe ([`Source::ret_probe`]) and a site's
+//! runs. A logged block's indirect call or jump has a [`Site`] instead ([`Source::site`]):
+//! the probes of calls (or restarts, [`SiteKind`]) to [`Site::WAYS`] targets, which the run
+//! loop asks the sink for before delivering a transfer to a target none holds (or in
+//! another epoch), at most [`Site::ASKS`] times; the code runs the one for the target, if
+//! any. A return's probe ([`Source::ret_probe`]) and a site's
 //! run before the jump through the table of indirect targets, and log the exit where they
 //! do not apply. Otherwise the code of a block with events is given its own
 //! count as its budget, so it never goes on: the run loop delivers its events, before and
@@ -58,7 +59,7 @@ use std::cell::Cell;
 
 use crate::block::NONE;
 use crate::memory::Memory;
-use prof_events::{Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
+use prof_events::{BlockEnd, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
 
 pub(crate) use compile::{kind, Source};
 
@@ -101,7 +102,7 @@ pub(crate) struct Ctx {
     counts_len: u64,
     ends: *const ProbeEnd,
     ends_len: u64,
-    /// The indirect calls' probes ([`Site`]).
+    /// The indirect calls' and jumps' probes ([`Site`]).
     sites: *const Site,
     /// A state no probe applies to (its epoch is [`NO_EPOCH`]).
     idle: *mut ProbeState,
@@ -203,8 +204,9 @@ impl Target {
     };
 }
 
-/// The probes of a logged block's indirect call, each for one target, which the run loop
-/// asks the sink for when the call goes to a target none holds (see [`Source::site`]).
+/// The probes of a logged block's indirect call or jump, each for one target, which the
+/// run loop asks the sink for when the transfer goes to a target none holds (see
+/// [`Source::site`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Site {
@@ -216,7 +218,9 @@ pub(crate) struct Site {
 
 impl Site {
     /// Targets a site holds probes for.
-    pub(crate) const WAYS: usize = 2;
+    pub(crate) const WAYS: usize = 4;
+    /// The ways of a restart's path end, at most (the code tries each in turn).
+    pub(crate) const END_WAYS: u8 = 4;
     /// Sites, at most: a block past them compiles no site.
     const MAX: usize = 1 << 16;
     /// The probes asked for a site, at most (a call whose target keeps changing gives up).
@@ -235,17 +239,59 @@ impl Site {
             .any(|w| w.to & !1 == to && (w.to & 1 == 1 || epoch.is_none_or(|e| e == w.epoch)))
     }
 
-    /// Holds `probe` (the sink's for a call to `to`) in the way asked longest ago.
-    pub(crate) fn learn(&mut self, probe: Option<Probe>, to: u64) {
+    /// Whether a way holds a probe (not the answer that the sink gave none).
+    pub(crate) fn holds_probe(&self) -> bool {
+        self.ways.iter().any(|w| w.to & 1 == 0)
+    }
+
+    /// Holds `probe` (the sink's for a transfer of `kind` to `to`) in the way asked
+    /// longest ago.
+    pub(crate) fn learn(&mut self, probe: Option<Probe>, to: u64, kind: SiteKind) {
         if let Some(way) = self.ways.get_mut(self.asked as usize % Site::WAYS) {
-            *way = SiteProbe::of(probe, to);
+            *way = SiteProbe::of(probe, to, kind);
         }
         self.asked += 1;
     }
 }
 
+/// What a [`Site`]'s block ends with, which tells the probes it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SiteKind {
+    /// An indirect call: [`ProbeOp::Call`]s whose callee saves no sum first.
+    Call,
+    /// An indirect jump: [`ProbeOp::Restart`]s of at most [`Site::END_WAYS`] ways.
+    Jump,
+}
+
+impl SiteKind {
+    /// The site of a block that ends with `end`, if it has one.
+    pub(crate) fn of(end: BlockEnd) -> Option<SiteKind> {
+        match end {
+            BlockEnd::IndirectCall => Some(SiteKind::Call),
+            BlockEnd::IndirectJump => Some(SiteKind::Jump),
+            _ => None,
+        }
+    }
+
+    /// The operands of `op` as a site of this kind holds them, if it may.
+    fn operands(self, op: &ProbeOp) -> Option<[u64; 6]> {
+        match (self, *op) {
+            (SiteKind::Call, _) => match call_operands(op)? {
+                (call, None) => Some(call),
+                (_, Some(_)) => None,
+            },
+            (SiteKind::Jump, ProbeOp::Restart { end, ways, pairs })
+                if (1..=Site::END_WAYS).contains(&ways) =>
+            {
+                Some([u64::from(end), u64::from(ways), u64::from(pairs), 0, 0, 0])
+            }
+            (SiteKind::Jump, _) => None,
+        }
+    }
+}
+
 /// A [`Site`]'s probe for one target; the code reads its fields as those of a
-/// [`ProbeOp::Call`] probe.
+/// [`ProbeOp::Call`] or [`ProbeOp::Restart`] probe, by the site's [`SiteKind`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SiteProbe {
@@ -255,8 +301,8 @@ pub(crate) struct SiteProbe {
     pub key: u64,
     pub epoch: u64,
     pub next: u64,
-    /// The call's operands ([`call_operands`]).
-    pub call: [u64; 6],
+    /// A call's operands ([`call_operands`]), or a restart's `end`, `ways` and `pairs`.
+    pub operands: [u64; 6],
 }
 
 impl SiteProbe {
@@ -264,26 +310,32 @@ impl SiteProbe {
     pub(crate) const KEY: i32 = 8;
     pub(crate) const EPOCH: i32 = 16;
     pub(crate) const NEXT: i32 = 24;
-    pub(crate) const CALL: i32 = 32;
+    pub(crate) const OPERANDS: i32 = 32;
+    /// A restart's operands.
+    pub(crate) const END: i32 = Self::OPERANDS;
+    /// See [`END`](Self::END).
+    pub(crate) const WAYS: i32 = Self::OPERANDS + 8;
+    /// See [`END`](Self::END).
+    pub(crate) const PAIRS: i32 = Self::OPERANDS + 16;
 
     const EMPTY: SiteProbe = SiteProbe {
         to: 1,
         key: 0,
         epoch: 0,
         next: 0,
-        call: [0; 6],
+        operands: [0; 6],
     };
 
-    /// The way that applies `probe` (a call's, whose callee saves no sum first) to the call
-    /// to `to`; none otherwise.
-    fn of(probe: Option<Probe>, to: u64) -> SiteProbe {
-        match probe.and_then(|p| Some((p, call_operands(&p.op)?))) {
-            Some((p, (call, None))) if p.epoch != NO_EPOCH => SiteProbe {
+    /// The way that applies `probe` (one a site of `kind` may hold) to the transfer to
+    /// `to`; none otherwise.
+    fn of(probe: Option<Probe>, to: u64, kind: SiteKind) -> SiteProbe {
+        match probe.and_then(|p| Some((p, kind.operands(&p.op)?))) {
+            Some((p, operands)) if p.epoch != NO_EPOCH => SiteProbe {
                 to,
                 key: p.key,
                 epoch: p.epoch,
                 next: p.next,
-                call,
+                operands,
             },
             _ => SiteProbe {
                 to: to | 1,
@@ -299,7 +351,7 @@ const _: () = assert!(
         && std::mem::offset_of!(SiteProbe, key) == SiteProbe::KEY as usize
         && std::mem::offset_of!(SiteProbe, epoch) == SiteProbe::EPOCH as usize
         && std::mem::offset_of!(SiteProbe, next) == SiteProbe::NEXT as usize
-        && std::mem::offset_of!(SiteProbe, call) == SiteProbe::CALL as usize
+        && std::mem::offset_of!(SiteProbe, operands) == SiteProbe::OPERANDS as usize
         && std::mem::offset_of!(Site, ways) == 0
 );
 
@@ -450,7 +502,7 @@ pub(crate) struct Jit {
     asm: x86::Asm,
     /// The log of the last call (a `Cell`: the code writes it through `&self`).
     log: Box<Cell<[Rec; LOG_CAP]>>,
-    /// The indirect calls' probes, by [`Source::site`].
+    /// The indirect calls' and jumps' probes, by [`Source::site`].
     sites: Vec<Site>,
     /// `Ctx::idle` (a `Cell`: the code reads it through `&self`).
     idle: Box<Cell<ProbeState>>,
@@ -483,12 +535,17 @@ impl Jit {
         })
     }
 
-    /// A new site for a block's indirect call, applying to no target yet; none when there
+    /// A new site for a block's indirect call or jump, applying to no target yet; none when there
     /// are [`Site::MAX`] already.
     pub fn new_site(&mut self) -> Option<u32> {
         let i = self.sites.len();
         (i < Site::MAX).then(|| self.sites.push(Site::EMPTY))?;
         u32::try_from(i).ok()
+    }
+
+    /// Site `i`.
+    pub fn site(&self, i: u32) -> Option<&Site> {
+        self.sites.get(i as usize)
     }
 
     /// Site `i`, to change between runs (the code reads it).
