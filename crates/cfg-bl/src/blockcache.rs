@@ -264,6 +264,10 @@ pub(crate) struct Cold {
     /// sink counts the returns the probe left to it, so that a sparse table's window
     /// moves to their sums as an edge's path end's does.
     pub(crate) ret_end: u32,
+    /// The target, path end and node of the last restart whose probe the keyed indirect
+    /// jump was given, through which the sink counts the restarts there that the probe
+    /// left to it (for the same reason as `ret_end`).
+    pub(crate) restart: Option<(u64, u32, u32)>,
 }
 
 impl Cold {
@@ -277,6 +281,7 @@ impl Cold {
             flow,
             callee: None,
             ret_end: NONE,
+            restart: None,
         }
     }
 

@@ -762,6 +762,7 @@ impl PathSink {
         cold.falls = self.arena.store(ops, edges, &func.places);
         cold.victim = 0;
         cold.ret_end = NONE;
+        cold.restart = None;
         self.slots[id] = Slot {
             key: cold.key(f, node),
             ..Slot::default()
@@ -1129,6 +1130,35 @@ impl PathSink {
         })
     }
 
+    /// The probe of a resynchronising indirect jump from keyed slot `id` (function `f`
+    /// entered at `node`) to `to`: the activation ends as a return's would (its pair
+    /// counter counting it and the one that starts) and restarts through the resync edge
+    /// to `to`, when that is an assignment of its sum (it saves none).
+    fn restart_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
+        let Some(Out::Resync { edge, node: w }) = self.out_to(f, to, EmuEdge::IndirectJump) else {
+            return None;
+        };
+        let inst = self.functions.get(f)?.inst.as_ref()?;
+        let mut ops = Vec::new();
+        compose(&mut ops, &inst.start_ops);
+        compose(&mut ops, inst.ops_for(edge as usize));
+        let Some(Entry { push: None, sum }) = Entry::of(&ops) else {
+            return None;
+        };
+        let (end, pairs) = self.activation_end(id, f, signed_64(sum)?)?;
+        self.cold.get_mut(id)?.restart = Some((to, end, w));
+        Some(Probe {
+            key: key(f, node),
+            epoch: self.probe.epoch,
+            next: key(f, w as usize),
+            op: ProbeOp::Restart {
+                end,
+                ways: self.arena.ways(end) as u8,
+                pairs,
+            },
+        })
+    }
+
     /// Runs the call `edge` from a block keyed to the state's key as its probe does, if it
     /// has one that applies to the state as it stands (a probe that missed because events
     /// were pending): its frame stays in the state, for compiled code to take its return.
@@ -1385,6 +1415,9 @@ impl PathSink {
                     return;
                 }
             }
+            if kind == EmuEdge::IndirectJump && self.restart_through(id, f, to) {
+                return;
+            }
             let Cold { last, falls, .. } = self.cold[id];
             self.step_top(f, falls);
             self.acts[top].node = NodeIndex::new(last as usize);
@@ -1497,6 +1530,38 @@ impl PathSink {
                 self.take(edge as usize, NodeIndex::new(node as usize));
             }
         }
+    }
+
+    /// The restart of the top activation (function `f`, standing at keyed slot `id`'s
+    /// node) at `to` as its probe does, when slot `id` was given the probe of that restart
+    /// and the activation saved no sum: through the probe's path end (see
+    /// [`Cold::restart`]), as [`leave`](Self::leave) would count it otherwise; `false` if
+    /// not (nothing done).
+    fn restart_through(&mut self, id: usize, f: usize, to: u64) -> bool {
+        let Some(&Cold {
+            restart: Some((t, end, w)),
+            falls: Step::Add(_),
+            ..
+        }) = self.cold.get(id)
+        else {
+            return false;
+        };
+        let Some(act) = self.acts.last() else {
+            return false;
+        };
+        if t != to || self.record_edges || !act.state.stack.is_empty() {
+            return false;
+        }
+        let sum = self.end_path(f, end, act.state.sum);
+        if let Some(fun) = self.functions.get_mut(f) {
+            fun.ends += 1;
+            fun.starts += 1;
+        }
+        if let Some(act) = self.acts.last_mut() {
+            act.state.sum = sum;
+            act.node = NodeIndex::new(w as usize);
+        }
+        true
     }
 
     /// Drops the top activation's open paths after a transfer it cannot follow.
@@ -1921,6 +1986,9 @@ impl Sink for PathSink {
         if k & NOT_FLOW != 0 {
             let call = matches!(block.ends_with, BlockEnd::Call | BlockEnd::IndirectCall);
             return call.then(|| self.call_probe(id, f, node, to)).flatten();
+        }
+        if block.ends_with == BlockEnd::IndirectJump {
+            return self.restart_probe(id, f, node, to);
         }
         let entry = Some(usize::from(to != block.end));
         let Some((next, step)) = self.successor(id, to, entry, None) else {
