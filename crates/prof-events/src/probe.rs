@@ -216,8 +216,10 @@ pub struct Probe {
     pub op: ProbeOp,
 }
 
-/// Frames the probe state holds (calls made by probes whose returns are open).
-pub const FRAMES: usize = 4;
+/// Frames the probe state holds (calls made by probes whose returns are open): enough
+/// for the call chains of a program's inner work (with 4, sort's comparisons through
+/// `qsort` and recursion's calls overflowed the stack and left their returns to the sink).
+pub const FRAMES: usize = 16;
 
 /// Sums the probe state's stack holds ([`ProbeOp::Push`]).
 pub const SAVES: usize = 8;
