@@ -1003,16 +1003,18 @@ impl PathSink {
     }
 
     /// The probe of a call from keyed slot `id` (function `f` entered at `node`) to `to`:
-    /// the falls are an addition, the callee starts with an assignment of its sum (after
-    /// saving one sum, if it starts in a region), and the caller resumes at the call
-    /// block's end with an addition;
+    /// the falls are an addition or a path's end (a loop's back edge within the block),
+    /// the callee starts with an assignment of its sum (after saving one sum, if it starts
+    /// in a region), and the caller resumes at the call block's end with an addition;
     /// the callee is instrumented now, as its first call would.
     fn call_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
         let Cold {
             last, falls, end, ..
         } = *self.cold.get(id)?;
-        let Step::Add(add) = falls else {
-            return None;
+        let (add, path_end) = match falls {
+            Step::Add(add) => (add, None),
+            Step::End(e) => (0, Some((e, self.arena.ways(e) as u8))),
+            Step::Action(_) => return None,
         };
         let (g, start, w, push) = self.callee_start(to)?;
         let caller = self.functions.get(f)?;
@@ -1032,6 +1034,7 @@ impl PathSink {
                 site: u64::from(last),
                 start,
                 push,
+                end: path_end,
             },
         })
     }

@@ -204,9 +204,11 @@ impl Walker {
         e
     }
 
-    /// The probe of a call from the block at `from` (ending at `ret`) to `to`.
-    fn call_of(&self, from: u64, to: u64, ret: u64) -> Probe {
+    /// The probe of a call from the block at `from` (ending at `ret`) to `to`; every third
+    /// ends a path of the caller first, at the edge's path end.
+    fn call_of(&mut self, from: u64, to: u64, ret: u64) -> Probe {
         let h = mix(from, to);
+        let end = (h % 3 == 1).then(|| self.edge_end(from, to));
         Probe {
             key: from,
             epoch: self.state.epoch,
@@ -220,6 +222,7 @@ impl Walker {
                 start: (h % 3) as i64,
                 // Every fourth callee starts in a region, where edges enter regions.
                 push: (self.regions && h % 4 == 0).then_some((h % 5) as i64),
+                end,
             },
         }
     }

@@ -86,7 +86,10 @@ pub enum ProbeOp {
     /// room (and, with `push`, the stack of saved sums): pushes the frame of `ret`,
     /// `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
     /// (neither addition may overflow 64 bits); then `sum = start`, and the callee saves
-    /// `push`, if any (it starts in a region, see [`ProbeOp::Push`]).
+    /// `push`, if any (it starts in a region, see [`ProbeOp::Push`]). With `end`, a path
+    /// of the caller ends first (the call's block passes a loop's back edge): that path
+    /// end counts the sum and sets it as [`ProbeOp::End`] does, and applies only where it
+    /// counts, before the rest.
     Call {
         /// Added to the caller's sum when it calls.
         add: i64,
@@ -102,6 +105,9 @@ pub enum ProbeOp {
         start: i64,
         /// The sum the callee saves first, if it starts in a region.
         push: Option<i64>,
+        /// The path end (its first way in `ends`, and its ways) the caller's sum passes
+        /// first, if any.
+        end: Option<(u32, u8)>,
     },
     /// A return (on a return's indirect exit), if the top frame returns where the jump
     /// goes and the callee saved no sum: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
@@ -370,16 +376,25 @@ pub fn apply(
             site,
             start,
             push,
+            end,
         } => {
-            let resumed = (state.sum as i64)
-                .checked_add(add)
-                .and_then(|s| s.checked_add(resume_add));
+            let (sum, count) = match end {
+                Some((end, ways)) => match counter(state.sum, end, ways, counts.len(), ends) {
+                    Some((c, set)) => (set, Some(c)),
+                    None => return false,
+                },
+                None => (state.sum as i64, None),
+            };
+            let resumed = sum.checked_add(add).and_then(|s| s.checked_add(resume_add));
             let depth = state.depth as usize;
             let room = push.is_none() || (state.saved as usize) < SAVES;
             let (Some(frame), Some(resumed), true) = (state.frames.get_mut(depth), resumed, room)
             else {
                 return false;
             };
+            if let Some(c) = count {
+                counts[c] += 1;
+            }
             *frame = Frame {
                 ret,
                 resume,
@@ -663,6 +678,7 @@ mod tests {
                 site: 9,
                 start: 4,
                 push: None,
+                end: None,
             },
         };
         assert!(apply(&call(1, 0x100), 0, &mut s, &mut counts, &ends));
@@ -806,6 +822,54 @@ mod tests {
             assert!(!apply(&restart, 0x300, &mut s, &mut counts, &ends));
             assert_eq!((s.sum, s.key, counts), (sum, 1, [0, 0, 0, 0, 1, 1]));
         }
+    }
+
+    #[test]
+    fn calls_may_end_a_path_first() {
+        // The caller's path: sum 3 + 1 = 4 at counter 4; the caller's sum is 7 after it,
+        // and resumes at 7 + 2 - 1.
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 5,
+            add: 1,
+            set: 7,
+        }];
+        let mut counts = [0u64; 5];
+        let call = probe(ProbeOp::Call {
+            add: 2,
+            ret: 0x100,
+            resume: 50,
+            resume_add: -1,
+            site: 3,
+            start: 9,
+            push: None,
+            end: Some((0, 1)),
+        });
+        let mut s = ProbeState {
+            sum: 3,
+            key: 1,
+            ..ProbeState::default()
+        };
+        assert!(apply(&call, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.depth, s.open()[0].resumed), (9, 2, 1, 8));
+        assert_eq!(counts, [0, 0, 0, 0, 1]);
+        // Out of the path end's range: nothing counts and no frame opens.
+        s = ProbeState {
+            sum: 4,
+            key: 1,
+            ..ProbeState::default()
+        };
+        assert!(!apply(&call, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.depth, counts), (4, 1, 0, [0, 0, 0, 0, 1]));
+        // A full stack: the path end does not count either.
+        s = ProbeState {
+            sum: 3,
+            key: 1,
+            depth: FRAMES as u64,
+            ..ProbeState::default()
+        };
+        assert!(!apply(&call, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!(counts, [0, 0, 0, 0, 1]);
     }
 
     /// A probe of `op` under key 1, to key 2.
@@ -955,6 +1019,7 @@ mod tests {
             site: 0,
             start: 3,
             push,
+            end: None,
         };
         let ret = ProbeOp::Return {
             end: 0,

@@ -358,12 +358,23 @@ impl Compiler<'_> {
                 self.asm.store(R14, TOP, R12);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
-            ProbeOp::Call { .. } => {
-                if let Some((operands, push)) = call_operands(&probe.op) {
+            ProbeOp::Call { push, end, .. } => {
+                if let Some((operands, _)) = call_operands(&probe.op) {
                     if push.is_some() {
                         self.room(miss);
                     }
-                    self.call(operands.map(Val::Imm), miss);
+                    // r13 = the path end's counter, r15 = the caller's sum after it.
+                    if let Some((end, ways)) = end {
+                        self.path_end(EndAt::Fixed { end, ways }, None, miss);
+                        self.asm.mov(R13, RAX);
+                        self.asm.load(R15, RDX, END_SET);
+                    }
+                    let sum = end.map(|_| R15);
+                    self.call(operands.map(Val::Imm), sum, miss);
+                    if end.is_some() {
+                        self.count_at(R13);
+                        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+                    }
                     if let Some(push) = push {
                         self.asm.mov_imm(R12, push as u64);
                         self.save(R12);
@@ -416,7 +427,7 @@ impl Compiler<'_> {
         match kind {
             SiteKind::Call => {
                 let operands = std::array::from_fn(|i| at(SiteProbe::OPERANDS + 8 * i as i32));
-                self.call(operands, miss);
+                self.call(operands, None, miss);
             }
             SiteKind::Jump => self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss),
         }
@@ -449,11 +460,13 @@ impl Compiler<'_> {
     }
 
     /// [`ProbeOp::Call`] on the state rcx points to, its fields `add`, `ret`, `resume`,
-    /// `resume_add`, `site` and `start` in that order: pushes the frame if the stack has
-    /// room and sets the callee's sum. Uses rax, rdx and r12.
+    /// `resume_add`, `site` and `start` in that order, the caller's sum being the state's
+    /// or in `sum`: pushes the frame if the stack has room and sets the callee's sum. Uses
+    /// rax, rdx and r12.
     fn call(
         &mut self,
         [add, ret, resume, resume_add, site, start]: [Val; 6],
+        sum: Option<Reg>,
         miss: &mut Vec<usize>,
     ) {
         const SUM: i32 = ProbeState::SUM as i32;
@@ -466,7 +479,10 @@ impl Compiler<'_> {
         miss.push(a.jcc(Cc::Ae));
         a.shift_imm(W::Q, Shift::Shl, RDX, Frame::SHIFT as u8);
         a.alu(W::Q, Alu::Add, RDX, RCX);
-        a.load(RAX, RCX, SUM);
+        match sum {
+            Some(reg) => a.mov(RAX, reg),
+            None => a.load(RAX, RCX, SUM),
+        }
         for v in [add, resume_add] {
             self.val(R12, v);
             self.asm.alu(W::Q, Alu::Add, RAX, R12);

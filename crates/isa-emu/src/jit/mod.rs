@@ -257,7 +257,8 @@ impl Site {
 /// What a [`Site`]'s block ends with, which tells the probes it holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SiteKind {
-    /// An indirect call: [`ProbeOp::Call`]s whose callee saves no sum first.
+    /// An indirect call: [`ProbeOp::Call`]s whose callee saves no sum first and whose
+    /// caller's path goes on.
     Call,
     /// An indirect jump: [`ProbeOp::Restart`]s of at most [`Site::END_WAYS`] ways.
     Jump,
@@ -276,7 +277,7 @@ impl SiteKind {
     /// The operands of `op` as a site of this kind holds them, if it may.
     fn operands(self, op: &ProbeOp) -> Option<[u64; 6]> {
         match (self, *op) {
-            (SiteKind::Call, _) => match call_operands(op)? {
+            (SiteKind::Call, ProbeOp::Call { end: None, .. }) => match call_operands(op)? {
                 (call, None) => Some(call),
                 (_, Some(_)) => None,
             },
@@ -285,7 +286,7 @@ impl SiteKind {
             {
                 Some([u64::from(end), u64::from(ways), u64::from(pairs), 0, 0, 0])
             }
-            (SiteKind::Jump, _) => None,
+            (SiteKind::Call | SiteKind::Jump, _) => None,
         }
     }
 }
@@ -357,7 +358,8 @@ const _: () = assert!(
 
 /// A call probe's operands in the order its code takes them: `add`, `ret`, `resume`,
 /// `resume_add`, `site`, `start` (the signed ones as their bits), and the sum the callee
-/// saves first, if any; `None` for other ops.
+/// saves first, if any (the path end a caller's sum passes first is not among them);
+/// `None` for other ops.
 pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
     match *op {
         ProbeOp::Call {
@@ -368,6 +370,7 @@ pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
             site,
             start,
             push,
+            ..
         } => Some((
             [
                 add as u64,
