@@ -244,6 +244,9 @@ pub(crate) fn ends_in_flow(end: BlockEnd) -> bool {
     )
 }
 
+/// Restarts a block's entry remembers (see [`Cold::restarts`]).
+pub(crate) const RESTARTS: usize = 4;
+
 /// The cold part of one emulator block's entry.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cold {
@@ -264,10 +267,11 @@ pub(crate) struct Cold {
     /// sink counts the returns the probe left to it, so that a sparse table's window
     /// moves to their sums as an edge's path end's does.
     pub(crate) ret_end: u32,
-    /// The target, path end and node of the last restart whose probe the keyed indirect
-    /// jump was given, through which the sink counts the restarts there that the probe
-    /// left to it (for the same reason as `ret_end`).
-    pub(crate) restart: Option<(u64, u32, u32)>,
+    /// The target, path end and node of the last restarts whose probes the keyed indirect
+    /// jump was given (as many as a site holds; the latest first), through which the sink
+    /// counts the restarts there that the probes left to it (for the same reason as
+    /// `ret_end`).
+    pub(crate) restarts: [Option<(u64, u32, u32)>; RESTARTS],
 }
 
 impl Cold {
@@ -281,7 +285,7 @@ impl Cold {
             flow,
             callee: None,
             ret_end: NONE,
-            restart: None,
+            restarts: [None; RESTARTS],
         }
     }
 

@@ -65,7 +65,7 @@ use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceI
 
 use crate::blockcache::{
     compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE, NOT_FLOW,
-    NO_KEY,
+    NO_KEY, RESTARTS,
 };
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
@@ -762,7 +762,7 @@ impl PathSink {
         cold.falls = self.arena.store(ops, edges, &func.places);
         cold.victim = 0;
         cold.ret_end = NONE;
-        cold.restart = None;
+        cold.restarts = Default::default();
         self.slots[id] = Slot {
             key: cold.key(f, node),
             ..Slot::default()
@@ -1149,7 +1149,13 @@ impl PathSink {
             return None;
         };
         let (end, pairs) = self.activation_end(id, f, signed_64(sum)?)?;
-        self.cold.get_mut(id)?.restart = Some((to, end, w));
+        let restarts = &mut self.cold.get_mut(id)?.restarts;
+        let at = restarts
+            .iter()
+            .position(|r| r.is_some_and(|(t, ..)| t == to))
+            .unwrap_or(RESTARTS - 1);
+        restarts.copy_within(..at, 1);
+        restarts[0] = Some((to, end, w));
         Some(Probe {
             key: key(f, node),
             epoch: self.probe.epoch,
@@ -1538,21 +1544,24 @@ impl PathSink {
     /// The restart of the top activation (function `f`, standing at keyed slot `id`'s
     /// node) at `to` as its probe does, when slot `id` was given the probe of that restart
     /// and the activation saved no sum: through the probe's path end (see
-    /// [`Cold::restart`]), as [`leave`](Self::leave) would count it otherwise; `false` if
+    /// [`Cold::restarts`]), as [`leave`](Self::leave) would count it otherwise; `false` if
     /// not (nothing done).
     fn restart_through(&mut self, id: usize, f: usize, to: u64) -> bool {
         let Some(&Cold {
-            restart: Some((t, end, w)),
+            restarts,
             falls: Step::Add(_),
             ..
         }) = self.cold.get(id)
         else {
             return false;
         };
+        let Some((_, end, w)) = restarts.into_iter().flatten().find(|&(t, ..)| t == to) else {
+            return false;
+        };
         let Some(act) = self.acts.last() else {
             return false;
         };
-        if t != to || self.record_edges || !act.state.stack.is_empty() {
+        if self.record_edges || !act.state.stack.is_empty() {
             return false;
         }
         let sum = self.end_path(f, end, act.state.sum);
