@@ -244,6 +244,19 @@ pub(crate) fn ends_in_flow(end: BlockEnd) -> bool {
     )
 }
 
+/// A restart at an indirect jump's target given as a probe ([`Cold::restarts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Restart {
+    /// The target.
+    pub(crate) to: u64,
+    /// The path end that ends the activation's path and sets the sum it restarts with.
+    pub(crate) end: u32,
+    /// The node it restarts at.
+    pub(crate) node: u32,
+    /// The sum it saves first, if it restarts in a region.
+    pub(crate) push: Option<i64>,
+}
+
 /// Restarts a block's entry remembers (see [`Cold::restarts`]).
 pub(crate) const RESTARTS: usize = 4;
 
@@ -267,11 +280,10 @@ pub(crate) struct Cold {
     /// sink counts the returns the probe left to it, so that a sparse table's window
     /// moves to their sums as an edge's path end's does.
     pub(crate) ret_end: u32,
-    /// The target, path end and node of the last restarts whose probes the keyed indirect
-    /// jump was given (as many as a site holds; the latest first), through which the sink
-    /// counts the restarts there that the probes left to it (for the same reason as
-    /// `ret_end`).
-    pub(crate) restarts: [Option<(u64, u32, u32)>; RESTARTS],
+    /// The last restarts whose probes the keyed indirect jump was given (as many as a site
+    /// holds; the latest first), through which the sink counts the restarts there that
+    /// the probes left to it (for the same reason as `ret_end`).
+    pub(crate) restarts: [Option<Restart>; RESTARTS],
 }
 
 impl Cold {

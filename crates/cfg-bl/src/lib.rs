@@ -134,14 +134,15 @@
 //! an emulator that compiles blocks, those additions and path ends run in the blocks' code
 //! as probes ([`prof_events::probe`]), and so do calls (indirect ones per target), tail
 //! calls and returns where the callee starts with an assignment of its sum, the caller
-//! resumes with an addition and the callee's end is a single count: compiled code makes
-//! the call and the return, the sink taking over a call whose return it did not take. The
-//! hierarchical modes' steps that enter or leave a region (`push; set`, `push; set; count;
-//! set`, `count; pop`, `push; set; count; pop`, `count; pop; push; set`) are probes too, on
-//! the probe state's stack of saved sums. Other indirect jumps, other region steps, transfers
-//! out of a function and the probes that miss reach the sink; it takes the emulator's
-//! traces through the other calls: a run through one is a single step, composed once per
-//! trace and entry key.
+//! resumes with an addition (or ends a path first) and the callee's end is a single count:
+//! compiled code makes the call and the return, the sink taking over a call whose return
+//! it did not take. So do the unresolved indirect jumps (a `switch`, per target) where the
+//! activation's end is a single count and its restart an assignment. The hierarchical
+//! modes' steps that enter or leave a region (`push; set`, `push; set; count; set`, `count;
+//! pop`, `push; set; count; pop`, `count; pop; push; set`) are probes too, on the probe
+//! state's stack of saved sums. Other region steps, transfers out of a function and the
+//! probes that miss reach the sink; it takes the emulator's traces through the other
+//! calls: a run through one is a single step, composed once per trace and entry key.
 //! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
 //! median of 3 alternating runs, ratio to the same emulator with no sink (set-up, recovery
 //! of the functions called and instrumentation included), on a shared 2-core machine:

@@ -38,7 +38,10 @@
 //! the emulator translates the block, as a miss would compose it), when that entry is an
 //! addition or a path end; compiled code then runs it without an event. A call's probe
 //! (an indirect call's for the target the emulator asks with) pushes a frame of the probe
-//! state; a return's counts the activation's end at a path end of its own, through which
+//! state, after ending the caller's path where the call's block passes a loop's back
+//! edge; a resynchronising indirect jump's (for the target the emulator asks with) ends
+//! the activation's paths and restarts it there, through a path end the sink also counts
+//! the restarts left to it through (`restart_through`); a return's counts the activation's end at a path end of its own, through which
 //! the sink counts the returns the probe leaves to it, so that a sparse table's window
 //! moves to their sums; a tail call's (a jump to another function's entry) counts it too
 //! and sets the callee's sum, within a frame compiled code opened. A step that enters or
@@ -64,8 +67,8 @@ use prof_events::{BlockEnd, BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEd
 use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
 use crate::blockcache::{
-    compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Slot, Step, NONE, NOT_FLOW,
-    NO_KEY, RESTARTS,
+    compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Restart, Slot, Step, NONE,
+    NOT_FLOW, NO_KEY, RESTARTS,
 };
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
@@ -1136,7 +1139,8 @@ impl PathSink {
     /// The probe of a resynchronising indirect jump from keyed slot `id` (function `f`
     /// entered at `node`) to `to`: the activation ends as a return's would (its pair
     /// counter counting it and the one that starts) and restarts through the resync edge
-    /// to `to`, when that is an assignment of its sum (it saves none).
+    /// to `to`, when that is an assignment of its sum (after saving one sum, if `to` is in
+    /// a region).
     fn restart_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
         let Some(Out::Resync { edge, node: w }) = self.out_to(f, to, EmuEdge::IndirectJump) else {
             return None;
@@ -1145,17 +1149,24 @@ impl PathSink {
         let mut ops = Vec::new();
         compose(&mut ops, &inst.start_ops);
         compose(&mut ops, inst.ops_for(edge as usize));
-        let Some(Entry { push: None, sum }) = Entry::of(&ops) else {
-            return None;
+        let Entry { push, sum } = Entry::of(&ops)?;
+        let push = match push {
+            Some(p) => Some(signed_64(p)?),
+            None => None,
         };
         let (end, pairs) = self.activation_end(id, f, signed_64(sum)?)?;
         let restarts = &mut self.cold.get_mut(id)?.restarts;
         let at = restarts
             .iter()
-            .position(|r| r.is_some_and(|(t, ..)| t == to))
+            .position(|r| r.is_some_and(|r| r.to == to))
             .unwrap_or(RESTARTS - 1);
         restarts.copy_within(..at, 1);
-        restarts[0] = Some((to, end, w));
+        restarts[0] = Some(Restart {
+            to,
+            end,
+            node: w,
+            push,
+        });
         Some(Probe {
             key: key(f, node),
             epoch: self.probe.epoch,
@@ -1164,6 +1175,7 @@ impl PathSink {
                 end,
                 ways: self.arena.ways(end) as u8,
                 pairs,
+                push,
             },
         })
     }
@@ -1555,7 +1567,7 @@ impl PathSink {
         else {
             return false;
         };
-        let Some((_, end, w)) = restarts.into_iter().flatten().find(|&(t, ..)| t == to) else {
+        let Some(restart) = restarts.into_iter().flatten().find(|r| r.to == to) else {
             return false;
         };
         let Some(act) = self.acts.last() else {
@@ -1564,14 +1576,17 @@ impl PathSink {
         if self.record_edges || !act.state.stack.is_empty() {
             return false;
         }
-        let sum = self.end_path(f, end, act.state.sum);
+        let sum = self.end_path(f, restart.end, act.state.sum);
         if let Some(fun) = self.functions.get_mut(f) {
             fun.ends += 1;
             fun.starts += 1;
         }
         if let Some(act) = self.acts.last_mut() {
             act.state.sum = sum;
-            act.node = NodeIndex::new(w as usize);
+            act.state
+                .stack
+                .extend(restart.push.map(|p| p as i128 as u128));
+            act.node = NodeIndex::new(restart.node as usize);
         }
         true
     }

@@ -264,9 +264,11 @@ impl Walker {
 
     /// The probe of an indirect jump from the block at `from` to `to`, where calls have
     /// probes: the activation restarts there, through the edge's path end, counted in
-    /// `counts[0]`.
+    /// `counts[0]` (in a region, saving a sum, at every other target where edges enter
+    /// regions).
     fn restart_of(&mut self, from: u64, to: u64) -> Probe {
         let (end, ways) = self.edge_end(from, to);
+        let h = mix(from, to);
         Probe {
             key: from,
             epoch: self.state.epoch,
@@ -275,6 +277,8 @@ impl Walker {
                 end,
                 ways,
                 pairs: 0,
+                // Where edges enter regions, every other target is in one.
+                push: (self.regions && h % 2 == 0).then_some((h % 7) as i64),
             },
         }
     }

@@ -140,7 +140,9 @@ pub enum ProbeOp {
     /// profile does after a `switch` it cannot follow), if the activation saved no sum:
     /// the path end of `end` and `ways` counts the sum and sets the one it restarts with
     /// as [`ProbeOp::End`] does, and `counts[pairs]` counts the activation that ends and
-    /// the one that starts. Unlike [`ProbeOp::Tail`], it needs no frame: both are counted.
+    /// the one that starts, which saves `push`, if any (it restarts in a region, see
+    /// [`ProbeOp::Push`]; the stack must have room). Unlike [`ProbeOp::Tail`], it needs no
+    /// frame: both are counted.
     Restart {
         /// Index of the path end's first way in `ends`.
         end: u32,
@@ -148,6 +150,8 @@ pub enum ProbeOp {
         ways: u8,
         /// The counter of activations ended and started.
         pairs: u32,
+        /// The sum the activation saves first when it restarts, if any.
+        push: Option<i64>,
     },
     /// Entering a region (the hierarchical profiles' `push(sum + add); sum = set`), if the
     /// state's stack of saved sums has room and `sum + add` fits 64 bits: saves `sum + add`
@@ -429,10 +433,21 @@ pub fn apply(
             state.floor = frame.floor;
             return true;
         }
-        ProbeOp::Tail { end, ways, pairs } | ProbeOp::Restart { end, ways, pairs } => {
+        ProbeOp::Tail { end, ways, pairs }
+        | ProbeOp::Restart {
+            end, ways, pairs, ..
+        } => {
             let pairs = pairs as usize;
-            let tail = matches!(probe.op, ProbeOp::Tail { .. });
-            if (tail && state.depth == 0) || pairs >= counts.len() || state.saved != state.floor {
+            let (tail, push) = match probe.op {
+                ProbeOp::Restart { push, .. } => (false, push),
+                _ => (true, None),
+            };
+            let room = push.is_none() || (state.saved as usize) < SAVES;
+            if (tail && state.depth == 0)
+                || pairs >= counts.len()
+                || state.saved != state.floor
+                || !room
+            {
                 return false;
             }
             let Some(c) = counter(state.sum, end, ways, counts.len(), ends) else {
@@ -441,6 +456,9 @@ pub fn apply(
             counts[c.0] += 1;
             counts[pairs] += 1;
             state.sum = c.1 as i128 as u128;
+            if let Some(push) = push {
+                state.save(push);
+            }
         }
         ProbeOp::Push { add, set } => {
             let Some(saved) = (state.sum as i64).checked_add(add) else {
@@ -801,6 +819,7 @@ mod tests {
             end: 0,
             ways: 1,
             pairs: 5,
+            push: None,
         });
         // A sum saved by the activation: its region is open.
         assert!(!apply(&restart, 0x300, &mut s, &mut counts, &ends));
@@ -818,10 +837,30 @@ mod tests {
                 end: 0,
                 ways: 1,
                 pairs,
+                push: None,
             });
             assert!(!apply(&restart, 0x300, &mut s, &mut counts, &ends));
             assert_eq!((s.sum, s.key, counts), (sum, 1, [0, 0, 0, 0, 1, 1]));
         }
+        // Restarting in a region saves a sum, where the stack has room.
+        let restart = probe(ProbeOp::Restart {
+            end: 0,
+            ways: 1,
+            pairs: 5,
+            push: Some(-2),
+        });
+        s.key = 1;
+        s.sum = 3;
+        s.saved = SAVES as u64;
+        s.floor = SAVES as u64;
+        assert!(!apply(&restart, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, counts), (3, 1, [0, 0, 0, 0, 1, 1]));
+        s.saved = 1;
+        s.floor = 1;
+        assert!(apply(&restart, 0x300, &mut s, &mut counts, &ends));
+        assert_eq!((s.sum, s.key, s.floor), (7, 2, 1));
+        assert_eq!(s.saved_sums()[1..], [-2]);
+        assert_eq!(counts, [0, 0, 0, 0, 2, 2]);
     }
 
     #[test]

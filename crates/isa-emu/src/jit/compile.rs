@@ -278,8 +278,8 @@ impl Compiler<'_> {
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
-    /// ran. Uses rax, rcx and rdx, and r12 for a call, r14 for a return, whose jump's
-    /// target is in r12 (cache registers, free once the exit stored the guest registers).
+    /// ran. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the exit
+    /// stored the guest registers); a return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
@@ -386,8 +386,20 @@ impl Compiler<'_> {
                 miss.push(a.jcc(Cc::E));
                 self.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss);
             }
-            ProbeOp::Restart { end, ways, pairs } => {
+            ProbeOp::Restart {
+                end,
+                ways,
+                pairs,
+                push,
+            } => {
+                if push.is_some() {
+                    self.room(miss);
+                }
                 self.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss);
+                if let Some(push) = push {
+                    self.asm.mov_imm(R12, push as u64);
+                    self.save(R12);
+                }
             }
             ProbeOp::Return { end, ways, pairs } => {
                 // r14 = the top frame, which must return where the jump goes (in r12).
@@ -420,7 +432,7 @@ impl Compiler<'_> {
 
     /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
     /// applies where a call or restart probe with its fields would; as
-    /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx and r12.
+    /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx, r12 and r15.
     fn site_probe(&mut self, kind: SiteKind, miss: &mut Vec<usize>) {
         let at = |field: i32| Val::Site(field);
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
@@ -429,7 +441,20 @@ impl Compiler<'_> {
                 let operands = std::array::from_fn(|i| at(SiteProbe::OPERANDS + 8 * i as i32));
                 self.call(operands, None, miss);
             }
-            SiteKind::Jump => self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss),
+            SiteKind::Jump => {
+                // Where the restart saves a sum, the stack must have room, and the sum is
+                // saved after.
+                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
+                let none = self.asm.jcc(Cc::E);
+                self.room(miss);
+                self.asm.patch(none);
+                self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss);
+                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
+                let none = self.asm.jcc(Cc::E);
+                self.asm.load(R12, R14, SiteProbe::PUSH);
+                self.save(R12);
+                self.asm.patch(none);
+            }
         }
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
     }
@@ -617,12 +642,12 @@ impl Compiler<'_> {
     }
 
     /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
-    /// Uses r14.
+    /// Uses r15.
     fn save(&mut self, sum: Reg) {
-        self.asm.load(R14, RCX, ProbeState::SAVED as i32);
-        self.saves_at(R14);
+        self.asm.load(R15, RCX, ProbeState::SAVED as i32);
+        self.saves_at(R15);
         let a = &mut *self.asm;
-        a.store(R14, ProbeState::SAVES as i32, sum);
+        a.store(R15, ProbeState::SAVES as i32, sum);
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 

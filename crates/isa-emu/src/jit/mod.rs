@@ -281,11 +281,22 @@ impl SiteKind {
                 (call, None) => Some(call),
                 (_, Some(_)) => None,
             },
-            (SiteKind::Jump, ProbeOp::Restart { end, ways, pairs })
-                if (1..=Site::END_WAYS).contains(&ways) =>
-            {
-                Some([u64::from(end), u64::from(ways), u64::from(pairs), 0, 0, 0])
-            }
+            (
+                SiteKind::Jump,
+                ProbeOp::Restart {
+                    end,
+                    ways,
+                    pairs,
+                    push,
+                },
+            ) if (1..=Site::END_WAYS).contains(&ways) => Some([
+                u64::from(end),
+                u64::from(ways),
+                u64::from(pairs),
+                u64::from(push.is_some()),
+                push.unwrap_or(0) as u64,
+                0,
+            ]),
             (SiteKind::Call | SiteKind::Jump, _) => None,
         }
     }
@@ -302,7 +313,8 @@ pub(crate) struct SiteProbe {
     pub key: u64,
     pub epoch: u64,
     pub next: u64,
-    /// A call's operands ([`call_operands`]), or a restart's `end`, `ways` and `pairs`.
+    /// A call's operands ([`call_operands`]), or a restart's `end`, `ways`, `pairs`,
+    /// whether it saves a sum and the sum.
     pub operands: [u64; 6],
 }
 
@@ -318,6 +330,10 @@ impl SiteProbe {
     pub(crate) const WAYS: i32 = Self::OPERANDS + 8;
     /// See [`END`](Self::END).
     pub(crate) const PAIRS: i32 = Self::OPERANDS + 16;
+    /// See [`END`](Self::END).
+    pub(crate) const PUSHES: i32 = Self::OPERANDS + 24;
+    /// See [`END`](Self::END).
+    pub(crate) const PUSH: i32 = Self::OPERANDS + 32;
 
     const EMPTY: SiteProbe = SiteProbe {
         to: 1,
