@@ -149,23 +149,24 @@
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.040 s | 2.02x | 3.54x | 3.84x | 3.74x |
-//! | sort 100000 | 0.056 s | 1.93x | 2.14x | 2.64x | 2.50x |
-//! | chase 150000 | 0.108 s | 1.56x | 1.44x | 1.41x | 1.48x |
-//! | nbody 50000 | 0.208 s | 1.06x | 1.15x | 1.21x | 1.21x |
-//! | strings 250000 | 0.126 s | 1.83x | 3.13x | 3.35x | 3.29x |
-//! | primes 60000 | 0.022 s | 1.97x | 3.04x | 2.86x | 2.68x |
-//! | crc 600000 | 0.040 s | 1.80x | 1.60x | 1.70x | 1.60x |
-//! | geomean | | 1.70x | 2.12x | 2.24x | 2.18x |
+//! | coremark 700 | 0.037 s | 2.16x | 2.38x | 2.71x | 2.49x |
+//! | sort 100000 | 0.056 s | 2.00x | 2.07x | 2.43x | 2.36x |
+//! | chase 150000 | 0.082 s | 1.71x | 1.71x | 1.76x | 1.76x |
+//! | nbody 50000 | 0.215 s | 1.04x | 1.15x | 1.19x | 1.17x |
+//! | strings 250000 | 0.130 s | 1.79x | 2.56x | 2.59x | 2.59x |
+//! | primes 60000 | 0.024 s | 1.83x | 2.83x | 3.00x | 2.83x |
+//! | crc 600000 | 0.043 s | 1.78x | 1.59x | 1.59x | 1.59x |
+//! | geomean | | 1.72x | 1.96x | 2.08x | 2.03x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The run of the same command right before,
-//! built without the probes of region steps (715e02d), gave region-based 5.44x on coremark,
-//! 4.27x on sort, 5.61x on strings and 8.73x on primes (geomean 3.62x; global-based 3.59x,
-//! flat 2.26x). Where blocks are a few instructions long, the probes' own work (a key and
-//! an epoch compared, the sum and the key stored) is the cost: primes runs 3.0x flat while
-//! 34,503 of its 33M edges reach the sink. The resynchronising indirect jumps of switches have no probe: after one,
-//! the next probe misses and compiled code returns to the run loop (coremark, strings).
+//! built without restart probes, calls that end a path and with 4 frames (94bb4f2), gave
+//! coremark 3.71x, 4.03x and 3.92x, strings 3.10x, 3.28x and 3.28x (geomean flat 2.18x,
+//! region-based 2.35x, global-based 2.26x). Where blocks are a few instructions long, the
+//! probes' own work (a key and an epoch compared, the sum and the key stored) is the cost:
+//! primes runs 2.8x flat while 34,479 of its 33M edges reach the sink. Blocks with floating
+//! point are not compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink),
+//! and with hammocks as regions many region steps have no probe.
 
 //! ## Features
 //!
