@@ -1113,16 +1113,15 @@ impl PathSink {
 
     /// The probe of a tail call from keyed slot `id` (function `f` entered at `node`) to
     /// `to`, another function's entry: `f`'s activation ends as a return's would (its
-    /// pair counter counting it) and the callee's starts with an assignment of its sum,
-    /// pushing nothing. (A sparse table's end gets no window: the sink does not count
-    /// through it, so such a tail call's probe never applies.)
+    /// pair counter counting it) and the callee's starts with an assignment of its sum
+    /// (after saving one sum, if it starts in a region). (A sparse table's end gets no
+    /// window: the sink does not count through it, so such a tail call's probe never
+    /// applies.)
     fn tail_probe(&mut self, id: usize, f: usize, node: usize, to: u64) -> Option<Probe> {
         if !matches!(self.out_to(f, to, EmuEdge::Jump), Some(Out::Tail(_))) {
             return None;
         }
-        let (g, start, w, None) = self.callee_start(to)? else {
-            return None;
-        };
+        let (g, start, w, push) = self.callee_start(to)?;
         let (end, pairs) = self.activation_end(id, f, start)?;
         Some(Probe {
             key: key(f, node),
@@ -1132,6 +1131,7 @@ impl PathSink {
                 end,
                 ways: self.arena.ways(end) as u8,
                 pairs,
+                push,
             },
         })
     }

@@ -248,8 +248,10 @@ impl Walker {
     }
 
     /// The probe of a tail call from the block at `from` to `to`: a path end of its own
-    /// (one way), counting the activation in `counts[0]`.
+    /// (one way), counting the activation in `counts[0]` (where edges enter regions,
+    /// every fourth callee starts in one, as with calls).
     fn tail_of(&mut self, from: u64, to: u64) -> Probe {
+        let h = mix(from, to);
         Probe {
             key: from,
             epoch: self.state.epoch,
@@ -258,6 +260,7 @@ impl Walker {
                 end: self.return_end(from),
                 ways: 1,
                 pairs: 0,
+                push: (self.regions && h % 4 == 0).then_some((h % 5) as i64),
             },
         }
     }

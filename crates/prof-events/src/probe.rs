@@ -126,7 +126,8 @@ pub enum ProbeOp {
     /// since: the path end of `end` and `ways` counts the
     /// sum and sets the callee's as [`ProbeOp::End`] does, and `counts[pairs]` counts the
     /// activation that ends (started by a call probe, uncounted); the frame stays, for the
-    /// callee's return.
+    /// callee's return. The callee saves `push`, if any (it starts in a region, see
+    /// [`ProbeOp::Push`]; the stack must have room).
     Tail {
         /// Index of the path end's first way in `ends`.
         end: u32,
@@ -134,6 +135,8 @@ pub enum ProbeOp {
         ways: u8,
         /// The counter of activations started and ended in compiled code.
         pairs: u32,
+        /// The sum the callee saves first, if any.
+        push: Option<i64>,
     },
     /// An activation that restarts (on an indirect jump's exit for one target, where the
     /// profile ends the activation's paths and starts anew at the target, as a path
@@ -433,15 +436,20 @@ pub fn apply(
             state.floor = frame.floor;
             return true;
         }
-        ProbeOp::Tail { end, ways, pairs }
+        ProbeOp::Tail {
+            end,
+            ways,
+            pairs,
+            push,
+        }
         | ProbeOp::Restart {
-            end, ways, pairs, ..
+            end,
+            ways,
+            pairs,
+            push,
         } => {
             let pairs = pairs as usize;
-            let (tail, push) = match probe.op {
-                ProbeOp::Restart { push, .. } => (false, push),
-                _ => (true, None),
-            };
+            let tail = matches!(probe.op, ProbeOp::Tail { .. });
             let room = push.is_none() || (state.saved as usize) < SAVES;
             if (tail && state.depth == 0)
                 || pairs >= counts.len()
@@ -780,6 +788,7 @@ mod tests {
                 end: 0,
                 ways: 1,
                 pairs: 5,
+                push: None,
             },
         };
         // No frame open: the activation's start was counted elsewhere.
@@ -1078,6 +1087,7 @@ mod tests {
             end: 0,
             ways: 1,
             pairs: 7,
+            push: None,
         };
         assert!(!run(&mut s, &mut counts, tail, 0));
         assert!(run(&mut s, &mut counts, pop, 0));

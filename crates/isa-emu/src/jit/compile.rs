@@ -381,17 +381,22 @@ impl Compiler<'_> {
                     }
                 }
             }
-            ProbeOp::Tail { end, ways, pairs } => {
-                a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
-                miss.push(a.jcc(Cc::E));
-                self.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss);
+            ProbeOp::Tail {
+                end,
+                ways,
+                pairs,
+                push,
             }
-            ProbeOp::Restart {
+            | ProbeOp::Restart {
                 end,
                 ways,
                 pairs,
                 push,
             } => {
+                if let ProbeOp::Tail { .. } = probe.op {
+                    a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
+                    miss.push(a.jcc(Cc::E));
+                }
                 if push.is_some() {
                     self.room(miss);
                 }
