@@ -149,24 +149,25 @@
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.037 s | 2.16x | 2.38x | 2.71x | 2.49x |
-//! | sort 100000 | 0.056 s | 2.00x | 2.07x | 2.43x | 2.36x |
-//! | chase 150000 | 0.082 s | 1.71x | 1.71x | 1.76x | 1.76x |
-//! | nbody 50000 | 0.215 s | 1.04x | 1.15x | 1.19x | 1.17x |
-//! | strings 250000 | 0.130 s | 1.79x | 2.56x | 2.59x | 2.59x |
-//! | primes 60000 | 0.024 s | 1.83x | 2.83x | 3.00x | 2.83x |
-//! | crc 600000 | 0.043 s | 1.78x | 1.59x | 1.59x | 1.59x |
-//! | geomean | | 1.72x | 1.96x | 2.08x | 2.03x |
+//! | coremark 700 | 0.039 s | 2.03x | 2.33x | 2.54x | 2.43x |
+//! | sort 100000 | 0.058 s | 1.86x | 1.93x | 2.14x | 2.07x |
+//! | chase 150000 | 0.076 s | 1.63x | 1.53x | 1.63x | 1.63x |
+//! | nbody 50000 | 0.216 s | 1.06x | 1.15x | 1.19x | 1.17x |
+//! | strings 250000 | 0.128 s | 1.81x | 2.56x | 2.69x | 2.66x |
+//! | primes 60000 | 0.024 s | 1.83x | 3.00x | 2.84x | 2.83x |
+//! | crc 600000 | 0.044 s | 1.73x | 1.55x | 1.64x | 1.55x |
+//! | geomean | | 1.68x | 1.91x | 2.01x | 1.96x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The run of the same command right before,
-//! built without restart probes, calls that end a path and with 4 frames (94bb4f2), gave
-//! coremark 3.71x, 4.03x and 3.92x, strings 3.10x, 3.28x and 3.28x (geomean flat 2.18x,
-//! region-based 2.35x, global-based 2.26x). Where blocks are a few instructions long, the
-//! probes' own work (a key and an epoch compared, the sum and the key stored) is the cost:
-//! primes runs 2.8x flat while 34,479 of its 33M edges reach the sink. Blocks with floating
-//! point are not compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink),
-//! and with hammocks as regions many region steps have no probe.
+//! built without restart probes, calls that end a path, pushes of tail calls and with 4
+//! frames (94bb4f2), gave coremark 3.50x, 3.80x and 3.70x, sort 2.22x, 2.64x and 2.57x,
+//! strings 3.16x, 3.38x and 3.44x (geomean flat 2.11x, region-based 2.28x, global-based
+//! 2.23x). Where blocks are a few instructions long, the probes' own work (a key and an
+//! epoch compared, the sum and the key stored) is the cost: primes runs 2.8x to 3.0x flat
+//! while 34,479 of its 33M edges reach the sink. Blocks with floating point are not
+//! compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and with
+//! hammocks as regions many region steps have no probe.
 
 //! ## Features
 //!
