@@ -759,26 +759,13 @@ mod tests {
 
     #[test]
     fn tail_calls_end_the_activation_of_an_open_frame_and_keep_it() {
-        // The caller's path end: sum 3 + 1 = 4 at counter 4 - 0; the callee starts at 7;
-        // pairs at counter 5.
-        let ends = [ProbeEnd {
-            base: 0,
-            size: 5,
-            add: 1,
-            set: 7,
-        }];
-        let mut counts = [0u64; 6];
+        let (ends, mut counts, mut s) = activation_end_setup();
         let frame = Frame {
             ret: 0x100,
             resume: 50,
             resumed: 20,
             site: 3,
             floor: 0,
-        };
-        let mut s = ProbeState {
-            sum: 3,
-            key: 1,
-            ..ProbeState::default()
         };
         let tail = Probe {
             key: 1,
@@ -807,23 +794,28 @@ mod tests {
         assert_eq!((s.sum, s.key, counts), (4, 1, [0, 0, 0, 0, 1, 1]));
     }
 
-    #[test]
-    fn restarts_end_and_start_the_activation_where_it_saved_no_sum() {
-        // The path end: sum 3 + 1 = 4 at counter 4; the activation restarts at 7; pairs at
-        // counter 5.
+    /// The path end of an activation that ends (sum 3 + 1 = 4 at counter 4; the next
+    /// activation starts at 7; pairs at counter 5), its counters and a state at sum 3
+    /// under key 1.
+    fn activation_end_setup() -> ([ProbeEnd; 1], [u64; 6], ProbeState) {
         let ends = [ProbeEnd {
             base: 0,
             size: 5,
             add: 1,
             set: 7,
         }];
-        let mut counts = [0u64; 6];
-        let mut s = ProbeState {
+        let state = ProbeState {
             sum: 3,
             key: 1,
-            saved: 1,
             ..ProbeState::default()
         };
+        (ends, [0; 6], state)
+    }
+
+    #[test]
+    fn restarts_end_and_start_the_activation_where_it_saved_no_sum() {
+        let (ends, mut counts, mut s) = activation_end_setup();
+        s.saved = 1;
         let restart = probe(ProbeOp::Restart {
             end: 0,
             ways: 1,
