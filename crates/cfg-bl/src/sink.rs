@@ -1054,11 +1054,7 @@ impl PathSink {
         let (Some(entry), Some((_, w))) = (callee.entry, callee.start) else {
             return None;
         };
-        let start = signed_64(entry.sum)?;
-        let push = match entry.push {
-            Some(p) => Some(signed_64(p)?),
-            None => None,
-        };
+        let (start, push) = entry.signed()?;
         Some((g, start, w, push))
     }
 
@@ -1149,12 +1145,8 @@ impl PathSink {
         let mut ops = Vec::new();
         compose(&mut ops, &inst.start_ops);
         compose(&mut ops, inst.ops_for(edge as usize));
-        let Entry { push, sum } = Entry::of(&ops)?;
-        let push = match push {
-            Some(p) => Some(signed_64(p)?),
-            None => None,
-        };
-        let (end, pairs) = self.activation_end(id, f, signed_64(sum)?)?;
+        let (start, push) = Entry::of(&ops)?.signed()?;
+        let (end, pairs) = self.activation_end(id, f, start)?;
         let restarts = &mut self.cold.get_mut(id)?.restarts;
         let at = restarts
             .iter()
@@ -1679,6 +1671,16 @@ impl Entry {
             }
         }
         Some(Entry { push, sum })
+    }
+
+    /// The sum it starts with and the one it saves first, if any, as a probe gives them:
+    /// `None` unless they are signed 64-bit values.
+    fn signed(self) -> Option<(i64, Option<i64>)> {
+        let push = match self.push {
+            Some(p) => Some(signed_64(p)?),
+            None => None,
+        };
+        Some((signed_64(self.sum)?, push))
     }
 }
 

@@ -360,25 +360,19 @@ impl Compiler<'_> {
             }
             ProbeOp::Call { push, end, .. } => {
                 if let Some((operands, _)) = call_operands(&probe.op) {
-                    if push.is_some() {
-                        self.room(miss);
-                    }
-                    // r13 = the path end's counter, r15 = the caller's sum after it.
-                    if let Some((end, ways)) = end {
-                        self.path_end(EndAt::Fixed { end, ways }, None, miss);
-                        self.asm.mov(R13, RAX);
-                        self.asm.load(R15, RDX, END_SET);
-                    }
-                    let sum = end.map(|_| R15);
-                    self.call(operands.map(Val::Imm), sum, miss);
-                    if end.is_some() {
-                        self.count_at(R13);
-                        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
-                    }
-                    if let Some(push) = push {
-                        self.asm.mov_imm(R12, push as u64);
-                        self.save(R12);
-                    }
+                    self.then_save(push, miss, |c, miss| {
+                        // r13 = the path end's counter, r15 = the caller's sum after it.
+                        if let Some((end, ways)) = end {
+                            c.path_end(EndAt::Fixed { end, ways }, None, miss);
+                            c.asm.mov(R13, RAX);
+                            c.asm.load(R15, RDX, END_SET);
+                        }
+                        c.call(operands.map(Val::Imm), end.map(|_| R15), miss);
+                        if end.is_some() {
+                            c.count_at(R13);
+                            c.asm.load(RCX, RSI, Ctx::PROBE as i32);
+                        }
+                    });
                 }
             }
             ProbeOp::Tail {
@@ -397,14 +391,9 @@ impl Compiler<'_> {
                     a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
                     miss.push(a.jcc(Cc::E));
                 }
-                if push.is_some() {
-                    self.room(miss);
-                }
-                self.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss);
-                if let Some(push) = push {
-                    self.asm.mov_imm(R12, push as u64);
-                    self.save(R12);
-                }
+                self.then_save(push, miss, |c, miss| {
+                    c.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss)
+                });
             }
             ProbeOp::Return { end, ways, pairs } => {
                 // r14 = the top frame, which must return where the jump goes (in r12).
@@ -644,6 +633,25 @@ impl Compiler<'_> {
         let a = &mut *self.asm;
         a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
         miss.push(a.jcc(Cc::Ae));
+    }
+
+    /// `op`, after which the activation that starts saves `push`, if any: the stack of saved
+    /// sums must have room, which is checked before `op` (which may miss too) changes
+    /// anything. Uses r12 and r15 after `op`.
+    fn then_save(
+        &mut self,
+        push: Option<i64>,
+        miss: &mut Vec<usize>,
+        op: impl FnOnce(&mut Self, &mut Vec<usize>),
+    ) {
+        if push.is_some() {
+            self.room(miss);
+        }
+        op(self, miss);
+        if let Some(push) = push {
+            self.asm.mov_imm(R12, push as u64);
+            self.save(R12);
+        }
     }
 
     /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).

@@ -277,10 +277,9 @@ impl SiteKind {
     /// The operands of `op` as a site of this kind holds them, if it may.
     fn operands(self, op: &ProbeOp) -> Option<[u64; 6]> {
         match (self, *op) {
-            (SiteKind::Call, ProbeOp::Call { end: None, .. }) => match call_operands(op)? {
-                (call, None) => Some(call),
-                (_, Some(_)) => None,
-            },
+            (SiteKind::Call, ProbeOp::Call { end: None, .. }) => call_operands(op)
+                .filter(|(_, push)| push.is_none())
+                .map(|(call, _)| call),
             (
                 SiteKind::Jump,
                 ProbeOp::Restart {
