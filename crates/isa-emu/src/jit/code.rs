@@ -24,8 +24,10 @@
 //! block was compiled, and sites only grow until the buffer is cleared); it saves and restores the callee-saved
 //! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
-//! and empties with the buffer), go only to the body of another function of the buffer,
-//! which makes the same assumptions of the registers the prologue set.
+//! and empties with the buffer), go only to the body of another function of the buffer
+//! (a stub possibly past the body's guard check, which only skips tests of the state's
+//! key and epoch, never a bounds check), which makes the same assumptions of the
+//! registers the prologue set.
 //!
 //! Miri cannot run generated machine code, so this module is not tested under Miri; the
 //! property test of compiled against interpreted blocks (`jit::tests`), every guest test
@@ -35,7 +37,7 @@
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod host {
-    use crate::jit::compile::Stub;
+    use crate::jit::compile::{Guard, Stub};
     use crate::jit::{Ctx, Ret, Target, TARGET_SLOTS};
 
     #[cfg(test)]
@@ -66,6 +68,9 @@ mod host {
         len: usize,
         /// Each function's start and body, by handle.
         entries: Vec<(u32, u32)>,
+        /// Each guarded function's guard and where its code goes on after the check, by
+        /// handle.
+        verified: Vec<Option<(Guard, u32)>>,
         /// Each stub's patch positions (absolute), by number.
         stubs: Vec<Stub>,
         /// The table of indirect targets, which compiled code reads (and jumps through).
@@ -95,6 +100,7 @@ mod host {
                 cap,
                 len: 0,
                 entries: Vec::new(),
+                verified: Vec::new(),
                 stubs: Vec::new(),
                 targets: vec![Target::EMPTY; TARGET_SLOTS].into_boxed_slice(),
             })
@@ -204,20 +210,26 @@ mod host {
         /// Appends a function with its body's start and its stubs (positions relative to
         /// the function); returns its handle, or `None` if it does not fit or the host
         /// refuses to make the buffer writable.
-        pub fn append(&mut self, code: &[u8], body: u32, stubs: &[Stub]) -> Option<u32> {
+        pub fn append(
+            &mut self,
+            code: &[u8],
+            (body, verified): (u32, Option<(Guard, u32)>),
+            stubs: &[Stub],
+        ) -> Option<u32> {
             let start = u32::try_from(self.len).ok()?;
             if body as usize >= code.len() || !self.write(&[(self.len, code)]) {
                 return None;
             }
             self.len += code.len();
             let abs = |p: u32| start + p;
-            self.stubs.extend(stubs.iter().map(|s| Stub {
+            self.stubs.extend(stubs.iter().map(|&s| Stub {
                 entry: abs(s.entry),
                 count: abs(s.count),
                 body: abs(s.body),
-                unchained: s.unchained,
+                ..s
             }));
             self.entries.push((start, abs(body)));
+            self.verified.push(verified.map(|(g, at)| (g, abs(at))));
             Some((self.entries.len() - 1) as u32)
         }
 
@@ -227,11 +239,11 @@ mod host {
         }
 
         /// Patches `stub` to go on at the body of function `to` when `count` instructions
-        /// fit in the budget. Does nothing for a stub or function not given out.
+        /// fit in the budget: past its guard's check if the stub follows a probe that
+        /// leaves the state as the guard checks it. Does nothing for a stub or function
+        /// not given out.
         pub fn chain(&mut self, stub: u32, to: u32, count: u32) {
-            let (Some(&s), Some(&(_, body))) =
-                (self.stubs.get(stub as usize), self.entries.get(to as usize))
-            else {
+            let Some((s, body)) = self.chain_target(stub, to) else {
                 return;
             };
             let rel = |from: u32, to: u32| (to as i64 - (from as i64 + 4)) as i32;
@@ -240,6 +252,16 @@ mod host {
                 (s.body as usize, &rel(s.body, body).to_le_bytes()),
                 (s.entry as usize, &0i32.to_le_bytes()),
             ]);
+        }
+
+        /// The stub and where [`chain`](Self::chain) makes it go in function `to`.
+        fn chain_target(&self, stub: u32, to: u32) -> Option<(Stub, u32)> {
+            let s = *self.stubs.get(stub as usize)?;
+            let &(_, body) = self.entries.get(to as usize)?;
+            Some(match self.verified.get(to as usize) {
+                Some(&Some((guard, past))) if s.follows == Some(guard) => (s, past),
+                _ => (s, body),
+            })
         }
 
         /// Undoes every [`chain`](Self::chain) and empties the table of indirect targets:
@@ -281,6 +303,7 @@ mod host {
         pub fn clear(&mut self) {
             self.len = 0;
             self.entries.clear();
+            self.verified.clear();
             self.stubs.clear();
             self.targets.fill(Target::EMPTY);
         }
@@ -317,11 +340,44 @@ mod host {
             }
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_stub_chains_past_the_guard_only_after_a_probe_that_leaves_it() {
+            let guard = |key| Guard { key, epoch: 3 };
+            let stub = |follows| Stub {
+                entry: 0,
+                count: 0,
+                body: 0,
+                unchained: 0,
+                follows,
+            };
+            let mut buf = CodeBuf::new(1 << 16).expect("an executable buffer");
+            let code = [0xc3u8; 32];
+            // Function 0 has stubs 0..3; function 1 is guarded (its check ends at 20).
+            let stubs = [stub(Some(guard(7))), stub(Some(guard(8))), stub(None)];
+            buf.append(&code, (4, None), &stubs).unwrap();
+            buf.append(&code, (4, Some((guard(7), 20))), &[]).unwrap();
+            let to = |stub| buf.chain_target(stub, 1).map(|(_, at)| at);
+            assert_eq!(to(0), Some(32 + 20));
+            assert_eq!(to(1), Some(32 + 4), "another key");
+            assert_eq!(to(2), Some(32 + 4), "no probe ran");
+            assert_eq!(
+                buf.chain_target(0, 0).map(|(_, at)| at),
+                Some(4),
+                "unguarded"
+            );
+            assert_eq!(buf.chain_target(3, 1), None);
+        }
+    }
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 mod host {
-    use crate::jit::compile::Stub;
+    use crate::jit::compile::{Guard, Stub};
     use crate::jit::{Ctx, Ret, Target};
 
     /// No executable buffer on this host: nothing is ever compiled.
@@ -331,7 +387,12 @@ mod host {
         pub fn new(_cap: usize) -> Option<CodeBuf> {
             None
         }
-        pub fn append(&mut self, _: &[u8], _: u32, _: &[Stub]) -> Option<u32> {
+        pub fn append(
+            &mut self,
+            _: &[u8],
+            _: (u32, Option<(Guard, u32)>),
+            _: &[Stub],
+        ) -> Option<u32> {
             match self.0 {}
         }
         pub fn stubs(&self) -> u32 {

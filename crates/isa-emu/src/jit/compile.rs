@@ -140,6 +140,9 @@ struct Compiler<'a> {
     exits: Vec<ExitCode>,
     /// Jumps to the epilogue (emitted last).
     returns: Vec<usize>,
+    /// The key and epoch the block's entry checked (see [`Guard`]): its probes under
+    /// them need no check of their own.
+    guard: Option<Guard>,
 }
 
 impl Compiler<'_> {
@@ -282,9 +285,15 @@ impl Compiler<'_> {
     /// stored the guest registers); a return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
-        self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
+        if self.guard == Some(Guard::of(probe)) {
+            self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+        } else {
+            self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
+        }
         let a = &mut *self.asm;
         match probe.op {
+            // An edge that adds nothing only moves the key.
+            ProbeOp::Add(0) => {}
             ProbeOp::Add(v) => {
                 // (A path's running sum may dip below 0 on the way.)
                 self.sum_plus(RAX, v, miss);
@@ -293,7 +302,6 @@ impl Compiler<'_> {
             ProbeOp::End { end, ways } => {
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_end();
-                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Push { add, set } => {
                 self.room(miss);
@@ -312,14 +320,12 @@ impl Compiler<'_> {
                 self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
                 self.save(R12);
                 self.count_end();
-                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
             }
             ProbeOp::Pop { end, ways } => {
                 self.top_saved(miss);
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
                 let a = &mut *self.asm;
-                a.load(RCX, RSI, Ctx::PROBE as i32);
                 a.load(RDX, RCX, ProbeState::SAVED as i32);
                 a.alu_imm(W::Q, Alu::Sub, RDX, 1);
                 a.store(RCX, ProbeState::SAVED as i32, RDX);
@@ -336,7 +342,6 @@ impl Compiler<'_> {
                 self.sum_plus(R12, add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
                 self.count_at(RAX);
-                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
                 self.asm.store(RCX, SUM, R12);
             }
             ProbeOp::PopPush {
@@ -354,7 +359,6 @@ impl Compiler<'_> {
                 self.plus(R12, add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
-                self.asm.load(RCX, RSI, Ctx::PROBE as i32);
                 self.asm.store(R14, TOP, R12);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
@@ -370,7 +374,6 @@ impl Compiler<'_> {
                         c.call(operands.map(Val::Imm), end.map(|_| R15), miss);
                         if end.is_some() {
                             c.count_at(R13);
-                            c.asm.load(RCX, RSI, Ctx::PROBE as i32);
                         }
                     });
                 }
@@ -410,7 +413,6 @@ impl Compiler<'_> {
                 self.count_at(RAX);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
-                a.load(RCX, RSI, Ctx::PROBE as i32);
                 a.load(RAX, R14, AT + Frame::RESUMED as i32);
                 a.store(RCX, SUM, RAX);
                 a.load(RAX, R14, AT + Frame::RESUME as i32);
@@ -585,12 +587,16 @@ impl Compiler<'_> {
             next.push(a.jcc(Cc::B));
             a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
             next.push(a.jcc(Cc::Ae));
-            counts.push(a.jmp());
-            for j in next {
-                a.patch(j);
+            // A way that does not count goes on to the next; the last one's, to a miss.
+            if w + 1 == ways {
+                miss.extend(next);
+            } else {
+                counts.push(a.jmp());
+                for j in next {
+                    a.patch(j);
+                }
             }
         }
-        miss.push(a.jmp());
         for j in counts {
             a.patch(j);
         }
@@ -687,10 +693,9 @@ impl Compiler<'_> {
         self.activation_end(at, pairs, miss);
         self.count_end();
         self.count_pairs(pairs);
-        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
     }
 
-    /// Counts an activation in `counts[pairs]` (checked in range). Uses rax, rcx and rdx.
+    /// Counts an activation in `counts[pairs]` (checked in range). Uses rax.
     fn count_pairs(&mut self, pairs: Val) {
         self.val(RAX, pairs);
         self.count_at(RAX);
@@ -704,22 +709,22 @@ impl Compiler<'_> {
     }
 
     /// A path end that applies (after [`path_end`](Self::path_end)): `sum = set`, then the
-    /// count. Uses rcx and rdx.
+    /// count. Uses rax and rdx.
     fn count_end(&mut self) {
         self.asm.load(RDX, RDX, END_SET);
         self.asm.store(RCX, ProbeState::SUM as i32, RDX);
         self.count_at(RAX);
     }
 
-    /// Adds one to the counter whose index is in `index` (checked in range). Uses rcx and
-    /// rdx, and `index`.
+    /// Adds one to the counter whose index is in `index` (checked in range). Uses rax.
     fn count_at(&mut self, index: Reg) {
         let a = &mut *self.asm;
-        a.shift_imm(W::Q, Shift::Shl, index, 3);
-        a.load(RDX, RSI, Ctx::COUNTS as i32);
-        a.load_sib(Load::U64, RCX, RDX, index);
-        a.alu_imm(W::Q, Alu::Add, RCX, 1);
-        a.store_sib(8, RDX, index, RCX);
+        if index != RAX {
+            a.mov(RAX, index);
+        }
+        a.shift_imm(W::Q, Shift::Shl, RAX, 3);
+        a.alu_mem(W::Q, Alu::Add, RAX, RSI, Ctx::COUNTS as i32);
+        a.alu_mem_imm(Alu::Add, RAX, 0, 1);
     }
 
     /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
@@ -781,11 +786,13 @@ impl Compiler<'_> {
             self.asm.patch_to(j, leave);
         }
         let rel = |p: usize| (p - start) as u32;
+        let follows = probe.filter(|_| logged).and_then(Guard::after);
         Stub {
             entry: rel(entry),
             count: rel(count),
             body: rel(body),
             unchained,
+            follows,
         }
     }
 
@@ -1060,6 +1067,48 @@ pub(crate) struct Stub {
     pub body: u32,
     /// The first jump's displacement as compiled (to the return to the loop).
     pub unchained: i32,
+    /// The state's key and epoch whenever the stub runs: the exit's probe applied.
+    pub follows: Option<Guard>,
+}
+
+/// The key and epoch a block's probes all apply under (a plain block with at least one
+/// probe). Its code checks them once at entry, and bails out before its first
+/// instruction if they differ (the run loop then runs the block and delivers its events);
+/// a stub that follows a probe whose next key and epoch are these chains to the code right
+/// after the check, since a probe changes no epoch and nothing between it and the next
+/// block changes the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Guard {
+    pub key: u64,
+    pub epoch: u64,
+}
+
+impl Guard {
+    /// The key and epoch `probe` applies under.
+    fn of(probe: &Probe) -> Guard {
+        Guard {
+            key: probe.key,
+            epoch: probe.epoch,
+        }
+    }
+
+    /// The state's key and epoch after `probe` applied: its next key (a return's comes
+    /// from its frame), under its epoch, which no probe changes.
+    fn after(probe: &Probe) -> Option<Guard> {
+        let returns = matches!(probe.op, ProbeOp::Return { .. });
+        (probe.epoch != NO_EPOCH && !returns).then_some(Guard {
+            key: probe.next,
+            epoch: probe.epoch,
+        })
+    }
+
+    /// The guard of a block with these probes: the one they share, if they all apply under
+    /// one (not [`NO_EPOCH`], under which none applies).
+    fn shared<'p>(probes: impl IntoIterator<Item = &'p Probe>) -> Option<Guard> {
+        let mut probes = probes.into_iter().map(Guard::of);
+        let first = probes.next()?;
+        (first.epoch != NO_EPOCH && probes.all(|g| g == first)).then_some(first)
+    }
 }
 
 /// A block's exit, emitted after its body.
@@ -1082,6 +1131,8 @@ struct ExitCode {
 pub(crate) struct Compiled {
     /// Where the block's body starts (after the prologue): a chained jump enters there.
     pub body: u32,
+    /// A guarded block's guard and where its code goes on after the check.
+    pub verified: Option<(Guard, u32)>,
     /// The stubs of its fixed exits, numbered from `first_stub` in the order given.
     pub stubs: Vec<Stub>,
 }
@@ -1131,12 +1182,29 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     asm.load(R10, RSI, Ctx::LIMIT as i32);
     asm.load(R11, RSI, Ctx::BUDGET as i32);
     let body = (asm.code.len() - start) as u32;
+    let guard = Guard::shared(
+        src.probes
+            .iter()
+            .flatten()
+            .map(|(_, p)| p)
+            .chain(&src.ret_probe),
+    );
     let mut c = Compiler {
         asm,
         regs: RegCache::new(),
         exits: Vec::new(),
         returns: Vec::new(),
+        guard: None,
     };
+    let verified = guard.map(|g| {
+        let mut miss = Vec::new();
+        c.applies(Val::Imm(g.key), Val::Imm(g.epoch), &mut miss);
+        for j in miss {
+            c.bail(j, src.first);
+        }
+        c.guard = Some(g);
+        (g, (c.asm.code.len() - start) as u32)
+    });
     let insns = src.insns;
     // How the block ends if it runs to its end: at a fixed next pc (its end, or a jump's
     // target), at the pc in rax (an indirect jump), or not at all (it always bails out).
@@ -1276,5 +1344,54 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     for j in std::mem::take(&mut c.returns) {
         c.asm.patch_to(j, epilogue);
     }
-    Some(Compiled { body, stubs })
+    Some(Compiled {
+        body,
+        verified,
+        stubs,
+    })
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    fn probe(key: u64, epoch: u64, op: ProbeOp) -> Probe {
+        Probe {
+            key,
+            epoch,
+            next: key + 10,
+            op,
+        }
+    }
+
+    #[test]
+    fn a_block_is_guarded_by_the_key_and_epoch_all_its_probes_share() {
+        let add = ProbeOp::Add(1);
+        let (a, b) = (
+            probe(1, 2, add),
+            probe(1, 2, ProbeOp::End { end: 0, ways: 1 }),
+        );
+        assert_eq!(Guard::shared([&a, &b]), Some(Guard { key: 1, epoch: 2 }));
+        assert_eq!(Guard::shared([&a, &probe(3, 2, add)]), None, "another key");
+        assert_eq!(
+            Guard::shared([&a, &probe(1, 4, add)]),
+            None,
+            "another epoch"
+        );
+        assert_eq!(Guard::shared([&probe(1, NO_EPOCH, add)]), None);
+        assert_eq!(Guard::shared([]), None);
+    }
+
+    #[test]
+    fn a_probe_that_applied_leaves_its_next_key() {
+        let add = probe(1, 2, ProbeOp::Add(1));
+        assert_eq!(Guard::after(&add), Some(Guard { key: 11, epoch: 2 }));
+        let ret = ProbeOp::Return {
+            end: 0,
+            ways: 1,
+            pairs: 0,
+        };
+        assert_eq!(Guard::after(&probe(1, 2, ret)), None, "the frame's key");
+        assert_eq!(Guard::after(&probe(1, NO_EPOCH, ProbeOp::Add(1))), None);
+    }
 }

@@ -40,7 +40,10 @@
 //! another epoch), at most [`Site::ASKS`] times; the code runs the one for the target, if
 //! any. A return's probe ([`Source::ret_probe`]) and a site's
 //! run before the jump through the table of indirect targets, and log the exit where they
-//! do not apply. Otherwise the code of a block with events is given its own
+//! do not apply. A block whose probes all apply under one key and epoch tests them once,
+//! on entry, and bails out before its first instruction where they differ (the run loop
+//! then runs it and delivers its event); a stub after a probe that leaves that key and
+//! epoch chains past the test ([`compile::Guard`]). Otherwise the code of a block with events is given its own
 //! count as its budget, so it never goes on: the run loop delivers its events, before and
 //! after it as for interpreted code. Blocks with memory events are not compiled.
 //!
@@ -576,8 +579,11 @@ impl Jit {
     pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
         let compiled = compile::compile(&mut self.asm, src, self.code.stubs())?;
-        self.code
-            .append(&self.asm.code, compiled.body, &compiled.stubs)
+        self.code.append(
+            &self.asm.code,
+            (compiled.body, compiled.verified),
+            &compiled.stubs,
+        )
     }
 
     /// Links the exit `link` (from a [`Left`]) to the compiled block `to` at `pc`, whose
