@@ -250,7 +250,7 @@ mod host {
             self.write(&[
                 (s.count as usize, &count.to_le_bytes()),
                 (s.body as usize, &rel(s.body, body).to_le_bytes()),
-                (s.entry as usize, &0i32.to_le_bytes()),
+                (s.entry as usize, &s.chained.to_le_bytes()),
             ]);
         }
 
@@ -270,7 +270,12 @@ mod host {
             let disps: Vec<(usize, [u8; 4])> = self
                 .stubs
                 .iter()
-                .map(|s| (s.entry as usize, s.unchained.to_le_bytes()))
+                .flat_map(|s| {
+                    [
+                        (s.entry as usize, 0i32.to_le_bytes()),
+                        (s.count as usize, u32::MAX.to_le_bytes()),
+                    ]
+                })
                 .collect();
             let pieces: Vec<(usize, &[u8])> = disps.iter().map(|(at, d)| (*at, &d[..])).collect();
             if !pieces.is_empty() {
@@ -352,7 +357,7 @@ mod host {
                 entry: 0,
                 count: 0,
                 body: 0,
-                unchained: 0,
+                chained: 0,
                 follows,
             };
             let mut buf = CodeBuf::new(1 << 16).expect("an executable buffer");

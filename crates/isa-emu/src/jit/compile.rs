@@ -754,22 +754,20 @@ impl Compiler<'_> {
             }
             _ => logged.then(|| self.log(Some(e.pc), slot, at)),
         };
-        let entry = self.asm.jmp();
-        // The chain check, entered once the run loop patched `entry` to it.
+        // The chain check: goes on in the block chained to if the budget left holds its
+        // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
         let count = self.asm.alu_imm32(Alu::Cmp, R11, u32::MAX);
         let short = self.asm.jcc(Cc::Be);
         let body = self.asm.jmp();
         self.asm.patch(short);
+        self.asm.patch(body);
         self.asm.alu_imm32(Alu::Add, R11, retired);
-        let known = self.asm.jmp();
-        // Unchained: the run loop learns the stub, to chain it.
+        // Unchained, the run loop learns the stub, to chain it; chained, it knows it.
+        let entry = self.asm.jmp();
         self.asm.patch(entry);
-        let unchained = self.asm.code[entry..entry + 4]
-            .try_into()
-            .map_or(0, i32::from_le_bytes);
         self.asm.store_imm32(RSI, Ctx::STUB as i32, stub);
-        self.asm.patch(known);
+        let chained = (self.asm.code.len() - (entry + 4)) as i32;
         if let Some(full) = full {
             self.asm.patch(full);
         }
@@ -791,7 +789,7 @@ impl Compiler<'_> {
             entry: rel(entry),
             count: rel(count),
             body: rel(body),
-            unchained,
+            chained,
             follows,
         }
     }
@@ -1058,15 +1056,16 @@ pub(crate) mod kind {
 /// Where a stub of a fixed exit is patched to chain (positions in the function's code).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stub {
-    /// The displacement of the stub's first jump: to the return to the loop, or to the
-    /// chain check right after it.
+    /// The displacement of the jump the stub takes when it does not go on: 0 (to the note
+    /// of the stub for the run loop), or past that note once chained.
     pub entry: u32,
-    /// The immediate of `cmp r11, count`: the instruction count of the block chained to.
+    /// The immediate of `cmp r11, count`: the instruction count of the block chained to,
+    /// or `u32::MAX` while unchained.
     pub count: u32,
     /// The displacement of the jump to the body of the block chained to.
     pub body: u32,
-    /// The first jump's displacement as compiled (to the return to the loop).
-    pub unchained: i32,
+    /// `entry`'s displacement once chained.
+    pub chained: i32,
     /// The state's key and epoch whenever the stub runs: the exit's probe applied.
     pub follows: Option<Guard>,
 }
