@@ -143,31 +143,34 @@
 //! state's stack of saved sums. Other region steps, transfers out of a function and the
 //! probes that miss reach the sink; it takes the emulator's traces through the other
 //! calls: a run through one is a single step, composed once per trace and entry key.
-//! Measured with `cargo xtask bench-paths` (part of `cargo xtask bench`): thread CPU time,
-//! median of 3 alternating runs, ratio to the same emulator with no sink (set-up, recovery
-//! of the functions called and instrumentation included), on a shared 2-core machine:
+//! Measured with `cargo xtask bench-paths --runs 5` (part of `cargo xtask bench`): thread
+//! CPU time, median of 5 alternating runs, ratio to the same emulator with no sink (set-up,
+//! recovery of the functions called and instrumentation included), on a shared 2-core
+//! machine (the smallest guests run for 20-40 ms, timed in 4 ms ticks):
 //!
 //! | guest (size) | no sink | edges only | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|
-//! | coremark 700 | 0.039 s | 2.03x | 2.33x | 2.54x | 2.43x |
-//! | sort 100000 | 0.058 s | 1.86x | 1.93x | 2.14x | 2.07x |
-//! | chase 150000 | 0.076 s | 1.63x | 1.53x | 1.63x | 1.63x |
-//! | nbody 50000 | 0.216 s | 1.06x | 1.15x | 1.19x | 1.17x |
-//! | strings 250000 | 0.128 s | 1.81x | 2.56x | 2.69x | 2.66x |
-//! | primes 60000 | 0.024 s | 1.83x | 3.00x | 2.84x | 2.83x |
-//! | crc 600000 | 0.044 s | 1.73x | 1.55x | 1.64x | 1.55x |
-//! | geomean | | 1.68x | 1.91x | 2.01x | 1.96x |
+//! | coremark 700 | 0.036 s | 2.22x | 2.22x | 2.33x | 2.22x |
+//! | sort 100000 | 0.056 s | 1.93x | 1.86x | 1.93x | 1.93x |
+//! | chase 150000 | 0.096 s | 1.67x | 1.46x | 1.67x | 1.58x |
+//! | nbody 50000 | 0.216 s | 1.02x | 1.11x | 1.15x | 1.15x |
+//! | strings 250000 | 0.124 s | 1.81x | 2.17x | 2.30x | 2.36x |
+//! | primes 60000 | 0.024 s | 1.67x | 2.33x | 2.33x | 2.33x |
+//! | crc 600000 | 0.044 s | 1.64x | 1.37x | 1.46x | 1.37x |
+//! | geomean | | 1.67x | 1.73x | 1.82x | 1.79x |
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The run of the same command right before,
-//! built without restart probes, calls that end a path, pushes of tail calls and with 4
-//! frames (94bb4f2), gave coremark 3.50x, 3.80x and 3.70x, sort 2.22x, 2.64x and 2.57x,
-//! strings 3.16x, 3.38x and 3.44x (geomean flat 2.11x, region-based 2.28x, global-based
-//! 2.23x). Where blocks are a few instructions long, the probes' own work (a key and an
-//! epoch compared, the sum and the key stored) is the cost: primes runs 2.8x to 3.0x flat
-//! while 34,479 of its 33M edges reach the sink. Blocks with floating point are not
-//! compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and with
-//! hammocks as regions many region steps have no probe.
+//! built from ee66c81 (each probe testing the key and the epoch itself, adding zeros to the
+//! sum, and a chained exit taking two jumps), gave geomean flat 1.91x, region-based 2.02x
+//! and global-based 2.00x, and primes 3.40x flat. Nearly all of the time left is compiled
+//! code, not the sink (over 87% of `perf record -e cpu-clock` samples of coremark, primes,
+//! sort, strings and chase): blocks run one at a time, so each stores the guest registers
+//! it changed and the next loads them again (a loop's accumulator goes through memory once
+//! per iteration), a loop's path end adds to the same counter in memory once per
+//! iteration, and every probe stores the key. Blocks with floating point are not compiled
+//! (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and with hammocks as
+//! regions many region steps have no probe.
 
 //! ## Features
 //!
