@@ -165,12 +165,12 @@
 //! sum, and a chained exit taking two jumps), gave geomean flat 1.91x, region-based 2.02x
 //! and global-based 2.00x, and primes 3.40x flat. Nearly all of the time left is compiled
 //! code, not the sink (over 87% of `perf record -e cpu-clock` samples of coremark, primes,
-//! sort, strings and chase): blocks run one at a time, so each stores the guest registers
-//! it changed and the next loads them again (a loop's accumulator goes through memory once
-//! per iteration), a loop's path end adds to the same counter in memory once per
-//! iteration, and every probe stores the key. Blocks with floating point are not compiled
-//! (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and with hammocks as
-//! regions many region steps have no probe.
+//! sort, strings and chase): blocks run one at a time (so each stores the guest registers
+//! it changed and the next loads them again, and loops do not unroll), and every probe
+//! runs its own instructions (it stores the key, an increment is added to the sum, a path end
+//! searches its ways, checks its bounds and adds to a counter). Blocks with floating point
+//! are not compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and
+//! with hammocks as regions many region steps have no probe.
 
 //! ## Features
 //!
