@@ -276,7 +276,7 @@ impl Compiler<'_> {
     /// (see [`prof_events::probe`]):
     /// pushes onto `miss` the jumps taken, having changed nothing, where it does not apply
     /// (no state; records not yet delivered, which may change the state; another key or
-    /// epoch; an
+    /// epoch, which a probe under the block's [`Guard`] leaves to the block's entry; an
     /// addition past the signed 64-bit range; a path end out of the state's ends, or
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
