@@ -66,15 +66,23 @@ mod host {
         alias: Option<*mut u8>,
         cap: usize,
         len: usize,
-        /// Each function's start and body, by handle.
-        entries: Vec<(u32, u32)>,
-        /// Each guarded function's guard and where its code goes on after the check, by
-        /// handle.
-        verified: Vec<Option<(Guard, u32)>>,
+        /// Each function's entry points, by handle.
+        entries: Vec<Function>,
         /// Each stub's patch positions (absolute), by number.
         stubs: Vec<Stub>,
         /// The table of indirect targets, which compiled code reads (and jumps through).
         targets: Box<[Target]>,
+    }
+
+    /// A function of the buffer: where it may be entered (absolute positions).
+    struct Function {
+        /// Its start: the run loop calls it there.
+        start: u32,
+        /// Its body, after the prologue: a stub or an indirect jump goes on there.
+        body: u32,
+        /// A guarded function's guard and its code right after the guard's check, where a
+        /// stub that follows a probe leaving the state so goes on instead.
+        verified: Option<(Guard, u32)>,
     }
 
     // SAFETY: the buffer owns its mapping; nothing else refers to it.
@@ -100,7 +108,6 @@ mod host {
                 cap,
                 len: 0,
                 entries: Vec::new(),
-                verified: Vec::new(),
                 stubs: Vec::new(),
                 targets: vec![Target::EMPTY; TARGET_SLOTS].into_boxed_slice(),
             })
@@ -228,8 +235,11 @@ mod host {
                 body: abs(s.body),
                 ..s
             }));
-            self.entries.push((start, abs(body)));
-            self.verified.push(verified.map(|(g, at)| (g, abs(at))));
+            self.entries.push(Function {
+                start,
+                body: abs(body),
+                verified: verified.map(|(g, at)| (g, abs(at))),
+            });
             Some((self.entries.len() - 1) as u32)
         }
 
@@ -257,10 +267,10 @@ mod host {
         /// The stub and where [`chain`](Self::chain) makes it go in function `to`.
         fn chain_target(&self, stub: u32, to: u32) -> Option<(Stub, u32)> {
             let s = *self.stubs.get(stub as usize)?;
-            let &(_, body) = self.entries.get(to as usize)?;
-            Some(match self.verified.get(to as usize) {
-                Some(&Some((guard, past))) if s.follows == Some(guard) => (s, past),
-                _ => (s, body),
+            let e = self.entries.get(to as usize)?;
+            Some(match e.verified {
+                Some((guard, past)) if s.follows == Some(guard) => (s, past),
+                _ => (s, e.body),
             })
         }
 
@@ -287,7 +297,7 @@ mod host {
         /// Enters the function `to` (its body) at `pc` in the table of indirect targets,
         /// with its count. Does nothing for a function not given out.
         pub fn set_target(&mut self, pc: u64, to: u32, count: u32) {
-            let Some(&(_, body)) = self.entries.get(to as usize) else {
+            let Some(&Function { body, .. }) = self.entries.get(to as usize) else {
                 return;
             };
             let slot = (pc >> 1) as usize % TARGET_SLOTS;
@@ -308,7 +318,6 @@ mod host {
         pub fn clear(&mut self) {
             self.len = 0;
             self.entries.clear();
-            self.verified.clear();
             self.stubs.clear();
             self.targets.fill(Target::EMPTY);
         }
@@ -322,7 +331,7 @@ mod host {
         /// if `handle` was not given out since the last clear (a bug of the caller).
         #[inline(always)]
         pub fn call(&self, handle: u32, x: &mut [u64; 256], ctx: &mut Ctx) -> Option<Ret> {
-            let (start, _) = *self.entries.get(handle as usize)?;
+            let start = self.entries.get(handle as usize)?.start;
             // SAFETY: `start` is the start of a function `compile` produced, inside the
             // mapping, which is executable. The function's contract (module docs) keeps it
             // and the functions its stubs chain to within `x` (256 slots), `ctx`, the

@@ -43,9 +43,10 @@
 //! do not apply. A block whose probes all apply under one key and epoch tests them once,
 //! on entry, and bails out before its first instruction where they differ (the run loop
 //! then runs it and delivers its event); a stub after a probe that leaves that key and
-//! epoch chains past the test ([`compile::Guard`]). Otherwise the code of a block with events is given its own
-//! count as its budget, so it never goes on: the run loop delivers its events, before and
-//! after it as for interpreted code. Blocks with memory events are not compiled.
+//! epoch chains past the test ([`compile::Guard`]). Otherwise the code of a block with
+//! events is given its own count as its budget, so it never goes on: the run loop
+//! delivers its events, before and after it as for interpreted code. Blocks with memory
+//! events are not compiled.
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
 //! code; the executable buffer and the call into it are the crate's only unsafe code
