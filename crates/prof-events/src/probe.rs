@@ -767,17 +767,12 @@ mod tests {
             site: 3,
             floor: 0,
         };
-        let tail = Probe {
-            key: 1,
-            epoch: 0,
-            next: 2,
-            op: ProbeOp::Tail {
-                end: 0,
-                ways: 1,
-                pairs: 5,
-                push: None,
-            },
-        };
+        let tail = probe(ProbeOp::Tail {
+            end: 0,
+            ways: 1,
+            pairs: 5,
+            push: None,
+        });
         // No frame open: the activation's start was counted elsewhere.
         assert!(!apply(&tail, 0x300, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key, counts), (3, 1, [0; 6]));
