@@ -423,7 +423,11 @@ impl Compiler<'_> {
                 return;
             }
         }
-        self.set_state(ProbeState::KEY, Val::Imm(probe.next));
+        // A probe applies only where the state's key is its key, which nothing above
+        // changes: one that keeps it need not store it.
+        if probe.next != probe.key {
+            self.set_state(ProbeState::KEY, Val::Imm(probe.next));
+        }
     }
 
     /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
