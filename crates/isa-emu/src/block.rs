@@ -357,6 +357,9 @@ pub(crate) struct BlockCache {
     /// Compile the sink's probes into blocks with only edge events (see
     /// [`set_probing`](Self::set_probing)).
     probing: bool,
+    /// The probes compiled into each block's fixed exits, by the exit's next pc (parallel
+    /// to `blocks`): a probed event superblock's parts run them too.
+    exit_probes: Vec<[Option<(u64, Probe)>; 2]>,
     /// The event superblocks, and their parts (ranges of `parts` and `part_events`).
     pub supers: Vec<EventSuper>,
     parts: Vec<Part>,
@@ -389,6 +392,7 @@ impl BlockCache {
             superblocks: false,
             event_supers: false,
             probing: false,
+            exit_probes: Vec::new(),
             supers: Vec::new(),
             parts: Vec::new(),
             part_events: Vec::new(),
@@ -430,7 +434,7 @@ impl BlockCache {
         let slot = self.blocks.len() as u32;
         let first = self.insns.len();
         if self.keep_insns {
-            self.append_translation();
+            self.append_translation(&[]);
         }
         let mut block = Block {
             start: pc,
@@ -495,10 +499,12 @@ impl BlockCache {
                 site: SiteKind::of(block.ends_with)
                     .filter(|_| block.site != NONE)
                     .map(|kind| (block.site, kind)),
+                parts: &[],
             };
             block.compiled = jit.compile(&src).unwrap_or(NONE);
         }
         self.blocks.push(block);
+        self.exit_probes.push(probes);
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
@@ -533,8 +539,10 @@ impl BlockCache {
     /// A run with probes starts from an empty cache, whose blocks ask its sink for them;
     /// the first run without after one empties it again. While on, blocks with only edge
     /// events run chained, logged, their probes compiled in (a probe that does not apply
-    /// logs its exit and returns: see [`Source::probes`]), and event superblocks form only
-    /// through calls, returns and indirect jumps, which no probe runs.
+    /// logs its exit and returns: see [`Source::probes`]). Event superblocks that pass a
+    /// call, a return or an indirect jump no probe runs deliver their parts' events;
+    /// elsewhere they are *probed*: their code runs each part's probe to the next (see
+    /// [`event_super`]).
     pub fn set_probing(&mut self, on: bool) {
         if (on || self.probing) && !self.blocks.is_empty() {
             self.flush();
@@ -558,8 +566,9 @@ impl BlockCache {
     /// arenas, fusing pairs. A direct jump or call inside a (super)block is followed: it
     /// becomes the write of its return address (nothing for `j`), and translation goes on at
     /// its target. A conditional branch inside one is followed where the next pc says: at
-    /// its fall-through, or at its target as the inverse branch to its fall-through.
-    fn append_translation(&mut self) {
+    /// its fall-through, or at its target as the inverse branch to its fall-through. No
+    /// pair fuses across the indices in `cuts` (the parts of a probed event superblock).
+    fn append_translation(&mut self, cuts: &[usize]) {
         let first = self.insns.len();
         let Some(&pc) = self.scratch_pcs.first() else {
             return;
@@ -602,7 +611,7 @@ impl BlockCache {
                 continue;
             }
             let fused = match self.insns.last() {
-                Some(prev) if self.insns.len() > first => fuse(prev, insn),
+                Some(prev) if self.insns.len() > first && !cuts.contains(&idx) => fuse(prev, insn),
                 _ => None,
             };
             match (fused, self.insns.last_mut(), self.meta.last_mut()) {
@@ -622,6 +631,7 @@ impl BlockCache {
     pub fn flush(&mut self) {
         self.id_base += self.blocks.len() as u32;
         self.blocks.clear();
+        self.exit_probes.clear();
         self.insns.clear();
         self.meta.clear();
         self.index.clear();

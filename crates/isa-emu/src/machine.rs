@@ -1014,9 +1014,9 @@ pub(crate) enum Pending {
     None,
     /// The block in this slot, and the next pc if it did not trap.
     Block(u32, Option<u64>),
-    /// The event superblock with this index, ended in part `k`, and the next pc if it did
-    /// not trap.
-    Super(u32, usize, Option<u64>),
+    /// The event superblock with this index, from part `from` (the probes of those before
+    /// it ran) to part `k`, where it ended, and the next pc if it did not trap.
+    Super(u32, usize, usize, Option<u64>),
 }
 
 impl Pending {
@@ -1024,8 +1024,8 @@ impl Pending {
         match self {
             Pending::None => Control::Continue,
             Pending::Block(slot, next) => block_events(cache, slot, next, sink),
-            Pending::Super(index, k, next) => match cache.supers.get(index as usize) {
-                Some(sup) => super_events(cache, sup, k, next, sink),
+            Pending::Super(index, from, k, next) => match cache.supers.get(index as usize) {
+                Some(sup) => super_events(cache, sup, from..k + 1, next, sink),
                 None => Control::Continue,
             },
         }
@@ -1079,9 +1079,21 @@ pub(crate) fn run_compiled(
         let (insns, here) = cache.super_code(sup, *retired);
         let code = Code::of_super(sup, insns);
         let (parts, _) = cache.parts(sup);
-        let r = compiled_result(cpu, mem, &left, &code, &here, trap);
-        let (k, count, result) = super_end(sup, parts, r);
+        let (k, count, result) = if left.kind == jit::kind::PART {
+            // A probed superblock's part whose probe to the next did not apply.
+            let k = (left.at as usize).min(parts.len() - 1);
+            (k, parts[k].done, Ok(left.pc))
+        } else {
+            let r = compiled_result(cpu, mem, &left, &code, &here, trap);
+            super_end(sup, parts, r)
+        };
         let next = result.as_ref().ok().copied();
+        // A probed superblock that bailed out ran the probes of the parts before the one it
+        // bailed out in.
+        let from = match sup.probed && bailed {
+            true => part_of(parts, here.meta(left.at as usize).idx).min(k),
+            false => 0,
+        };
         return Compiled {
             result,
             slot: parts[k].slot,
@@ -1089,7 +1101,7 @@ pub(crate) fn run_compiled(
             link: left.link,
             logged: left.logged,
             pending: if bailed {
-                Pending::Super(index, k, next)
+                Pending::Super(index, from, k, next)
             } else {
                 Pending::None
             },
@@ -1140,22 +1152,22 @@ fn part_of(parts: &[Part], i: u32) -> usize {
         .unwrap_or(parts.len().saturating_sub(1))
 }
 
-/// The events of the parts of event superblock `sup` up to part `k`, where it ended: one
-/// trace event, or the parts' block and edge events, then part `k`'s edge to `next` if it
-/// did not trap.
+/// The events of the parts `ran` of event superblock `sup` (up to part `k`, where it
+/// ended): one trace event (if they start at its first), or the parts' block and edge
+/// events, then part `k`'s edge to `next` if it did not trap.
 #[inline(always)]
 fn super_events<S: Sink + ?Sized>(
     cache: &BlockCache,
     sup: &EventSuper,
-    k: usize,
+    ran: std::ops::Range<usize>,
     next: Option<u64>,
     sink: &mut S,
 ) -> Control {
     let (parts, events) = cache.parts(sup);
-    let mut control = if sup.batched {
-        sink.trace(sup.trace, k as u32 + 1)
-    } else {
-        replay(sink, events, k + 1)
+    let k = ran.end.saturating_sub(1);
+    let mut control = match (sup.batched, ran.start) {
+        (true, 0) => sink.trace(sup.trace, ran.end as u32),
+        _ => replay(sink, events.get(ran.clone()).unwrap_or(&[]), ran.len()),
     };
     if let (Some(next), Some(part), Some(last)) = (next, parts.get(k), events.get(k)) {
         if last.interest.contains(Interest::EDGE) {
@@ -1210,7 +1222,7 @@ fn logged_events<S: Sink + ?Sized>(cache: &BlockCache, rec: jit::Rec, sink: &mut
             let (_, here) = cache.super_code(sup, 0);
             part_of(parts, here.meta((rec.at & !jit::SIDE) as usize).idx)
         };
-        super_events(cache, sup, k, Some(rec.pc), sink)
+        super_events(cache, sup, 0..k + 1, Some(rec.pc), sink)
     } else {
         Control::Continue
     }

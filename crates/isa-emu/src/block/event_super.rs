@@ -29,16 +29,24 @@
 //! delivered, and the run loop goes on as if that part had run alone (its exit, its links,
 //! its trap). A store into code inside a superblock is seen at its end, as for any block.
 //!
+//! In runs with probes (see [`BlockCache::set_probing`]), an event superblock that passes
+//! no call, return or indirect jump without a probe is *probed*: it takes the parts whose
+//! probe to the next one adds to the sum or ends a path, its code runs those probes between
+//! the parts and each exit's probe, instead of logging (see
+//! [`Source::parts`](crate::jit::Source)), and a probe that does not apply has that part's
+//! basic block's exit logged, so the run loop delivers it alone. After a bail-out, the
+//! events of the parts from the one it bailed out in are delivered.
+//!
 //! Each event superblock is announced to the sink as a *trace* when formed
 //! ([`Sink::trace_formed`]). A sink that takes it receives each run as one
 //! [`Sink::trace`] call with the number of parts that ran, instead of their block and edge
 //! events (the last part's exit still comes as an edge event): a counting sink then counts
 //! runs of traces and settles its per-block counts at the end.
 
-use prof_events::{BlockEnd, BlockId, Interest, Sink, TraceId, TracePart};
+use prof_events::{BlockEnd, BlockId, Interest, ProbeOp, Sink, TraceId, TracePart};
 
 use super::{scan_block, Block, BlockCache, NONE};
-use crate::jit::{Source, SUPER};
+use crate::jit::{PartProbes, Source, SUPER};
 use crate::memory::Memory;
 use crate::xlat::{Here, Tinsn};
 
@@ -63,6 +71,9 @@ pub(crate) struct EventSuper {
     /// ([`Sink::trace_formed`]) rather than as events.
     pub trace: TraceId,
     pub batched: bool,
+    /// Its compiled code runs its parts' probes (see [`BlockCache::probed_len`]): a run
+    /// that bailed out ran those of the parts before the one it bailed out in.
+    pub probed: bool,
     /// The handle of its compiled code (see [`jit`](crate::jit)), or `NONE`.
     pub compiled: u32,
     /// The arena index of its first translated instruction.
@@ -158,12 +169,13 @@ impl BlockCache {
     #[inline(never)]
     fn form<S: Sink + ?Sized>(&mut self, head: u32, mem: &Memory, sink: &mut S) -> Option<u32> {
         self.blocks[head as usize].sup = NONE;
-        let chosen = self.walk(head);
+        let mut chosen = self.walk(head);
         if chosen.len() < 2 {
             return None;
         }
-        // With probes, a trace pays only where it passes a call, a return or an indirect
-        // jump that no probe runs: other runs of blocks chain through their probes.
+        // With probes, a trace where it passes a call, a return or an indirect jump that
+        // no probe runs delivers its events; elsewhere its compiled code runs the parts'
+        // probes, so it takes only the parts they lead through.
         let through_call = chosen[..chosen.len() - 1].iter().any(|&(slot, _)| {
             let b = &self.blocks[slot as usize];
             !self.runs_probes(b)
@@ -172,8 +184,12 @@ impl BlockCache {
                     BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough
                 )
         });
-        if self.probing && !through_call {
-            return None;
+        let probed = self.probing && !through_call;
+        if probed {
+            chosen.truncate(self.probed_len(&chosen));
+            if chosen.len() < 2 {
+                return None;
+            }
         }
         // Decode the parts again (they decode as when translated: stores into code flush
         // the cache) and translate them as one superblock.
@@ -192,7 +208,12 @@ impl BlockCache {
         (self.scratch, self.scratch_pcs) = (decoded, pcs);
         let start = self.blocks[head as usize].start;
         let first = self.insns.len();
-        self.append_translation();
+        // A probed superblock's parts keep their own instructions, for the probes between.
+        let cuts: Vec<usize> = match probed {
+            true => chosen.iter().map(|&(_, done)| done as usize).collect(),
+            false => Vec::new(),
+        };
+        self.append_translation(&cuts);
         let parts = self.parts.len();
         for (i, &(slot, done)) in chosen.iter().enumerate() {
             let b = &self.blocks[slot as usize];
@@ -217,6 +238,7 @@ impl BlockCache {
             count,
             trace,
             batched,
+            probed,
             compiled: NONE,
             first: first as u32,
             len: (self.insns.len() - first) as u32,
@@ -243,6 +265,28 @@ impl BlockCache {
         ) else {
             return NONE;
         };
+        // A probed superblock's parts: each starts at the first instruction past the ones
+        // before it.
+        let parts = &self.parts[sup.parts as usize..(sup.parts + sup.nparts) as usize];
+        let mut before = 0;
+        let parts: Vec<PartProbes> = match sup.probed {
+            false => Vec::new(),
+            true => parts
+                .iter()
+                .map(|part| {
+                    let b = &self.blocks[part.slot as usize];
+                    let insn = meta.iter().position(|m| m.idx >= before);
+                    before = part.done;
+                    PartProbes {
+                        slot: part.slot,
+                        at: b.first + b.len.saturating_sub(1),
+                        insn: insn.unwrap_or(insns.len()),
+                        pc: b.start,
+                        probes: self.exit_probes[part.slot as usize],
+                    }
+                })
+                .collect(),
+        };
         let src = Source {
             insns,
             meta,
@@ -254,8 +298,43 @@ impl BlockCache {
             probes: [None, None],
             ret_probe: None,
             site: None,
+            parts: &parts,
         };
         jit.compile(&src).unwrap_or(NONE)
+    }
+
+    /// How many of the parts `chosen` (a walk's) a probed event superblock takes: blocks
+    /// with only edge events, each but the last with a probe to the next that adds to the
+    /// sum or ends a path (the code runs it between them), the last leaving by a fixed
+    /// exit (whose stubs run its probes).
+    fn probed_len(&self, chosen: &[(u32, u32)]) -> usize {
+        let block = |i: usize| &self.blocks[chosen[i].0 as usize];
+        let leads = |i: usize| {
+            let to = block(i + 1).start;
+            self.exit_probes[chosen[i].0 as usize]
+                .iter()
+                .flatten()
+                .any(|(pc, p)| *pc == to && matches!(p.op, ProbeOp::Add(_) | ProbeOp::End { .. }))
+        };
+        // A first block that is only a jump translates to nothing (the jump is followed):
+        // a bail-out at the entry would then look like one after the probe past it.
+        let b = block(0);
+        if b.count == 1 && b.ends_with == BlockEnd::Jump {
+            return 0;
+        }
+        let mut n = 0;
+        while n < chosen.len() && block(n).interest == Interest::EDGE && (n == 0 || leads(n - 1)) {
+            n += 1;
+        }
+        while n > 0
+            && !matches!(
+                block(n - 1).ends_with,
+                BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough | BlockEnd::Call
+            )
+        {
+            n -= 1;
+        }
+        n
     }
 
     /// The parts of the event superblock starting with `head`, each with the instructions

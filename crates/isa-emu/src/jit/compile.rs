@@ -140,8 +140,9 @@ struct Compiler<'a> {
     exits: Vec<ExitCode>,
     /// Jumps to the epilogue (emitted last).
     returns: Vec<usize>,
-    /// The key and epoch the block's entry checked (see [`Guard`]): its probes under
-    /// them need no check of their own.
+    /// The key and epoch the state has here, if known: the block's entry checked them
+    /// (see [`Guard`]), or, further on in a probed superblock, the probes between its
+    /// parts left them. A probe under them needs no check of its own.
     guard: Option<Guard>,
 }
 
@@ -206,11 +207,12 @@ impl Compiler<'_> {
     fn bail(&mut self, jump: usize, at: usize) {
         self.exits.push(ExitCode {
             dirty: self.regs.dirty(),
-            jump,
+            jumps: vec![jump],
             pc: 0,
             kind: kind::BAIL,
             at: at as u32,
             retired: None,
+            guard: self.guard,
         });
     }
 
@@ -731,32 +733,60 @@ impl Compiler<'_> {
         a.alu_mem_imm(Alu::Add, RAX, 0, 1);
     }
 
-    /// The stub of an exit to the fixed `pc` that retires `retired` guest instructions
-    /// of the block (the [`Stub`]'s positions are relative to `start`, the function's);
-    /// `logged`: the block's ([`Source::logged`]).
+    /// Where a probed superblock goes on from part `from` (number `k`) into part `to`:
+    /// `from`'s probe to `to`, which stands for that edge's event. Where it does not apply,
+    /// or is not an addition or a path end (the others use cache registers), the code
+    /// leaves ([`kind::PART`]) after the event's record.
+    fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
+        let mut miss = Vec::new();
+        let probe = from
+            .to(to.pc)
+            .filter(|p| matches!(p.op, ProbeOp::Add(_) | ProbeOp::End { .. }));
+        match probe {
+            Some(p) => self.probe(p, &mut miss),
+            None => miss.push(self.asm.jmp()),
+        }
+        if !miss.is_empty() {
+            self.exits.push(ExitCode {
+                dirty: self.regs.dirty(),
+                jumps: miss,
+                pc: to.pc,
+                kind: kind::PART,
+                at: k as u32,
+                retired: None,
+                guard: self.guard,
+            });
+        }
+        // Past the probe, the state has its next key (a part that leaves keeps the guard,
+        // which nothing after it reads).
+        if let Some(p) = probe {
+            self.guard = Guard::after(p);
+        }
+    }
+
+    /// The stub of an exit of `src` to the fixed `pc` that retires `retired` guest
+    /// instructions of it (the [`Stub`]'s positions are relative to `start`, the
+    /// function's).
     fn stub(
         &mut self,
         e: &ExitCode,
         retired: u32,
-        (slot, logged): (u32, bool),
-        probe: Option<&Probe>,
+        src: &Source<'_>,
         stub: u32,
         start: usize,
     ) -> Stub {
-        let at = if e.kind == kind::SIDE_EXIT {
-            e.at | SIDE
-        } else {
-            e.at
-        };
+        let (slot, logged) = (src.slot, src.logged);
+        let probe = src.exit_probe(e.at, e.pc).filter(|_| logged);
+        let (rec_slot, rec_at) = src.record(e.at, e.kind == kind::SIDE_EXIT);
         // A probe that applies stands for the record (the exit's event); one that does not
         // logs it and returns, so that the run loop delivers it before any other probe runs.
         let mut miss = Vec::new();
         let full = match probe {
-            Some(p) if logged => {
+            Some(p) => {
                 self.probe(p, &mut miss);
                 None
             }
-            _ => logged.then(|| self.log(Some(e.pc), slot, at)),
+            None => logged.then(|| self.log(Some(e.pc), rec_slot, rec_at)),
         };
         // The chain check: goes on in the block chained to if the budget left holds its
         // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
@@ -782,13 +812,13 @@ impl Compiler<'_> {
             for j in miss {
                 self.asm.patch(j);
             }
-            let full = self.log(Some(e.pc), slot, at);
+            let full = self.log(Some(e.pc), rec_slot, rec_at);
             self.asm.patch_to(full, leave);
             let j = self.asm.jmp();
             self.asm.patch_to(j, leave);
         }
         let rel = |p: usize| (p - start) as u32;
-        let follows = probe.filter(|_| logged).and_then(Guard::after);
+        let follows = probe.and_then(Guard::after);
         Stub {
             entry: rel(entry),
             count: rel(count),
@@ -952,11 +982,12 @@ impl Compiler<'_> {
                 let jump = self.asm.jcc(cc);
                 self.exits.push(ExitCode {
                     dirty: self.regs.dirty(),
-                    jump,
+                    jumps: vec![jump],
                     pc: imm,
                     kind: if last { kind::END } else { kind::SIDE_EXIT },
                     at: at as u32,
                     retired: Some(retired),
+                    guard: self.guard,
                 });
             }
             _ => return None,
@@ -1055,6 +1086,9 @@ pub(crate) mod kind {
     pub const SIDE_EXIT: u64 = 1;
     /// The code bailed out before instruction `at`.
     pub const BAIL: u64 = 2;
+    /// A probed event superblock ended in its part number `at`, whose probe to the next
+    /// part did not apply (see [`Source::parts`](super::Source)).
+    pub const PART: u64 = 3;
 }
 
 /// Where a stub of a fixed exit is patched to chain (positions in the function's code).
@@ -1118,16 +1152,18 @@ impl Guard {
 struct ExitCode {
     /// The cache registers to store to `x` first (guest, host): those dirty at the jump.
     dirty: Vec<(u8, Reg)>,
-    /// The jump (displacement position) that takes it.
-    jump: usize,
+    /// The jumps (displacement positions) that take it.
+    jumps: Vec<usize>,
     /// The next pc (ignored for a bail-out).
     pc: u64,
     kind: u64,
-    /// Arena index of the instruction that leaves.
+    /// Arena index of the instruction that leaves (of a [`kind::PART`] exit: the part).
     at: u32,
     /// For an exit whose target is fixed: the guest instructions retired when it is taken
     /// (chaining deducts them from the budget).
     retired: Option<u32>,
+    /// The key and epoch known where it is taken ([`Compiler::guard`]).
+    guard: Option<Guard>,
 }
 
 /// The code of one block, appended to an [`Asm`].
@@ -1162,6 +1198,83 @@ pub(crate) struct Source<'a> {
     /// The [`Site`] of a logged block's indirect call or jump, and which it is: the run
     /// loop sets the probes it holds, for up to [`Site::WAYS`] targets.
     pub site: Option<(u32, SiteKind)>,
+    /// A *probed* event superblock's parts, in order (empty otherwise): it runs each
+    /// part's probe to the next part where it goes on into it, and each exit carries its
+    /// part's probe for it, instead of `probes`. The record of an exit whose probe does not
+    /// apply names the part's basic block, so that the run loop delivers that block's edge
+    /// alone (the probes before it applied); one that does not apply between parts also
+    /// leaves ([`kind::PART`]).
+    pub parts: &'a [PartProbes],
+}
+
+/// A part of a probed event superblock (see [`Source::parts`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PartProbes {
+    /// Its basic block's slot, and the arena index of that block's last instruction: what
+    /// the record of its exit names.
+    pub slot: u32,
+    pub at: u32,
+    /// The index in [`Source::insns`] of its first instruction (no pair fuses across
+    /// parts; a part that is only a jump followed has none, and the next part's index),
+    /// and its pc.
+    pub insn: usize,
+    pub pc: u64,
+    /// Its basic block's probes, as [`Source::probes`].
+    pub probes: [Option<(u64, Probe)>; 2],
+}
+
+impl PartProbes {
+    /// The probe of the exit to `pc`, if any.
+    fn to(&self, pc: u64) -> Option<&Probe> {
+        probe_to(&self.probes, pc)
+    }
+}
+
+/// The probe among `probes` (by next pc) of the exit to `pc`, if any.
+fn probe_to(probes: &[Option<(u64, Probe)>], pc: u64) -> Option<&Probe> {
+    probes
+        .iter()
+        .flatten()
+        .find(|(to, _)| *to == pc)
+        .map(|(_, p)| p)
+}
+
+impl Source<'_> {
+    /// The part of a probed superblock that holds arena index `at`.
+    fn part(&self, at: u32) -> Option<&PartProbes> {
+        let i = (at as usize).wrapping_sub(self.first);
+        self.parts.iter().rev().find(|p| p.insn <= i)
+    }
+
+    /// The probe of the fixed exit by arena index `at` to `pc`, if any.
+    fn exit_probe(&self, at: u32, pc: u64) -> Option<&Probe> {
+        match self.part(at) {
+            Some(part) => part.to(pc),
+            None => probe_to(&self.probes, pc),
+        }
+    }
+
+    /// The slot and instruction that the record of the exit by arena index `at` (`side`:
+    /// a side exit's, flagged [`SIDE`]) names: a probed superblock part's basic block.
+    fn record(&self, at: u32, side: bool) -> (u32, u32) {
+        match self.part(at) {
+            Some(part) => (part.slot, part.at),
+            None if side => (self.slot, at | SIDE),
+            None => (self.slot, at),
+        }
+    }
+
+    /// The key and epoch the probes of its first block (or part) share, if they do (see
+    /// [`Guard`]).
+    fn guard(&self) -> Option<Guard> {
+        match self.parts.first() {
+            Some(part) => Guard::shared(part.probes.iter().flatten().map(|(_, p)| p)),
+            None => {
+                let fixed = self.probes.iter().flatten().map(|(_, p)| p);
+                Guard::shared(fixed.chain(&self.ret_probe))
+            }
+        }
+    }
 }
 
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
@@ -1185,13 +1298,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     asm.load(R10, RSI, Ctx::LIMIT as i32);
     asm.load(R11, RSI, Ctx::BUDGET as i32);
     let body = (asm.code.len() - start) as u32;
-    let guard = Guard::shared(
-        src.probes
-            .iter()
-            .flatten()
-            .map(|(_, p)| p)
-            .chain(&src.ret_probe),
-    );
+    let guard = src.guard();
     let mut c = Compiler {
         asm,
         regs: RegCache::new(),
@@ -1215,6 +1322,11 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     for (i, insn) in insns.iter().enumerate() {
         let at = src.first + i;
         let last = i + 1 == insns.len();
+        for (k, w) in src.parts.windows(2).enumerate() {
+            if w[1].insn == i {
+                c.between(k, &w[0], &w[1]);
+            }
+        }
         let done = match insn.op {
             Op::Jal if last => {
                 c.set_imm(insn.rd, src.end);
@@ -1254,11 +1366,12 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             let j = c.asm.jmp();
             c.exits.push(ExitCode {
                 dirty: c.regs.dirty(),
-                jump: j,
+                jumps: vec![j],
                 pc,
                 kind: kind::END,
                 at: (src.first + insns.len() - 1) as u32,
                 retired: Some(src.count),
+                guard: c.guard,
             });
         }
         Some(None) => {
@@ -1311,7 +1424,8 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                 }
                 _ => None,
             };
-            let full = src.logged.then(|| c.log(None, src.slot, at));
+            let (slot, rec_at) = src.record(at, false);
+            let full = src.logged.then(|| c.log(None, slot, rec_at));
             if let Some(j) = applied {
                 c.asm.patch(j);
             }
@@ -1326,13 +1440,23 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     }
     let mut stubs = Vec::new();
     for e in std::mem::take(&mut c.exits) {
-        c.asm.patch(e.jump);
+        for &j in &e.jumps {
+            c.asm.patch(j);
+        }
         c.write_back(&e.dirty);
+        c.guard = e.guard;
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
-            let probe = src.probes.iter().flatten().find(|(pc, _)| *pc == e.pc);
-            let probe = probe.map(|(_, p)| p);
-            stubs.push(c.stub(&e, retired, (src.slot, src.logged), probe, stub, start));
+            stubs.push(c.stub(&e, retired, src, stub, start));
+        } else if e.kind == kind::PART {
+            // The record of the part's exit, then back to the run loop.
+            let (slot, at) = src
+                .parts
+                .get(e.at as usize)
+                .map_or((src.slot, 0), |p| (p.slot, p.at));
+            let full = c.log(Some(e.pc), slot, at);
+            c.asm.patch(full);
+            c.leave(e.kind, e.at, src.slot);
         } else {
             c.asm.mov_imm(RAX, e.pc);
             c.leave(e.kind, e.at, src.slot);

@@ -43,7 +43,11 @@
 //! do not apply. A block whose probes all apply under one key and epoch tests them once,
 //! on entry, and bails out before its first instruction where they differ (the run loop
 //! then runs it and delivers its event); a stub after a probe that leaves that key and
-//! epoch chains past the test ([`compile::Guard`]). Otherwise the code of a block with
+//! epoch chains past the test ([`compile::Guard`]). A *probed* event superblock
+//! ([`Source::parts`]) runs the probe of each part to the next where it goes on into it
+//! (under the key the probe before left, known, so unchecked), and its exits carry their
+//! part's probes; a probe that does not apply there logs the exit of the part's basic
+//! block and leaves ([`kind::PART`]). Otherwise the code of a block with
 //! events is given its own count as its budget, so it never goes on: the run loop
 //! delivers its events, before and after it as for interpreted code. Blocks with memory
 //! events are not compiled.
@@ -65,7 +69,7 @@ use crate::block::NONE;
 use crate::memory::Memory;
 use prof_events::{BlockEnd, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
 
-pub(crate) use compile::{kind, Source};
+pub(crate) use compile::{kind, PartProbes, Source};
 
 /// What compiled code reads and writes besides the registers (rsi points to it): guest
 /// memory (see [`compile`]), the budget, and how it left.
@@ -508,7 +512,7 @@ pub(crate) struct Left {
     pub budget: u64,
     /// The slot of the block that left (or its event superblock's index, with [`SUPER`]).
     pub slot: u32,
-    /// The arena index of the instruction that left.
+    /// The arena index of the instruction that left (the part, for [`kind::PART`]).
     pub at: u32,
     /// How the exit taken may be linked to the block it leads to ([`Jit::link`]), if it is
     /// an indirect one or a fixed one not chained yet.
