@@ -494,6 +494,12 @@ impl Arena {
         self.ways.get(e as usize).map_or(0, |&w| u32::from(w))
     }
 
+    /// Path end `e` if it never changes while the arena lasts (a pooled table's, in one
+    /// way; a sparse table's ways are windows that move): a probe may carry it.
+    pub(crate) fn fixed_end(&self, e: u32) -> Option<PathEnd> {
+        (self.ways(e) == 1).then(|| self.end(e).copied()).flatten()
+    }
+
     /// The way of the sparse path end at `e` that its next window replaces (in turn).
     pub(crate) fn next_turn(&mut self, e: u32) -> u32 {
         let ways = self.ways(e).max(1);

@@ -2025,9 +2025,12 @@ impl Sink for PathSink {
         };
         let op = match step {
             Step::Add(v) => ProbeOp::Add(v),
-            Step::End(e) => ProbeOp::End {
-                end: e,
-                ways: self.arena.ways(e) as u8,
+            Step::End(e) => match self.arena.fixed_end(e) {
+                Some(end) => ProbeOp::Count(end),
+                None => ProbeOp::End {
+                    end: e,
+                    ways: self.arena.ways(e) as u8,
+                },
             },
             Step::Action(a) => self.arena.probe(a)?,
         };

@@ -93,7 +93,8 @@ impl Walker {
 
     /// The operation of the edge from the block at `from` to `to` (a path end gets its
     /// table when first asked for: one way of 64 sums, or every other path end two, the
-    /// second for the next 64 sums); with `regions`, an eighth of the edges enter a region
+    /// second for the next 64 sums; every other one-way path end is given in the probe,
+    /// [`ProbeOp::Count`]); with `regions`, an eighth of the edges enter a region
     /// and as many leave one, and an eighth of the rest each enter one at a path end, pass
     /// through one, or leave one for the next.
     fn op(&mut self, from: u64, to: u64) -> ProbeOp {
@@ -130,6 +131,8 @@ impl Walker {
                 add,
                 set: (h % 3) as i64,
             },
+            // Every other one-way path end comes in the probe (it never changes).
+            _ if ways == 1 && h % 2 == 0 => ProbeOp::Count(self.ends[e as usize]),
             _ => ProbeOp::End { end: e, ways },
         }
     }

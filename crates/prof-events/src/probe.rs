@@ -12,10 +12,10 @@
 //! 1. The probe *applies* if the state's `key` and `epoch` equal the probe's and, for
 //!    [`ProbeOp::End`], one of the path end's ways (the first that does) is in the state's
 //!    `ends`, its count in range (`sum + add < size`, computed in 128 bits) and its counter
-//!    in `counts`.
-//! 2. If it applies: [`ProbeOp::Add`] adds to `sum`; [`ProbeOp::End`] adds one to that
-//!    way's counter and sets `sum`; then `key` becomes the probe's `next`. The edge event is
-//!    not delivered.
+//!    in `counts` ([`ProbeOp::Count`]: its one path end, given in the probe).
+//! 2. If it applies: [`ProbeOp::Add`] adds to `sum`; [`ProbeOp::End`] and
+//!    [`ProbeOp::Count`] add one to that way's counter and set `sum`; then `key` becomes
+//!    the probe's `next`. The edge event is not delivered.
 //! 3. Otherwise nothing changes and the edge event is delivered, before any later probe
 //!    runs.
 //!
@@ -56,7 +56,7 @@
 /// (128-bit arithmetic, `add` sign-extended), then sets `sum` to `set` (sign-extended).
 /// The layout is fixed: compiled code reads it (half a cache line).
 #[repr(C, align(32))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ProbeEnd {
     /// Index in `counts` of the counter of `sum + add == 0`.
     pub base: u64,
@@ -82,6 +82,10 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
     },
+    /// The path end given, counted as one way of [`ProbeOp::End`] is: a sink gives it for
+    /// a path end that never changes while the probe's epoch lasts (a dense table's), so
+    /// that compiled code needs not read it from `ends`.
+    Count(ProbeEnd),
     /// A call (on a call's exit, or an indirect call's for one target), if the stack has
     /// room (and, with `push`, the stack of saved sums): pushes the frame of `ret`,
     /// `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
@@ -375,6 +379,13 @@ pub fn apply(
             counts[c.0] += 1;
             state.sum = c.1 as i128 as u128;
         }
+        ProbeOp::Count(end) => {
+            let Some(c) = way(state.sum, &end, counts.len()) else {
+                return false;
+            };
+            counts[c.0] += 1;
+            state.sum = c.1 as i128 as u128;
+        }
         ProbeOp::Call {
             add,
             ret,
@@ -551,17 +562,20 @@ fn counter(
     counts: usize,
     ends: &[ProbeEnd],
 ) -> Option<(usize, i64)> {
-    let way = |end: &ProbeEnd| {
-        let i = sum.wrapping_add(end.add as i128 as u128);
-        (i < u128::from(end.size))
-            .then(|| end.base.checked_add(i as u64))
-            .flatten()
-            .and_then(|c| usize::try_from(c).ok())
-            .filter(|&c| c < counts)
-            .map(|c| (c, end.set))
-    };
     let mut ways = ends.iter().skip(end as usize).take(usize::from(ways));
-    ways.find_map(way)
+    ways.find_map(|end| way(sum, end, counts))
+}
+
+/// The counter (below `counts`) that path end `end` counts `sum` in, and the sum it
+/// sets, if the sum is in its range.
+fn way(sum: u128, end: &ProbeEnd, counts: usize) -> Option<(usize, i64)> {
+    let i = sum.wrapping_add(end.add as i128 as u128);
+    (i < u128::from(end.size))
+        .then(|| end.base.checked_add(i as u64))
+        .flatten()
+        .and_then(|c| usize::try_from(c).ok())
+        .filter(|&c| c < counts)
+        .map(|c| (c, end.set))
 }
 
 #[cfg(test)]
@@ -613,6 +627,38 @@ mod tests {
         };
         assert!(!apply(&missing, 0, &mut s, &mut counts, &ends));
         assert_eq!((s.sum, s.key), (7, 12));
+    }
+
+    #[test]
+    fn a_path_end_given_in_the_probe_counts_as_one_in_ends_does() {
+        let end = ProbeEnd {
+            base: 2,
+            size: 3,
+            add: -1,
+            set: 7,
+        };
+        let probe = |key, op| Probe {
+            key,
+            epoch: 0,
+            next: key + 1,
+            op,
+        };
+        for sum in 0..6u128 {
+            let (mut given, mut counts_given) = (ProbeState::default(), [0u64; 4]);
+            let (mut listed, mut counts_listed) = (ProbeState::default(), [0u64; 4]);
+            given.sum = sum;
+            listed.sum = sum;
+            let count = probe(0, ProbeOp::Count(end));
+            let end_op = probe(0, ProbeOp::End { end: 0, ways: 1 });
+            // Counter 2 + sum - 1 exists for sums 1 and 2 only (4 counters).
+            let applied = apply(&count, 0, &mut given, &mut counts_given, &[]);
+            assert_eq!(applied, (1..=2).contains(&sum), "{sum}");
+            assert_eq!(
+                applied,
+                apply(&end_op, 0, &mut listed, &mut counts_listed, &[end])
+            );
+            assert_eq!((given, counts_given), (listed, counts_listed), "{sum}");
+        }
     }
 
     #[test]

@@ -314,7 +314,13 @@ impl BlockCache {
             self.exit_probes[chosen[i].0 as usize]
                 .iter()
                 .flatten()
-                .any(|(pc, p)| *pc == to && matches!(p.op, ProbeOp::Add(_) | ProbeOp::End { .. }))
+                .any(|(pc, p)| {
+                    *pc == to
+                        && matches!(
+                            p.op,
+                            ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
+                        )
+                })
         };
         // A first block that is only a jump translates to nothing (the jump is followed):
         // a bail-out at the entry would then look like one after the probe past it.

@@ -22,7 +22,7 @@ use super::{
 };
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
-use prof_events::{Frame, Probe, ProbeOp, ProbeState, SAVES};
+use prof_events::{Frame, Probe, ProbeEnd, ProbeOp, ProbeState, SAVES};
 
 /// Host registers that cache guest registers.
 const CACHE: [Reg; 6] = [RBX, RBP, R12, R13, R14, R15];
@@ -34,11 +34,11 @@ const SAVED: [Reg; 6] = CACHE;
 const MIN_PREFIX: usize = 6;
 /// No register.
 const NO: u8 = u8::MAX;
-/// Offsets of a [`ProbeEnd`](prof_events::ProbeEnd)'s fields.
-const END_BASE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, base) as i32;
-const END_SIZE: i32 = std::mem::offset_of!(prof_events::ProbeEnd, size) as i32;
-const END_ADD: i32 = std::mem::offset_of!(prof_events::ProbeEnd, add) as i32;
-const END_SET: i32 = std::mem::offset_of!(prof_events::ProbeEnd, set) as i32;
+/// Offsets of a [`ProbeEnd`]'s fields.
+const END_BASE: i32 = std::mem::offset_of!(ProbeEnd, base) as i32;
+const END_SIZE: i32 = std::mem::offset_of!(ProbeEnd, size) as i32;
+const END_ADD: i32 = std::mem::offset_of!(ProbeEnd, add) as i32;
+const END_SET: i32 = std::mem::offset_of!(ProbeEnd, set) as i32;
 /// Guest register slots the code may touch: x0 … x31 and the x0-write scratch slot 32.
 const GUEST_SLOTS: usize = 33;
 
@@ -305,6 +305,7 @@ impl Compiler<'_> {
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_end();
             }
+            ProbeOp::Count(end) => self.count_fixed(&end, miss),
             ProbeOp::Push { add, set } => {
                 self.room(miss);
                 self.sum_plus(R12, add, miss);
@@ -551,7 +552,7 @@ impl Compiler<'_> {
     /// The way search of the path end at `end` with `ways` ways on the state rcx points to
     /// (see [`prof_events::ProbeOp::End`]), for the sum `sum` (or the state's): falls
     /// through with rax = the counter and rdx = the way's
-    /// [`ProbeEnd`](prof_events::ProbeEnd) if a way counts the sum, else jumps to a
+    /// [`ProbeEnd`] if a way counts the sum, else jumps to a
     /// `miss`. Uses rax and rdx.
     fn path_end(&mut self, at: EndAt, sum: Option<i64>, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
@@ -606,6 +607,36 @@ impl Compiler<'_> {
         for j in counts {
             a.patch(j);
         }
+    }
+
+    /// [`ProbeOp::Count`] of the path end `end` on the state rcx points to: its values are
+    /// immediates. Uses rax and rdx.
+    fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>) {
+        // rax = sum + add, counted if below size (a negative one is above as unsigned), at
+        // base + rax if that is one of the counters.
+        self.sum_plus(RAX, end.add, miss);
+        let a = &mut *self.asm;
+        match i32::try_from(end.size) {
+            Ok(size) => a.alu_imm(W::Q, Alu::Cmp, RAX, size),
+            Err(_) => {
+                a.mov_imm(RDX, end.size);
+                a.alu(W::Q, Alu::Cmp, RAX, RDX);
+            }
+        }
+        miss.push(a.jcc(Cc::Ae));
+        match i32::try_from(end.base) {
+            Ok(base) => a.alu_imm(W::Q, Alu::Add, RAX, base),
+            Err(_) => {
+                a.mov_imm(RDX, end.base);
+                a.alu(W::Q, Alu::Add, RAX, RDX);
+                miss.push(a.jcc(Cc::B));
+            }
+        }
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+        miss.push(a.jcc(Cc::Ae));
+        a.mov_imm(RDX, end.set as u64);
+        a.store(RCX, ProbeState::SUM as i32, RDX);
+        self.count_at(RAX);
     }
 
     /// `dst = sum + add` (the state rcx points to), jumping to a `miss` if that overflows.
@@ -739,9 +770,12 @@ impl Compiler<'_> {
     /// leaves ([`kind::PART`]) after the event's record.
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
         let mut miss = Vec::new();
-        let probe = from
-            .to(to.pc)
-            .filter(|p| matches!(p.op, ProbeOp::Add(_) | ProbeOp::End { .. }));
+        let probe = from.to(to.pc).filter(|p| {
+            matches!(
+                p.op,
+                ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
+            )
+        });
         match probe {
             Some(p) => self.probe(p, &mut miss),
             None => miss.push(self.asm.jmp()),
