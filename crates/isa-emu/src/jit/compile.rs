@@ -615,23 +615,11 @@ impl Compiler<'_> {
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
         self.sum_plus(RAX, end.add, miss);
+        self.alu_u64(Alu::Cmp, RAX, end.size);
+        miss.push(self.asm.jcc(Cc::Ae));
+        self.alu_u64(Alu::Add, RAX, end.base);
+        miss.push(self.asm.jcc(Cc::B));
         let a = &mut *self.asm;
-        match i32::try_from(end.size) {
-            Ok(size) => a.alu_imm(W::Q, Alu::Cmp, RAX, size),
-            Err(_) => {
-                a.mov_imm(RDX, end.size);
-                a.alu(W::Q, Alu::Cmp, RAX, RDX);
-            }
-        }
-        miss.push(a.jcc(Cc::Ae));
-        match i32::try_from(end.base) {
-            Ok(base) => a.alu_imm(W::Q, Alu::Add, RAX, base),
-            Err(_) => {
-                a.mov_imm(RDX, end.base);
-                a.alu(W::Q, Alu::Add, RAX, RDX);
-                miss.push(a.jcc(Cc::B));
-            }
-        }
         a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
         miss.push(a.jcc(Cc::Ae));
         a.mov_imm(RDX, end.set as u64);
@@ -659,15 +647,20 @@ impl Compiler<'_> {
 
     /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
     fn plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
-        let a = &mut *self.asm;
-        match i32::try_from(add) {
-            Ok(v) => a.alu_imm(W::Q, Alu::Add, dst, v),
+        self.alu_u64(Alu::Add, dst, add as u64);
+        miss.push(self.asm.jcc(Cc::O));
+    }
+
+    /// `dst op= imm` at 64 bits: an immediate that sign-extends to `imm`, or else through
+    /// rdx.
+    fn alu_u64(&mut self, op: Alu, dst: Reg, imm: u64) {
+        match i32::try_from(imm as i64) {
+            Ok(v) => self.asm.alu_imm(W::Q, op, dst, v),
             Err(_) => {
-                a.mov_imm(RDX, add as u64);
-                a.alu(W::Q, Alu::Add, dst, RDX);
+                self.asm.mov_imm(RDX, imm);
+                self.asm.alu(W::Q, op, dst, RDX);
             }
         }
-        miss.push(a.jcc(Cc::O));
     }
 
     /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
