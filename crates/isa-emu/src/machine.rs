@@ -1081,7 +1081,7 @@ pub(crate) fn run_compiled(
         let (parts, _) = cache.parts(sup);
         let (k, count, result) = if left.kind == jit::kind::PART {
             // A probed superblock's part whose probe to the next did not apply.
-            let k = (left.at as usize).min(parts.len() - 1);
+            let k = (left.at as usize).min(parts.len().saturating_sub(1));
             (k, parts[k].done, Ok(left.pc))
         } else {
             let r = compiled_result(cpu, mem, &left, &code, &here, trap);

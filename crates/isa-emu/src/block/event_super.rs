@@ -43,10 +43,10 @@
 //! events (the last part's exit still comes as an edge event): a counting sink then counts
 //! runs of traces and settles its per-block counts at the end.
 
-use prof_events::{BlockEnd, BlockId, Interest, ProbeOp, Sink, TraceId, TracePart};
+use prof_events::{BlockEnd, BlockId, Interest, Sink, TraceId, TracePart};
 
 use super::{scan_block, Block, BlockCache, NONE};
-use crate::jit::{PartProbes, Source, SUPER};
+use crate::jit::{runs_between_parts, PartProbes, Source, SUPER};
 use crate::memory::Memory;
 use crate::xlat::{Here, Tinsn};
 
@@ -314,13 +314,7 @@ impl BlockCache {
             self.exit_probes[chosen[i].0 as usize]
                 .iter()
                 .flatten()
-                .any(|(pc, p)| {
-                    *pc == to
-                        && matches!(
-                            p.op,
-                            ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
-                        )
-                })
+                .any(|(pc, p)| *pc == to && runs_between_parts(&p.op))
         };
         // A first block that is only a jump translates to nothing (the jump is followed):
         // a bail-out at the entry would then look like one after the probe past it.

@@ -763,12 +763,7 @@ impl Compiler<'_> {
     /// leaves ([`kind::PART`]) after the event's record.
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
         let mut miss = Vec::new();
-        let probe = from.to(to.pc).filter(|p| {
-            matches!(
-                p.op,
-                ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
-            )
-        });
+        let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
         match probe {
             Some(p) => self.probe(p, &mut miss),
             None => miss.push(self.asm.jmp()),
@@ -1255,6 +1250,15 @@ impl PartProbes {
     fn to(&self, pc: u64) -> Option<&Probe> {
         probe_to(&self.probes, pc)
     }
+}
+
+/// Whether a probed superblock's code runs a probe of `op` between two parts (where the
+/// guest registers stay in cache registers): an addition or a path end, which use none.
+pub(crate) fn runs_between_parts(op: &ProbeOp) -> bool {
+    matches!(
+        op,
+        ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
+    )
 }
 
 /// The probe among `probes` (by next pc) of the exit to `pc`, if any.

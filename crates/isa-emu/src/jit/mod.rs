@@ -69,7 +69,7 @@ use crate::block::NONE;
 use crate::memory::Memory;
 use prof_events::{BlockEnd, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
 
-pub(crate) use compile::{kind, PartProbes, Source};
+pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
 
 /// What compiled code reads and writes besides the registers (rsi points to it): guest
 /// memory (see [`compile`]), the budget, and how it left.
