@@ -84,7 +84,7 @@ pub enum ProbeOp {
     },
     /// The path end given, counted as one way of [`ProbeOp::End`] is: a sink gives it for
     /// a path end that never changes while the probe's epoch lasts (a dense table's), so
-    /// that compiled code needs not read it from `ends`.
+    /// that compiled code need not read it from `ends`.
     Count(ProbeEnd),
     /// A call (on a call's exit, or an indirect call's for one target), if the stack has
     /// room (and, with `push`, the stack of saved sums): pushes the frame of `ret`,

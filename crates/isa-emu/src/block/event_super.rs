@@ -268,19 +268,21 @@ impl BlockCache {
         // A probed superblock's parts: each starts at the first instruction past the ones
         // before it.
         let parts = &self.parts[sup.parts as usize..(sup.parts + sup.nparts) as usize];
-        let mut before = 0;
+        let (mut before, mut insn) = (0, 0);
         let parts: Vec<PartProbes> = match sup.probed {
             false => Vec::new(),
             true => parts
                 .iter()
                 .map(|part| {
                     let b = &self.blocks[part.slot as usize];
-                    let insn = meta.iter().position(|m| m.idx >= before);
+                    while meta.get(insn).is_some_and(|m| m.idx < before) {
+                        insn += 1;
+                    }
                     before = part.done;
                     PartProbes {
                         slot: part.slot,
                         at: b.first + b.len.saturating_sub(1),
-                        insn: insn.unwrap_or(insns.len()),
+                        insn,
                         pc: b.start,
                         probes: self.exit_probes[part.slot as usize],
                     }

@@ -1131,7 +1131,7 @@ pub(crate) struct Stub {
 }
 
 /// The key and epoch a block's probes all apply under (a plain block with at least one
-/// probe). Its code checks them once at entry, and bails out before its first
+/// probe, or a probed superblock's first part). Its code checks them once at entry, and bails out before its first
 /// instruction if they differ (the run loop then runs the block and delivers its events);
 /// a stub that follows a probe whose next key and epoch are these chains to the code right
 /// after the check, since a probe changes no epoch and nothing between it and the next
@@ -1350,13 +1350,16 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     // How the block ends if it runs to its end: at a fixed next pc (its end, or a jump's
     // target), at the pc in rax (an indirect jump), or not at all (it always bails out).
     let mut next = Some(Some(src.end));
+    // The next part of a probed superblock, whose probe from the one before runs before
+    // its first instruction (parts start in order; one that is only a jump starts where
+    // the next does).
+    let mut next_part = 1;
     for (i, insn) in insns.iter().enumerate() {
         let at = src.first + i;
         let last = i + 1 == insns.len();
-        for (k, w) in src.parts.windows(2).enumerate() {
-            if w[1].insn == i {
-                c.between(k, &w[0], &w[1]);
-            }
+        while let Some(to) = src.parts.get(next_part).filter(|p| p.insn == i) {
+            c.between(next_part - 1, &src.parts[next_part - 1], to);
+            next_part += 1;
         }
         let done = match insn.op {
             Op::Jal if last => {
