@@ -146,35 +146,45 @@
 //! records a guest's block events once and replays them into fresh sinks: the sink's own
 //! time per block and per path, and a run to profile without the emulator in it.
 //!
-//! | guest | mean trips | strata / no sink | grammar ns per RP | raw RP stream / grammar | raw / xz -9 |
-//! |---|---|---|---|---|---|
-//! | phases | 109 | 1.33 | 99 | 74.3x | 471.6x |
-//! | nbody | 1667 | 1.61 | 206 | 314.9x | 1556x |
-//! | primes | 3.00 | 4.04 | 126 | 55.7x | 109.9x |
-//! | coremark | 4.73 | 4.04 | 136 | 16.1x | 57.7x |
-//! | crc | 2.71 | 5.25 | 126 | 18.8x | 42.1x |
-//! | strings | 3.65 | 3.67 | 215 | 19.6x | 54.2x |
-//! | hash | 1.70 | 2.71 | 167 | 23.0x | 51.4x |
-//! | recursion | 1.67 | 4.56 | 182 | 22.2x | 108.9x |
-//! | sort | 1.75 | 6.15 | 181 | 15.3x | 39.8x |
-//! | chase | 1.99 | 7.05 | 203 | 11.8x | 28.3x |
+//! | guest | mean trips | strata / no sink | block counter / no sink | 1.3x budget, ns per block | grammar ns per RP | raw RP stream / grammar file | raw / xz -9 |
+//! |---|---|---|---|---|---|---|---|
+//! | nbody | 1667 | 1.76 | 1.00 | 24.7 | 106 | 3395x | 1556x |
+//! | phases | 109 | 1.84 | 1.08 | 2.01 | 52 | 708x | 472x |
+//! | recursion | 1.67 | 8.00 | 1.35 | 1.41 | 96 | 121x | 109x |
+//! | hash | 1.70 | 9.82 | 2.01 | 0.54 | 88 | 96.0x | 51.4x |
+//! | strings | 3.65 | 9.97 | 2.06 | 0.47 | 86 | 84.0x | 54.2x |
+//! | coremark | 4.73 | 10.6 | 1.61 | 0.92 | 73 | 70.3x | 57.7x |
+//! | chase | 1.99 | 15.7 | 1.98 | 0.87 | 85 | 38.8x | 28.3x |
+//! | crc | 2.71 | 15.9 | 1.67 | 0.92 | 67 | 64.5x | 42.1x |
+//! | sort | 1.75 | 21.2 | 2.11 | 0.58 | 70 | 53.0x | 39.8x |
+//! | primes | 3.00 | 24.3 | 2.74 | 0.20 | 61 | 240x | 110x |
 //!
-//! (`cargo xtask bench-strata`, which runs `cargo run --release -p strata --example
+//! (`cargo xtask bench-strata --runs 3`, which runs `cargo run --release -p strata --example
 //! strata_cost --features bench-examples -- guests/bin/GUEST.elf 3` per guest at its
-//! default size: CPU time, median of
-//! 3 paired alternating runs on a shared 2-core machine (this table: main at f4e4d26, while
-//! another build ran), where repeated measurements vary by 10-20%; "mean trips" is the highest mean trip count of a level, cycles closed per
-//! repeated unit; "grammar ns per RP" is SEQUITUR alone, the stream re-fed to a fresh
-//! grammar. Sizes in bytes: the raw stream is 12 bytes per repeated path, the grammar 4
-//! bytes per body symbol and per rule plus 12 per distinct terminal.)
+//! default size: CPU time, median of 3 paired alternating runs on a shared 2-core machine
+//! (this table: main at 2a4fb7e with the example's per-block figures), where repeated
+//! measurements vary by 10-20%. "Mean trips" is the highest mean trip count of a level,
+//! cycles closed per repeated unit; "block counter" is a sink that only counts the blocks,
+//! the cheapest sink that sees every block; the budget is what a ratio of 1.3 leaves a sink
+//! per block, 0.3 times the no-sink time over the blocks executed; "grammar ns per RP" is
+//! SEQUITUR alone, the stream re-fed to a fresh grammar. Sizes in bytes: the raw stream is
+//! 12 bytes per repeated path; the grammar file is range-coded, read back and checked.)
 //!
-//! Where the cost goes: strata's cost grows with the rate of repeated paths, not of blocks.
-//! Sort emits a repeated path every 30 instructions; there the paths alone cost about
-//! 1.6-1.9x, the two upper levels add about 0.5x and the grammar the rest. SEQUITUR's cost
-//! per repeated path is memory latency: each symbol looks up and rewrites digrams and nodes
-//! spread over a grammar of 10^5 symbols. (A flat open-addressing digram index, and one
-//! keyed by first symbol with its successors inline, measured no faster than the hash map
-//! used here.) Runs whose repeated paths are rare (phases) stay near 1.2-1.3x.
+//! **The cost is bounded by the emulator's speed, not only by strata's.** With compiled
+//! code the emulator runs a block in 0.65 ns (primes: 33.2 M blocks in 21.7 ms) to 3.2 ns
+//! (crc), so a ratio of 1.3 leaves 0.2-0.9 ns per block on eight of the ten guests: one to
+//! three cycles. Delivering the blocks to a sink that only counts them already costs
+//! 1.6-2.7x there, and strata's own work per block (the steps below) is several dependent
+//! loads. Only nbody and phases, whose floating-point blocks the emulator interprets, come
+//! near the goal.
+//!
+//! Where the cost goes (the same example with `STRATA_GRAMMAR=0` and `STRATA_LEVELS=0` or
+//! `2`, 3 paired runs each): paths alone cost 6.3x on sort, 4.9x on crc and 11.3x on
+//! primes; the two upper levels bring that to 11.6x, 8.3x and 14.6x, and the grammar to
+//! 22.1x, 14.3x and 24.9x. SEQUITUR's cost per repeated path is memory latency: each symbol
+//! looks up and rewrites digrams and nodes spread over a grammar of 10^5 symbols. (A flat
+//! open-addressing digram index, and one keyed by first symbol with its successors inline,
+//! measured no faster than the hash map used here.)
 //!
 //! Where the size goes: the start rule, the part of the stream that no rule repeats, holds
 //! 54-76% of the grammar's symbols on every guest. The streams of guests whose loops branch
@@ -183,8 +193,8 @@
 //! than xz's output. The trip counts are not what breaks repetition: a grammar of the path
 //! ids alone (trip counts dropped, so not lossless; the example prints it) has only 1.04x
 //! (primes), 1.45x (coremark), 1.73x (crc) and 2.33x (sort) fewer symbols, so no encoding
-//! of the trip counts brings these guests near 64x. Without the grammar ([`Config::grammar`], off by default) and
-//! the upper levels, paths alone cost 1.6-1.8x on crc and sort.
+//! of the trip counts brings these guests near 64x. The grammar is off by default
+//! ([`Config::grammar`]).
 //!
 //! ## Features
 //!
