@@ -37,7 +37,7 @@
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod host {
-    use crate::jit::compile::{Guard, Stub};
+    use crate::jit::compile::{Guard, Stub, Tramp};
     use crate::jit::{Ctx, Ret, Target, TARGET_SLOTS};
 
     #[cfg(test)]
@@ -233,6 +233,10 @@ mod host {
                 entry: abs(s.entry),
                 count: abs(s.count),
                 body: abs(s.body),
+                tramp: s.tramp.map(|t| Tramp {
+                    start: abs(t.start),
+                    jump: abs(t.jump),
+                }),
                 ..s
             }));
             self.entries.push(Function {
@@ -257,20 +261,33 @@ mod host {
                 return;
             };
             let rel = |from: u32, to: u32| (to as i64 - (from as i64 + 4)) as i32;
-            self.write(&[
-                (s.count as usize, &count.to_le_bytes()),
-                (s.body as usize, &rel(s.body, body).to_le_bytes()),
-                (s.entry as usize, &s.chained.to_le_bytes()),
-            ]);
+            let tramp = s.tramp.zip(self.entries.get(to as usize).map(|e| e.body));
+            let tramp = tramp.map(|(t, to)| (t.jump, rel(t.jump, to).to_le_bytes()));
+            let (count, body, entry) = (
+                count.to_le_bytes(),
+                rel(s.body, body).to_le_bytes(),
+                s.chained.to_le_bytes(),
+            );
+            let mut pieces = vec![
+                (s.count as usize, &count[..]),
+                (s.body as usize, &body[..]),
+                (s.entry as usize, &entry[..]),
+            ];
+            if let Some((at, disp)) = &tramp {
+                pieces.push((*at as usize, &disp[..]));
+            }
+            self.write(&pieces);
         }
 
-        /// The stub and where [`chain`](Self::chain) makes it go in function `to`.
+        /// The stub and where [`chain`](Self::chain) makes it go in function `to`: past
+        /// the block's check where the stub's probe left its guard, else to its check,
+        /// through the stub's trampoline if the probe left its key pending.
         fn chain_target(&self, stub: u32, to: u32) -> Option<(Stub, u32)> {
             let s = *self.stubs.get(stub as usize)?;
             let e = self.entries.get(to as usize)?;
             Some(match e.verified {
                 Some((guard, past)) if s.follows == Some(guard) => (s, past),
-                _ => (s, e.body),
+                _ => (s, s.tramp.map_or(e.body, |t| t.start)),
             })
         }
 
@@ -362,29 +379,38 @@ mod host {
         #[test]
         fn a_stub_chains_past_the_guard_only_after_a_probe_that_leaves_it() {
             let guard = |key| Guard { key, epoch: 3 };
-            let stub = |follows| Stub {
+            let stub = |follows, tramp| Stub {
                 entry: 0,
                 count: 0,
                 body: 0,
                 chained: 0,
                 follows,
+                tramp,
             };
             let mut buf = CodeBuf::new(1 << 16).expect("an executable buffer");
             let code = [0xc3u8; 32];
             // Function 0 has stubs 0..3; function 1 is guarded (its check ends at 20).
-            let stubs = [stub(Some(guard(7))), stub(Some(guard(8))), stub(None)];
+            let tramp = Some(Tramp {
+                start: 28,
+                jump: 30,
+            });
+            let stubs = [
+                stub(Some(guard(7)), tramp),
+                stub(Some(guard(8)), None),
+                stub(None, None),
+                stub(Some(guard(8)), tramp),
+            ];
             buf.append(&code, (4, None), &stubs).unwrap();
             buf.append(&code, (4, Some((guard(7), 20))), &[]).unwrap();
             let to = |stub| buf.chain_target(stub, 1).map(|(_, at)| at);
             assert_eq!(to(0), Some(32 + 20));
             assert_eq!(to(1), Some(32 + 4), "another key");
             assert_eq!(to(2), Some(32 + 4), "no probe ran");
-            assert_eq!(
-                buf.chain_target(0, 0).map(|(_, at)| at),
-                Some(4),
-                "unguarded"
-            );
-            assert_eq!(buf.chain_target(3, 1), None);
+            assert_eq!(to(3), Some(28), "another key, left pending");
+            let to_unguarded = |stub| buf.chain_target(stub, 0).map(|(_, at)| at);
+            assert_eq!(to_unguarded(1), Some(4), "unguarded");
+            assert_eq!(to_unguarded(0), Some(28), "unguarded, key left pending");
+            assert_eq!(buf.chain_target(4, 1), None);
         }
     }
 }

@@ -144,6 +144,11 @@ struct Compiler<'a> {
     /// (see [`Guard`]), or, further on in a probed superblock, the probes between its
     /// parts left them. A probe under them needs no check of its own.
     guard: Option<Guard>,
+    /// A key the state must get before anything reads it: additions and path ends under a
+    /// known guard leave their next key here instead of storing it, since the code that
+    /// follows knows it ([`guard`](Self::guard)). Whatever reads the state's key (a check, the
+    /// run loop, a block entered unverified) gets it stored first ([`Compiler::settle_key`]).
+    pending: Option<u64>,
 }
 
 impl Compiler<'_> {
@@ -213,6 +218,7 @@ impl Compiler<'_> {
             at: at as u32,
             retired: None,
             guard: self.guard,
+            pending: self.pending,
         });
     }
 
@@ -283,10 +289,23 @@ impl Compiler<'_> {
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
-    /// ran. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the exit
-    /// stored the guest registers); a return's jump target is in r12.
+    /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
+    /// next key [`pending`](Self::pending); any other probe stores the pending key first,
+    /// then its own. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the
+    /// exit stored the guest registers); a return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
+        // Additions and path ends under the known guard read and write no key: theirs is
+        // left pending. Anything else reads or sets the state's key, so it gets the one
+        // pending first.
+        let lazy = self.guard == Some(Guard::of(probe)) && runs_between_parts(&probe.op);
+        if !lazy {
+            self.settle_key();
+        } else if probe.op == ProbeOp::Add(0) {
+            // An edge that adds nothing only moves the key (no code at all here).
+            self.next_key(probe, true);
+            return;
+        }
         if self.guard == Some(Guard::of(probe)) {
             self.asm.load(RCX, RSI, Ctx::PROBE as i32);
         } else {
@@ -426,11 +445,35 @@ impl Compiler<'_> {
                 return;
             }
         }
-        // A probe applies only where the state's key is its key, which nothing above
-        // changes: one that keeps it need not store it.
-        if probe.next != probe.key {
+        self.next_key(probe, lazy);
+    }
+
+    /// The state gets `probe`'s next key: stored, or left pending if `lazy`. A probe
+    /// applies only where the state's key is its key, which nothing in it changes: one
+    /// that keeps it need not store it.
+    fn next_key(&mut self, probe: &Probe, lazy: bool) {
+        if probe.next == probe.key {
+            return;
+        }
+        if lazy {
+            self.pending = Some(probe.next);
+        } else {
             self.set_state(ProbeState::KEY, Val::Imm(probe.next));
         }
+    }
+
+    /// Stores the pending key ([`pending`](Self::pending)) in the state the context points
+    /// to, if there is one. Uses rax and rcx.
+    fn settle_key(&mut self) {
+        if let Some(key) = self.pending.take() {
+            self.store_key(key);
+        }
+    }
+
+    /// Stores `key` in the state the context points to. Uses rax and rcx.
+    fn store_key(&mut self, key: u64) {
+        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+        self.set_state(ProbeState::KEY, Val::Imm(key));
     }
 
     /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
@@ -764,6 +807,9 @@ impl Compiler<'_> {
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
         let mut miss = Vec::new();
         let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
+        // Where the probe does not apply, it changed nothing: the key still to store is
+        // the one before it.
+        let pending = self.pending;
         match probe {
             Some(p) => self.probe(p, &mut miss),
             None => miss.push(self.asm.jmp()),
@@ -777,6 +823,7 @@ impl Compiler<'_> {
                 at: k as u32,
                 retired: None,
                 guard: self.guard,
+                pending,
             });
         }
         // Past the probe, the state has its next key (a part that leaves keeps the guard,
@@ -803,13 +850,20 @@ impl Compiler<'_> {
         // A probe that applies stands for the record (the exit's event); one that does not
         // logs it and returns, so that the run loop delivers it before any other probe runs.
         let mut miss = Vec::new();
+        let before = self.pending;
         let full = match probe {
             Some(p) => {
                 self.probe(p, &mut miss);
                 None
             }
-            None => logged.then(|| self.log(Some(e.pc), rec_slot, rec_at)),
+            None => {
+                self.settle_key();
+                logged.then(|| self.log(Some(e.pc), rec_slot, rec_at))
+            }
         };
+        // The key the probe left pending: a block chained to past its check knows it; the
+        // run loop and a block that checks it (through the trampoline below) read it.
+        let after = self.pending.take();
         // The chain check: goes on in the block chained to if the budget left holds its
         // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
@@ -827,6 +881,9 @@ impl Compiler<'_> {
         if let Some(full) = full {
             self.asm.patch(full);
         }
+        if let Some(key) = after {
+            self.store_key(key);
+        }
         let leave = self.asm.code.len();
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
@@ -834,12 +891,25 @@ impl Compiler<'_> {
             for j in miss {
                 self.asm.patch(j);
             }
+            // The probe changed nothing: the key pending before it.
+            if let Some(key) = before {
+                self.store_key(key);
+            }
             let full = self.log(Some(e.pc), rec_slot, rec_at);
             self.asm.patch_to(full, leave);
             let j = self.asm.jmp();
             self.asm.patch_to(j, leave);
         }
         let rel = |p: usize| (p - start) as u32;
+        let tramp = after.map(|key| {
+            let at = self.asm.code.len();
+            self.store_key(key);
+            let jump = self.asm.jmp();
+            Tramp {
+                start: rel(at),
+                jump: rel(jump),
+            }
+        });
         let follows = probe.and_then(Guard::after);
         Stub {
             entry: rel(entry),
@@ -847,6 +917,7 @@ impl Compiler<'_> {
             body: rel(body),
             chained,
             follows,
+            tramp,
         }
     }
 
@@ -1010,6 +1081,7 @@ impl Compiler<'_> {
                     at: at as u32,
                     retired: Some(retired),
                     guard: self.guard,
+                    pending: self.pending,
                 });
             }
             _ => return None,
@@ -1128,6 +1200,21 @@ pub(crate) struct Stub {
     pub chained: i32,
     /// The state's key and epoch whenever the stub runs: the exit's probe applied.
     pub follows: Option<Guard>,
+    /// Where the stub stores the key its probe left pending ([`Compiler::pending`]) before
+    /// it goes on in a block that checks the key: chained to such a block, the body jump
+    /// goes there.
+    pub tramp: Option<Tramp>,
+}
+
+/// A stub's trampoline (positions in the function's code): it stores the key the stub's
+/// probe left pending, then jumps (a displacement patched when chained) to the body of
+/// the block chained to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tramp {
+    /// Where it starts.
+    pub start: u32,
+    /// The displacement of its jump.
+    pub jump: u32,
 }
 
 /// The key and epoch a block's probes all apply under (a plain block with at least one
@@ -1186,6 +1273,8 @@ struct ExitCode {
     retired: Option<u32>,
     /// The key and epoch known where it is taken ([`Compiler::guard`]).
     guard: Option<Guard>,
+    /// The key not yet stored where it is taken ([`Compiler::pending`]).
+    pending: Option<u64>,
 }
 
 /// The code of one block, appended to an [`Asm`].
@@ -1336,6 +1425,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         exits: Vec::new(),
         returns: Vec::new(),
         guard: None,
+        pending: None,
     };
     let verified = guard.map(|g| {
         let mut miss = Vec::new();
@@ -1344,6 +1434,9 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             c.bail(j, src.first);
         }
         c.guard = Some(g);
+        // A stub whose probe left this guard pending chains to the code past the check:
+        // the state may not hold the key yet.
+        c.pending = Some(g.key);
         (g, (c.asm.code.len() - start) as u32)
     });
     let insns = src.insns;
@@ -1406,12 +1499,20 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                 at: (src.first + insns.len() - 1) as u32,
                 retired: Some(src.count),
                 guard: c.guard,
+                pending: c.pending,
             });
         }
         Some(None) => {
             let at = (src.first + insns.len() - 1) as u32;
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
+            // Return and site probes, the record and the run loop read the state's key
+            // (the next pc, in rax, waits in rdx meanwhile).
+            if c.pending.is_some() {
+                c.asm.mov(RDX, RAX);
+                c.settle_key();
+                c.asm.mov(RAX, RDX);
+            }
             // A return's probe that applies stands for the record, as a fixed exit's does.
             let applied = match (src.ret_probe, src.site) {
                 (Some(p), _) if src.logged => {
@@ -1479,10 +1580,15 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         }
         c.write_back(&e.dirty);
         c.guard = e.guard;
+        c.pending = e.pending;
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
             stubs.push(c.stub(&e, retired, src, stub, start));
-        } else if e.kind == kind::PART {
+            continue;
+        }
+        // The run loop reads the state's key.
+        c.settle_key();
+        if e.kind == kind::PART {
             // The record of the part's exit, then back to the run loop.
             let (slot, at) = src
                 .parts
