@@ -144,11 +144,20 @@ struct Compiler<'a> {
     /// (see [`Guard`]), or, further on in a probed superblock, the probes between its
     /// parts left them. A probe under them needs no check of its own.
     guard: Option<Guard>,
-    /// A key the state must get before anything reads it: additions and path ends under a
-    /// known guard leave their next key here instead of storing it, since the code that
-    /// follows knows it ([`guard`](Self::guard)). Whatever reads the state's key (a check, the
-    /// run loop, a block entered unverified) gets it stored first ([`Compiler::settle_key`]).
-    pending: Option<u64>,
+    /// What the state must get before anything reads it: additions and path ends under a
+    /// known guard leave their next key and sum here instead of storing them, since the
+    /// code that follows knows them. Whatever reads the state (a check, a probe of another
+    /// kind, the run loop, a block chained to) gets them stored first
+    /// ([`Compiler::settle`]).
+    pending: Unstored,
+}
+
+/// The key and the sum's low half known at a point of the code and not yet stored in the
+/// state (see [`Compiler::pending`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Unstored {
+    key: Option<u64>,
+    sum: Option<i64>,
 }
 
 impl Compiler<'_> {
@@ -290,8 +299,8 @@ impl Compiler<'_> {
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
     /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
-    /// next key [`pending`](Self::pending); any other probe stores the pending key first,
-    /// then its own. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the
+    /// next key, and the sum where it is known, [`pending`](Self::pending); any other
+    /// probe stores what is pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the
     /// exit stored the guest registers); a return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
@@ -300,9 +309,8 @@ impl Compiler<'_> {
         // pending first.
         let lazy = self.guard == Some(Guard::of(probe)) && runs_between_parts(&probe.op);
         if !lazy {
-            self.settle_key();
-        } else if probe.op == ProbeOp::Add(0) {
-            // An edge that adds nothing only moves the key (no code at all here).
+            self.settle();
+        } else if self.known_sum(probe, miss) {
             self.next_key(probe, true);
             return;
         }
@@ -321,10 +329,12 @@ impl Compiler<'_> {
                 self.asm.store(RCX, SUM, RAX);
             }
             ProbeOp::End { end, ways } => {
-                self.path_end(EndAt::Fixed { end, ways }, None, miss);
+                // (The end sets the sum in the state.)
+                let sum = self.pending.sum.take();
+                self.path_end(EndAt::Fixed { end, ways }, sum, miss);
                 self.count_end();
             }
-            ProbeOp::Count(end) => self.count_fixed(&end, miss),
+            ProbeOp::Count(end) => self.count_fixed(&end, miss, lazy),
             ProbeOp::Push { add, set } => {
                 self.room(miss);
                 self.sum_plus(R12, add, miss);
@@ -456,24 +466,80 @@ impl Compiler<'_> {
             return;
         }
         if lazy {
-            self.pending = Some(probe.next);
+            self.pending.key = Some(probe.next);
         } else {
             self.set_state(ProbeState::KEY, Val::Imm(probe.next));
         }
     }
 
-    /// Stores the pending key ([`pending`](Self::pending)) in the state the context points
-    /// to, if there is one. Uses rax and rcx.
-    fn settle_key(&mut self) {
-        if let Some(key) = self.pending.take() {
-            self.store_key(key);
+    /// An addition or path end under the known guard whose code the known sum makes
+    /// shorter or needless: an addition to a known sum is one at compile time, and a
+    /// path end of a known sum counts a known counter. False for any other (whose code
+    /// then reads the state's sum: the known one is stored first if an addition would
+    /// leave the signed 64-bit range, where the code misses).
+    fn known_sum(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
+        match (probe.op, self.pending.sum) {
+            (ProbeOp::Add(0), _) => true,
+            (ProbeOp::Add(v), Some(sum)) => match sum.checked_add(v) {
+                Some(sum) => {
+                    self.pending.sum = Some(sum);
+                    true
+                }
+                None => {
+                    self.settle();
+                    false
+                }
+            },
+            (ProbeOp::Count(end), Some(sum)) => {
+                self.count_known(&end, sum, miss);
+                true
+            }
+            _ => false,
         }
     }
 
-    /// Stores `key` in the state the context points to. Uses rax and rcx.
-    fn store_key(&mut self, key: u64) {
+    /// [`ProbeOp::Count`] of the path end `end` where the sum is known to be `sum`: its
+    /// counter is known too (it misses where it is out of the end's range or the
+    /// counters).
+    fn count_known(&mut self, end: &ProbeEnd, sum: i64, miss: &mut Vec<usize>) {
+        let index = sum
+            .checked_add(end.add)
+            .and_then(|i| u64::try_from(i).ok())
+            .filter(|&i| i < end.size)
+            .and_then(|i| end.base.checked_add(i));
+        match index {
+            Some(counter) => {
+                self.asm.mov_imm(RAX, counter);
+                self.asm
+                    .alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+                miss.push(self.asm.jcc(Cc::Ae));
+                self.count_at(RAX);
+            }
+            None => miss.push(self.asm.jmp()),
+        }
+        self.pending.sum = Some(end.set);
+    }
+
+    /// Stores what is pending ([`pending`](Self::pending)) in the state the context points
+    /// to. Uses rax and rcx.
+    fn settle(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.store(pending);
+    }
+
+    /// Stores the key and sum of `unstored` in the state the context points to. Uses rax
+    /// and rcx.
+    fn store(&mut self, unstored: Unstored) {
+        if unstored == Unstored::default() {
+            return;
+        }
         self.asm.load(RCX, RSI, Ctx::PROBE as i32);
-        self.set_state(ProbeState::KEY, Val::Imm(key));
+        if let Some(key) = unstored.key {
+            self.set_state(ProbeState::KEY, Val::Imm(key));
+        }
+        if let Some(sum) = unstored.sum {
+            self.set_state(ProbeState::SUM, Val::Imm(sum as u64));
+        }
     }
 
     /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
@@ -654,7 +720,8 @@ impl Compiler<'_> {
 
     /// [`ProbeOp::Count`] of the path end `end` on the state rcx points to: its values are
     /// immediates. Uses rax and rdx.
-    fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>) {
+    /// The sum it sets is left pending if `lazy` ([`Compiler::pending`]).
+    fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
         self.sum_plus(RAX, end.add, miss);
@@ -665,8 +732,12 @@ impl Compiler<'_> {
         let a = &mut *self.asm;
         a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
         miss.push(a.jcc(Cc::Ae));
-        a.mov_imm(RDX, end.set as u64);
-        a.store(RCX, ProbeState::SUM as i32, RDX);
+        if lazy {
+            self.pending.sum = Some(end.set);
+        } else {
+            a.mov_imm(RDX, end.set as u64);
+            a.store(RCX, ProbeState::SUM as i32, RDX);
+        }
         self.count_at(RAX);
     }
 
@@ -807,8 +878,8 @@ impl Compiler<'_> {
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
         let mut miss = Vec::new();
         let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
-        // Where the probe does not apply, it changed nothing: the key still to store is
-        // the one before it.
+        // Where the probe does not apply, it changed nothing: what is still to store is
+        // what was pending before it.
         let pending = self.pending;
         match probe {
             Some(p) => self.probe(p, &mut miss),
@@ -857,13 +928,19 @@ impl Compiler<'_> {
                 None
             }
             None => {
-                self.settle_key();
+                self.settle();
                 logged.then(|| self.log(Some(e.pc), rec_slot, rec_at))
             }
         };
-        // The key the probe left pending: a block chained to past its check knows it; the
-        // run loop and a block that checks it (through the trampoline below) read it.
-        let after = self.pending.take();
+        // The sum the probe left pending is stored before the block chained to reads it;
+        // its key, which a block chained to past its check knows, only where the run loop
+        // or a block that checks it (through the trampoline below) reads it.
+        let after = std::mem::take(&mut self.pending);
+        self.store(Unstored {
+            key: None,
+            sum: after.sum,
+        });
+        let after = after.key;
         // The chain check: goes on in the block chained to if the budget left holds its
         // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
@@ -881,9 +958,10 @@ impl Compiler<'_> {
         if let Some(full) = full {
             self.asm.patch(full);
         }
-        if let Some(key) = after {
-            self.store_key(key);
-        }
+        self.store(Unstored {
+            key: after,
+            sum: None,
+        });
         let leave = self.asm.code.len();
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
@@ -891,10 +969,8 @@ impl Compiler<'_> {
             for j in miss {
                 self.asm.patch(j);
             }
-            // The probe changed nothing: the key pending before it.
-            if let Some(key) = before {
-                self.store_key(key);
-            }
+            // The probe changed nothing: what was pending before it.
+            self.store(before);
             let full = self.log(Some(e.pc), rec_slot, rec_at);
             self.asm.patch_to(full, leave);
             let j = self.asm.jmp();
@@ -903,7 +979,10 @@ impl Compiler<'_> {
         let rel = |p: usize| (p - start) as u32;
         let tramp = after.map(|key| {
             let at = self.asm.code.len();
-            self.store_key(key);
+            self.store(Unstored {
+                key: Some(key),
+                sum: None,
+            });
             let jump = self.asm.jmp();
             Tramp {
                 start: rel(at),
@@ -1273,8 +1352,8 @@ struct ExitCode {
     retired: Option<u32>,
     /// The key and epoch known where it is taken ([`Compiler::guard`]).
     guard: Option<Guard>,
-    /// The key not yet stored where it is taken ([`Compiler::pending`]).
-    pending: Option<u64>,
+    /// What is not yet stored where it is taken ([`Compiler::pending`]).
+    pending: Unstored,
 }
 
 /// The code of one block, appended to an [`Asm`].
@@ -1425,7 +1504,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         exits: Vec::new(),
         returns: Vec::new(),
         guard: None,
-        pending: None,
+        pending: Unstored::default(),
     };
     let verified = guard.map(|g| {
         let mut miss = Vec::new();
@@ -1436,7 +1515,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         c.guard = Some(g);
         // A stub whose probe left this guard pending chains to the code past the check:
         // the state may not hold the key yet.
-        c.pending = Some(g.key);
+        c.pending.key = Some(g.key);
         (g, (c.asm.code.len() - start) as u32)
     });
     let insns = src.insns;
@@ -1508,9 +1587,9 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             c.write_back(&dirty);
             // Return and site probes, the record and the run loop read the state's key
             // (the next pc, in rax, waits in rdx meanwhile).
-            if c.pending.is_some() {
+            if c.pending != Unstored::default() {
                 c.asm.mov(RDX, RAX);
-                c.settle_key();
+                c.settle();
                 c.asm.mov(RAX, RDX);
             }
             // A return's probe that applies stands for the record, as a fixed exit's does.
@@ -1586,8 +1665,8 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             stubs.push(c.stub(&e, retired, src, stub, start));
             continue;
         }
-        // The run loop reads the state's key.
-        c.settle_key();
+        // The run loop reads the state.
+        c.settle();
         if e.kind == kind::PART {
             // The record of the part's exit, then back to the run loop.
             let (slot, at) = src
