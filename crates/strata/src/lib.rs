@@ -146,55 +146,64 @@
 //! records a guest's block events once and replays them into fresh sinks: the sink's own
 //! time per block and per path, and a run to profile without the emulator in it.
 //!
-//! | guest | mean trips | strata / no sink | block counter / no sink | 1.3x budget, ns per block | grammar ns per RP | raw RP stream / grammar file | raw / xz -9 |
-//! |---|---|---|---|---|---|---|---|
-//! | nbody | 1667 | 1.76 | 1.00 | 24.7 | 106 | 3395x | 1556x |
-//! | phases | 109 | 1.84 | 1.08 | 2.01 | 52 | 708x | 472x |
-//! | recursion | 1.67 | 8.00 | 1.35 | 1.41 | 96 | 121x | 109x |
-//! | hash | 1.70 | 9.82 | 2.01 | 0.54 | 88 | 96.0x | 51.4x |
-//! | strings | 3.65 | 9.97 | 2.06 | 0.47 | 86 | 84.0x | 54.2x |
-//! | coremark | 4.73 | 10.6 | 1.61 | 0.92 | 73 | 70.3x | 57.7x |
-//! | chase | 1.99 | 15.7 | 1.98 | 0.87 | 85 | 38.8x | 28.3x |
-//! | crc | 2.71 | 15.9 | 1.67 | 0.92 | 67 | 64.5x | 42.1x |
-//! | sort | 1.75 | 21.2 | 2.11 | 0.58 | 70 | 53.0x | 39.8x |
-//! | primes | 3.00 | 24.3 | 2.74 | 0.20 | 61 | 240x | 110x |
+//! | guest | mean trips | strata / no sink | block counter / no sink | run counter / no sink | 1.3x budget, ns per block | grammar ns per RP | raw RP stream / grammar file | raw / xz -9 |
+//! |---|---|---|---|---|---|---|---|---|
+//! | nbody | 1667 | 1.74 | 1.05 | 1.09 | 38.0 | 236 | 3395x | 1556x |
+//! | phases | 109 | 1.79 | 1.12 | 1.04 | 3.65 | 71 | 708x | 472x |
+//! | recursion | 1.67 | 6.39 | 1.35 | 1.15 | 2.22 | 148 | 121x | 109x |
+//! | coremark | 4.73 | 10.8 | 1.83 | 1.65 | 1.26 | 105 | 70.3x | 57.7x |
+//! | hash | 1.70 | 10.9 | 1.89 | 1.61 | 0.79 | 126 | 96.0x | 51.4x |
+//! | strings | 3.65 | 11.7 | 2.12 | 1.81 | 0.59 | 129 | 84.0x | 54.2x |
+//! | chase | 1.99 | 15.9 | 1.85 | 1.67 | 1.48 | 151 | 38.8x | 28.3x |
+//! | crc | 2.71 | 18.2 | 1.70 | 1.56 | 1.07 | 93 | 64.5x | 42.1x |
+//! | sort | 1.75 | 25.0 | 2.26 | 2.05 | 0.73 | 108 | 53.0x | 39.8x |
+//! | primes | 3.00 | 26.5 | 2.96 | 2.25 | 0.27 | 85 | 240x | 110x |
 //!
 //! (`cargo xtask bench-strata --runs 3`, which runs `cargo run --release -p strata --example
 //! strata_cost --features bench-examples -- guests/bin/GUEST.elf 3` per guest at its
 //! default size: CPU time, median of 3 paired alternating runs on a shared 2-core machine
-//! (this table: main at 2a4fb7e with the example's per-block figures), where repeated
-//! measurements vary by 10-20%. "Mean trips" is the highest mean trip count of a level,
-//! cycles closed per repeated unit; "block counter" is a sink that only counts the blocks,
-//! the cheapest sink that sees every block; the budget is what a ratio of 1.3 leaves a sink
+//! (this table: main at 25f565a with the run counter added), where repeated measurements
+//! vary by 10-20%. "Mean trips" is the highest mean trip count of a level, cycles closed
+//! per repeated unit; "block counter" is a sink that only counts the blocks, one call per
+//! block; "run counter" counts them too but takes the emulator's traces, one call per run
+//! of a trace, the floor of any sink that sees every block (a detector that memoized its
+//! steps per trace could not go below it); the budget is what a ratio of 1.3 leaves a sink
 //! per block, 0.3 times the no-sink time over the blocks executed; "grammar ns per RP" is
 //! SEQUITUR alone, the stream re-fed to a fresh grammar. Sizes in bytes: the raw stream is
 //! 12 bytes per repeated path; the grammar file is range-coded, read back and checked.)
 //!
-//! **The cost is bounded by the emulator's speed, not only by strata's.** With compiled
-//! code the emulator runs a block in 0.65 ns (primes: 33.2 M blocks in 21.7 ms) to 3.2 ns
-//! (crc), so a ratio of 1.3 leaves 0.2-0.9 ns per block on eight of the ten guests: one to
-//! three cycles. Delivering the blocks to a sink that only counts them already costs
-//! 1.6-2.7x there, and strata's own work per block (the steps below) is several dependent
-//! loads. Only nbody and phases, whose floating-point blocks the emulator interprets, come
-//! near the goal.
+//! **The goal of 1.3x is out of reach on this emulator, whatever strata does.** With
+//! compiled code the emulator runs a block of seven of the ten guests in 0.9 ns (primes) to
+//! 4.9 ns (chase), so a ratio of 1.3 leaves 0.27-1.5 ns per block there: about one to four
+//! cycles.
+//! Running those guests with every block observed at all, even by a sink that does one
+//! addition per run of blocks, already costs 1.56-2.25x: the blocks run as logged event
+//! superblocks, not as the unobserved superblocks of a run with no sink. On top of that
+//! floor, strata does per block the steps above, and per repeated path (sort has one every
+//! 30 instructions, primes every 45) table work that the budget could not pay for even if
+//! the blocks were free: primes' whole budget is 3.2 ns per repeated path. Only nbody,
+//! phases and recursion have a floor under 1.3x; nbody and phases, whose floating-point
+//! blocks the emulator interprets, run at 1.7-1.8x.
 //!
 //! Where the cost goes (the same example with `STRATA_GRAMMAR=0` and `STRATA_LEVELS=0` or
-//! `2`, 3 paired runs each): paths alone cost 6.3x on sort, 4.9x on crc and 11.3x on
-//! primes; the two upper levels bring that to 11.6x, 8.3x and 14.6x, and the grammar to
-//! 22.1x, 14.3x and 24.9x. SEQUITUR's cost per repeated path is memory latency: each symbol
-//! looks up and rewrites digrams and nodes spread over a grammar of 10^5 symbols. (A flat
-//! open-addressing digram index, and one keyed by first symbol with its successors inline,
-//! measured no faster than the hash map used here.)
+//! `2`, 3 paired runs each, at 2a4fb7e): paths alone cost 6.3x on sort, 4.9x on crc and
+//! 11.3x on primes; the two upper levels bring that to 11.6x, 8.3x and 14.6x, and the
+//! grammar to 22.1x, 14.3x and 24.9x. SEQUITUR's cost per repeated path is memory latency:
+//! each symbol looks up and rewrites digrams and nodes spread over a grammar of 10^5
+//! symbols. (A flat open-addressing digram index, and one keyed by first symbol with its
+//! successors inline, measured no faster than the hash map used here.)
 //!
-//! Where the size goes: the start rule, the part of the stream that no rule repeats, holds
-//! 54-76% of the grammar's symbols on every guest. The streams of guests whose loops branch
-//! on data (crc's bitwise CRC-16, sorts, pointer chasing, coremark's state machine) have
-//! real entropy: `xz -9` itself stays under 64x on them, and the grammar is 2.2-3.6x larger
-//! than xz's output. The trip counts are not what breaks repetition: a grammar of the path
+//! Where the size goes: the range-coded grammar file is at least 64x smaller than the raw
+//! repeated-path stream on every loop guest (a level's mean trip count of 2 or more), and
+//! smaller than `xz -9` of the stream on every guest (0.46-0.90 of it). The start rule,
+//! the part of the stream that no rule repeats, holds 54-76% of the grammar's symbols on
+//! every guest: the streams of guests whose loops branch on data (crc's bitwise CRC-16,
+//! sorts, pointer chasing, coremark's state machine) have real entropy, and on sort and
+//! chase, which are not loop guests, both the file (53.0x, 38.8x) and xz (39.8x, 28.3x)
+//! stay under 64x. The trip counts are not what breaks repetition: a grammar of the path
 //! ids alone (trip counts dropped, so not lossless; the example prints it) has only 1.04x
-//! (primes), 1.45x (coremark), 1.73x (crc) and 2.33x (sort) fewer symbols, so no encoding
-//! of the trip counts brings these guests near 64x. The grammar is off by default
-//! ([`Config::grammar`]).
+//! (primes), 1.45x (coremark), 1.73x (crc) and 2.33x (sort) fewer symbols. The grammar is
+//! off by default ([`Config::grammar`]).
 //!
 //! ## Features
 //!
