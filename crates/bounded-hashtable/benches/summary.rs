@@ -41,7 +41,9 @@ fn mops(d: Duration) -> f64 {
 /// probe floor (the mean depth of the best order of every chain, hottest first): the
 /// sorted/unsorted ratio a table could reach if its lookups cost nothing but probes, at
 /// equal cost per probe. A lookup's fixed cost (hashing, counting) only lowers the ratio,
-/// so where the bound is below a goal, no order of the chains reaches that goal.
+/// so where probes cost the same (a table that fits in the cache) and the bound is below a
+/// goal, no order of the chains reaches that goal. In a table larger than the cache a probe
+/// past the head is likelier to miss, and the ratio can pass the bound.
 fn lookup_table() {
     println!("## Counted lookups (*get_mut(k) += 1), Mlookups/s: {REPS} passes of 2^20, each chunk of {CHUNK} timed, sum of the per-chunk minima");
     println!("| zipf s | keys | load | sorted | hashbrown | unsorted | move-to-front | sorted/hashbrown | sorted/unsorted | sorted/mtf | probe sorted | probe unsorted | probe floor | probe bound | unsorted laid out | sorted/laid out |");

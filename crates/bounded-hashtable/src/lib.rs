@@ -159,9 +159,11 @@
 //! chained table, and print the *probe floor*: the mean probe depth with every chain
 //! ordered by the keys' true probabilities, and the *probe bound*: the unsorted table's
 //! mean probe depth over the floor, the sorted/unsorted ratio a table whose lookups cost
-//! nothing but equal probes could reach (a lookup's fixed cost only lowers it). At load 4
-//! the bound is 1.56 (Zipf 0.8) and 2.05 (Zipf 1.1) with 10^3 keys, and 1.78 (Zipf 0.8) with
-//! 10^6 keys, so no order of the chains reaches 2.5x the unsorted table there. On a shared 2-core machine (two summary runs,
+//! nothing but equal probes could reach (a lookup's fixed cost only lowers it). With 10^3
+//! keys, where every probe hits the cache, the bound at load 4 is 1.56 (Zipf 0.8) and 2.05
+//! (Zipf 1.1), so no order of the chains reaches 2.5x the unsorted table there. With 10^6
+//! keys probes are not equal: one past the head is likelier to miss the cache, so the ratio
+//! can pass the bound (Zipf 0.8, load 4: bound 1.78, measured 2.03x with `BHT_FREQ=4`). On a shared 2-core machine (two summary runs,
 //! 10^3 and 10^6 keys), counted lookups ran at 0.43x (Zipf 0.8), 0.60-0.63x (1.1) and
 //! 0.72-0.73x (1.5) hashbrown's rate at load 1 with 10^3 keys, and 0.58-0.69x, 0.72x and
 //! 0.91-0.93x with 10^6 keys; at load 4 they ran 1.33-1.35x, 1.72-1.76x and 2.27-2.32x the
@@ -172,10 +174,13 @@
 //! 1.1 at load 4), and at load 1 each hit past the head (21% of them on Zipf 0.8) costs a
 //! mispredicted branch that hashbrown does not pay. At 10^6 keys only entries reaching the
 //! frequency threshold (64 per 2^20 accesses) are sorted (1.152 against a floor of 1.034 at
-//! load 1, 1.605 against 1.138 at load 4). A threshold of 16 (`BHT_FREQ=16`) brought those
-//! to 1.113 and 1.456 and the load-4 ratio on Zipf 1.1 to 2.5x, but cut the phase-shift
-//! bench's after/before throughput to 0.90-0.92; lower thresholds make passes sort tens of
-//! thousands of buckets. Use this table for what it adds (counts, bounded buckets, phase
+//! load 1, 1.605 against 1.138 at load 4). A threshold of 4 (`BHT_FREQ=4`; two summary runs
+//! at 10^6 keys, alternating with the default) brought those to 1.079 and 1.317, and the
+//! load-4 ratios to 1.98-2.20x (Zipf 0.8), 2.55-2.58x (1.1) and 3.35-3.38x (1.5) against
+//! the default's 1.60-1.72x, 2.27-2.33x and 2.94-3.04x, but lowered load 1 on Zipf 1.1 from
+//! 0.71-0.73x hashbrown's rate to 0.63-0.67x: its passes move many more entries (tens of
+//! thousands of buckets sorted per pass). Choose the threshold for the load the table runs
+//! at; the default stays 64. Use this table for what it adds (counts, bounded buckets, phase
 //! signals), not as a faster general map.
 //!
 //! ## Features
