@@ -39,8 +39,20 @@ use strata::{PhaseConfig, StrataSink};
 mod common;
 use common::{config_from_env, guest_and_runs, machine, median, timed};
 
-/// Wants every block's entry and only counts them: the floor of any per-block sink.
-struct CountBlocks(u64);
+/// Wants every block's entry and only counts them: the floor of any per-block sink. With
+/// `per_run` it takes the emulator's traces too, so a run through `n` parts of a trace is
+/// one call that adds `n`: the floor of a sink that sees every block yet works once per run
+/// of blocks (as a detector that memoized its steps per trace would).
+struct CountBlocks {
+    blocks: u64,
+    per_run: bool,
+}
+
+impl CountBlocks {
+    fn new(per_run: bool) -> Self {
+        CountBlocks { blocks: 0, per_run }
+    }
+}
 
 impl Sink for CountBlocks {
     /// It never stops a run, so blocks may run as event superblocks.
@@ -52,33 +64,14 @@ impl Sink for CountBlocks {
         Interest::BLOCK
     }
     fn block(&mut self, _: BlockId, _: u64) -> Control {
-        self.0 += 1;
-        Control::Continue
-    }
-}
-
-/// Counts the blocks too, but takes the emulator's traces: a run through `n` parts of a
-/// trace is one call that adds `n`. The floor of a sink that sees every block yet does its
-/// work per run of blocks (as a detector that memoized its steps per trace would).
-struct CountRuns(u64);
-
-impl Sink for CountRuns {
-    fn may_stop(&mut self) -> bool {
-        false
-    }
-
-    fn interest(&mut self, _: &BlockInfo) -> Interest {
-        Interest::BLOCK
-    }
-    fn block(&mut self, _: BlockId, _: u64) -> Control {
-        self.0 += 1;
+        self.blocks += 1;
         Control::Continue
     }
     fn trace_formed(&mut self, _: TraceId, _: &[TracePart]) -> bool {
-        true
+        self.per_run
     }
     fn trace(&mut self, _: TraceId, n: u32) -> Control {
-        self.0 += u64::from(n);
+        self.blocks += u64::from(n);
         Control::Continue
     }
 }
@@ -123,27 +116,22 @@ fn main() {
             timed(|| ms.iter_mut().for_each(|m| insns = m.run(&mut ()).instret)) / reps as f64,
         );
 
-        let mut ms = machines();
-        count.push(
-            timed(|| {
-                ms.iter_mut().for_each(|m| {
-                    let mut counter = CountBlocks(0);
-                    m.run(&mut counter);
-                    blocks = counter.0;
-                })
-            }) / reps as f64,
-        );
-
-        let mut ms = machines();
-        runs_count.push(
-            timed(|| {
-                ms.iter_mut().for_each(|m| {
-                    let mut counter = CountRuns(0);
-                    m.run(&mut counter);
-                    assert_eq!(counter.0, blocks, "traces stand for every block");
-                })
-            }) / reps as f64,
-        );
+        // The block counter, then the run counter, which must count the same blocks.
+        for (per_run, times) in [(false, &mut count), (true, &mut runs_count)] {
+            let mut ms = machines();
+            times.push(
+                timed(|| {
+                    ms.iter_mut().for_each(|m| {
+                        let mut counter = CountBlocks::new(per_run);
+                        m.run(&mut counter);
+                        if per_run {
+                            assert_eq!(counter.blocks, blocks, "traces stand for every block");
+                        }
+                        blocks = counter.blocks;
+                    })
+                }) / reps as f64,
+            );
+        }
 
         let mut ms = machines();
         let mut sinks: Vec<StrataSink> = (0..reps)
