@@ -1,5 +1,6 @@
 //! Overhead of path profiling: runs a guest with no sink, with an empty sink that asks for
-//! every edge event, and with the path sink in flat, region-based and global-based mode,
+//! every edge event, with a sink whose probes do nothing (the floor of the probes'
+//! machinery), and with the path sink in flat, region-based and global-based mode,
 //! alternating the configurations round by round, and prints each one's median time as a
 //! ratio to the run without sinks.
 //!
@@ -20,7 +21,10 @@ use cfg_bl::sink::{PathSink, RegionChoice};
 use cfg_bl::{LazyProgram, Mode};
 use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config, Machine};
-use prof_events::Sink;
+use prof_events::{
+    BlockEnd, BlockInfo, Control, Edge, EdgeKind, Interest, Probe, ProbeEnd, ProbeLease, ProbeOp,
+    ProbeState, Sink,
+};
 
 fn machine(elf: &[u8], argv: &[String]) -> Machine {
     let linux = LinuxConfig {
@@ -50,8 +54,110 @@ impl Sink for EdgesOnly {
         false
     }
 
-    fn interest(&mut self, _: &prof_events::BlockInfo) -> prof_events::Interest {
-        prof_events::Interest::EDGE
+    fn interest(&mut self, _: &BlockInfo) -> Interest {
+        Interest::EDGE
+    }
+}
+
+/// Gives every fixed exit a probe that does nothing, calls and returns probes that keep the
+/// frames a path profile keeps, indirect jumps restart probes (the path ends of returns and
+/// restarts all count one counter), and no path end anywhere else: the shape of a flat path
+/// profile's probes without their work, so its cost is what running with probes costs
+/// before any addition or path end (the floor of the path modes on this emulator). Calls
+/// and returns whose probes miss (past the frames' room) reach it as edge events.
+struct NoOpProbes {
+    state: ProbeState,
+    /// `counts[0]`: the one path end's counter; `counts[1]`: the returns and restarts
+    /// compiled code took.
+    counts: [u64; 2],
+    ends: [ProbeEnd; 1],
+}
+
+impl NoOpProbes {
+    const EPOCH: u64 = 1;
+
+    fn new() -> Self {
+        NoOpProbes {
+            state: ProbeState {
+                epoch: Self::EPOCH,
+                ..ProbeState::default()
+            },
+            counts: [0; 2],
+            ends: [ProbeEnd {
+                base: 0,
+                size: 1,
+                add: 0,
+                set: 0,
+            }],
+        }
+    }
+
+    fn probe(op: ProbeOp) -> Probe {
+        Probe {
+            key: 0,
+            epoch: Self::EPOCH,
+            next: 0,
+            op,
+        }
+    }
+}
+
+impl Sink for NoOpProbes {
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
+    fn interest(&mut self, _: &BlockInfo) -> Interest {
+        Interest::EDGE
+    }
+
+    /// A return whose probe missed pops the frames up to its own, as the probe would have.
+    fn edge(&mut self, edge: &Edge) -> Control {
+        if edge.kind == EdgeKind::Return {
+            let open = self.state.open();
+            if let Some(at) = open.iter().rposition(|f| f.ret == edge.to) {
+                self.state.depth = at as u64;
+            }
+        }
+        Control::Continue
+    }
+
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+        Some(ProbeLease {
+            state: &mut self.state,
+            counts: &mut self.counts,
+            ends: &self.ends,
+        })
+    }
+
+    fn probe(&mut self, block: &BlockInfo, _to: u64) -> Option<Probe> {
+        Some(Self::probe(match block.ends_with {
+            BlockEnd::Call | BlockEnd::IndirectCall => ProbeOp::Call {
+                add: 0,
+                ret: block.end,
+                resume: 0,
+                resume_add: 0,
+                site: 0,
+                start: 0,
+                push: None,
+                end: None,
+            },
+            BlockEnd::IndirectJump => ProbeOp::Restart {
+                end: 0,
+                ways: 1,
+                pairs: 1,
+                push: None,
+            },
+            _ => ProbeOp::Add(0),
+        }))
+    }
+
+    fn probe_return(&mut self, _: &BlockInfo) -> Option<Probe> {
+        Some(Self::probe(ProbeOp::Return {
+            end: 0,
+            ways: 1,
+            pairs: 1,
+        }))
     }
 }
 
@@ -61,6 +167,7 @@ type Setup = (&'static str, Option<(Mode, RegionChoice)>);
 const SETUPS: &[Setup] = &[
     ("none", None),
     ("edges", None),
+    ("no-op", None),
     ("flat", Some((Mode::RegionBased, RegionChoice::Flat))),
     ("region", Some((Mode::RegionBased, RegionChoice::Loops))),
     (
@@ -105,6 +212,7 @@ fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Ru
     let mut set_up = Duration::ZERO;
     let (summary, desync) = match (setup.0, setup.1) {
         ("none", _) => (m.run(&mut ()), 0),
+        ("no-op", _) => (m.run(&mut NoOpProbes::new()), 0),
         (_, None) => (m.run(&mut EdgesOnly), 0),
         (_, Some((mode, regions))) => {
             let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);

@@ -160,6 +160,16 @@
 //! | crc 1048576 | 0.080 s | 1.75x | 1.25x | 1.45x | 1.40x |
 //! | geomean | | 1.70x | 1.47x | 1.56x | 1.60x |
 //!
+//! Where it goes: `cargo xtask bench-paths` also runs the example's `no-op` sink, whose
+//! probes have a flat profile's shape (an addition of 0 on every fixed exit, calls and
+//! returns that keep their frames, restarts on indirect jumps) but no additions or path
+//! ends of their own. Run alone (`overhead --runs 5 --only no-op`, twice each) it cost
+//! 1.13x-1.17x on coremark 3000, 1.40x-1.41x on sort 300000 and 1.27x-1.29x on primes
+//! 400000, and 0.96x-1.20x on the others in two bench-paths runs (geomean 1.18x-1.19x). So
+//! running with probes at all (blocks chained through probed stubs instead of the
+//! superblocks of a run with no sink) already costs more than 1.2x on sort and primes, and
+//! the flat profile's additions and path ends multiply that by about 1.2x-1.35x.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
