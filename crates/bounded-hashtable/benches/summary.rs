@@ -1,6 +1,7 @@
 //! Prints the summary table of the goals, every ratio measured side by side in one
 //! run: `cargo bench -p bounded-hashtable --bench summary` (`BHT_FULL=1` for 10^3..10^6
-//! keys; the default uses 10^3 and 10^6).
+//! keys; the default uses 10^3 and 10^6). Sections: `lookups`, `thresholds` (the frequency
+//! threshold's trade-off), `phase`, `alarms`; name some to run only those.
 
 mod common;
 
@@ -92,6 +93,80 @@ fn lookup_table() {
                     m[4],
                     m[0] / m[4]
                 );
+            }
+        }
+    }
+}
+
+/// Frequency thresholds compared side by side (the default policy's is 64).
+const THRESHOLDS: [u64; 4] = [1, 4, 16, 64];
+
+/// Prints the frequency-threshold table: the sorted table with each of [`THRESHOLDS`]
+/// against hashbrown and the unsorted table at loads 1 and 4, all five timed in the same
+/// passes, so that the trade-off between fewer probes (more entries sorted) and costlier
+/// passes is measured in one run rather than across runs of a shared machine.
+fn threshold_table() {
+    println!();
+    println!("## Frequency threshold (entries qualify with this many accesses in the period of 2^20), counted lookups as above");
+    print!("| zipf s | keys | load | hashbrown | unsorted |");
+    for t in THRESHOLDS {
+        print!(" sorted {t} | /hashbrown | /unsorted | probe |");
+    }
+    println!();
+    println!(
+        "|---|---|---|---|---|{}",
+        "---|---|---|---|".repeat(THRESHOLDS.len())
+    );
+    for &s in &SKEWS {
+        for &n in &sizes() {
+            let warm = zipf_stream(n, s, 2 * STREAM, 1);
+            let stream = zipf_stream(n, s, STREAM, 2);
+            for load in [1, 4] {
+                let mut hashbrown = prepared(
+                    Named(
+                        "hashbrown",
+                        Hashbrown::with_capacity_and_hasher(n, Default::default()),
+                    ),
+                    n,
+                    &warm,
+                );
+                let mut unsorted = prepared(Named("unsorted", unsorted(n, load)), n, &warm);
+                let mut tables: Vec<Named<Sorted>> = THRESHOLDS
+                    .iter()
+                    .map(|&frequency_threshold| {
+                        let t = sorted(n, load).with_policy(SortPolicy {
+                            frequency_threshold,
+                            ..SortPolicy::default()
+                        });
+                        let mut t = prepared(Named("sorted", t), n, &warm);
+                        t.1.reset_stats();
+                        t
+                    })
+                    .collect();
+                let chunks = stream.len().div_ceil(CHUNK);
+                let mut best = vec![vec![Duration::MAX; chunks]; 2 + THRESHOLDS.len()];
+                let mut probes = vec![0.0; THRESHOLDS.len()];
+                for rep in 0..REPS {
+                    chunked(&mut best[0], &stream, |c| run(&mut hashbrown, c));
+                    chunked(&mut best[1], &stream, |c| run(&mut unsorted, c));
+                    for (i, t) in tables.iter_mut().enumerate() {
+                        chunked(&mut best[2 + i], &stream, |c| run(t, c));
+                        if rep == 0 {
+                            probes[i] = t.1.stats().mean_probe_depth();
+                        }
+                    }
+                }
+                let m: Vec<f64> = best.iter().map(|b| mops(b.iter().sum())).collect();
+                print!("| {s} | {n} | {load} | {:.1} | {:.1} |", m[0], m[1]);
+                for (i, p) in probes.iter().enumerate() {
+                    let r = m[2 + i];
+                    print!(
+                        " {r:.1} | {:.2} | {:.2} | {p:.3} |",
+                        r / m[0].max(1e-9),
+                        r / m[1].max(1e-9)
+                    );
+                }
+                println!();
             }
         }
     }
@@ -204,6 +279,9 @@ fn main() {
     let want = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
     if want("lookups") {
         lookup_table();
+    }
+    if want("thresholds") {
+        threshold_table();
     }
     if want("phase") {
         phase_shift();

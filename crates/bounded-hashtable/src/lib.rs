@@ -174,13 +174,18 @@
 //! 1.1 at load 4), and at load 1 each hit past the head (21% of them on Zipf 0.8) costs a
 //! mispredicted branch that hashbrown does not pay. At 10^6 keys only entries reaching the
 //! frequency threshold (64 per 2^20 accesses) are sorted (1.152 against a floor of 1.034 at
-//! load 1, 1.605 against 1.138 at load 4). A threshold of 4 (`BHT_FREQ=4`; two summary runs
-//! at 10^6 keys, alternating with the default) brought those to 1.079 and 1.317, and the
-//! load-4 ratios to 1.98-2.20x (Zipf 0.8), 2.55-2.58x (1.1) and 3.35-3.38x (1.5) against
-//! the default's 1.60-1.72x, 2.27-2.33x and 2.94-3.04x, but lowered load 1 on Zipf 1.1 from
-//! 0.71-0.73x hashbrown's rate to 0.63-0.67x: its passes move many more entries (tens of
-//! thousands of buckets sorted per pass). Choose the threshold for the load the table runs
-//! at; the default stays 64. Use this table for what it adds (counts, bounded buckets, phase
+//! load 1, 1.605 against 1.138 at load 4). The summary's `thresholds` section times the
+//! sorted table with several thresholds side by side in the same passes (three runs: 4, 16
+//! and 64; 1, 4 and 64; 1, 4, 16 and 64): at 10^6 keys and load 4, 4 gave 1.91-2.12x the
+//! unsorted table on Zipf 0.8, 2.33-2.50x on 1.1 and 3.14-3.31x on 1.5, against 1.53-1.74x,
+//! 2.19-2.32x and 2.92-3.03x with 64, and at load 1 about the same as 64 (Zipf 1.1:
+//! 0.68-0.69x hashbrown's rate with 4, 0.68-0.71x with 64); 1 sorted deeper still at load 4
+//! (2.54-2.62x on Zipf 1.1) but cost load 1 (1.06-1.19x the unsorted table on Zipf 1.1,
+//! against 1.23-1.38x with 4), its passes moving many more entries; with 10^3 keys every
+//! threshold gave the same. (Across separate runs of the machine the load-1 figures moved
+//! more than that.) Choose the threshold for the load the table runs at; the default stays
+//! 64 until the tables built on this one (strata's levels, cfg-bl's sparse counters) are
+//! measured with 4. Use this table for what it adds (counts, bounded buckets, phase
 //! signals), not as a faster general map.
 //!
 //! ## Features
