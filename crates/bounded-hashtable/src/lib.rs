@@ -163,29 +163,39 @@
 //! keys, where every probe hits the cache, the bound at load 4 is 1.56 (Zipf 0.8) and 2.05
 //! (Zipf 1.1), so no order of the chains reaches 2.5x the unsorted table there. With 10^6
 //! keys probes are not equal: one past the head is likelier to miss the cache, so the ratio
-//! can pass the bound (Zipf 0.8, load 4: bound 1.78, measured 2.03x with `BHT_FREQ=4`). On a shared 2-core machine (two summary runs,
-//! 10^3 and 10^6 keys), counted lookups ran at 0.43x (Zipf 0.8), 0.60-0.63x (1.1) and
-//! 0.72-0.73x (1.5) hashbrown's rate at load 1 with 10^3 keys, and 0.58-0.69x, 0.72x and
-//! 0.91-0.93x with 10^6 keys; at load 4 they ran 1.33-1.35x, 1.72-1.76x and 2.27-2.32x the
-//! unsorted table's with 10^3 keys and 1.55-1.81x, 2.17-2.26x and 2.55-2.73x with 10^6 keys
-//! (3.8-7.8x at load 16 with 10^6 keys). With the default policy the probe depth reaches
-//! the floor at 10^3 keys (1.097 at load 1, 1.432 at load 4 on Zipf 1.1), so there the
-//! sorted/unsorted ratio is bounded by the probe ratio (2.95/1.90 on Zipf 0.8, 2.93/1.43 on
-//! 1.1 at load 4), and at load 1 each hit past the head (21% of them on Zipf 0.8) costs a
-//! mispredicted branch that hashbrown does not pay. At 10^6 keys only entries reaching the
-//! frequency threshold (64 per 2^20 accesses) are sorted (1.152 against a floor of 1.034 at
-//! load 1, 1.605 against 1.138 at load 4). The summary's `thresholds` section times the
-//! sorted table with several thresholds side by side in the same passes (three runs: 4, 16
-//! and 64; 1, 4 and 64; 1, 4, 16 and 64): at 10^6 keys and load 4, 4 gave 1.91-2.12x the
-//! unsorted table on Zipf 0.8, 2.33-2.50x on 1.1 and 3.14-3.31x on 1.5, against 1.53-1.74x,
-//! 2.19-2.32x and 2.92-3.03x with 64, and at load 1 about the same as 64 (Zipf 1.1:
-//! 0.68-0.69x hashbrown's rate with 4, 0.68-0.71x with 64); 1 sorted deeper still at load 4
-//! (2.54-2.62x on Zipf 1.1) but cost load 1 (1.06-1.19x the unsorted table on Zipf 1.1,
-//! against 1.23-1.38x with 4), its passes moving many more entries; with 10^3 keys every
-//! threshold gave the same. (Across separate runs of the machine the load-1 figures moved
-//! more than that.) Choose the threshold for the load the table runs at; the default stays
-//! 64 until the tables built on this one (strata's levels, cfg-bl's sparse counters) are
-//! measured with 4. Use this table for what it adds (counts, bounded buckets, phase
+//! can pass the bound (Zipf 0.8, load 4: bound 1.78, measured 1.79x-2.20x over eight runs).
+//!
+//! The default frequency threshold is 4 accesses per period. The summary's `thresholds`
+//! section times the sorted table with several thresholds side by side in the same passes
+//! (three runs: 4, 16 and 64; 1, 4 and 64; 1, 4, 16 and 64): at 10^6 keys and load 4, 4
+//! gave 1.91-2.12x the unsorted table on Zipf 0.8, 2.33-2.50x on 1.1 and 3.14-3.31x on 1.5,
+//! against 1.53-1.74x, 2.19-2.32x and 2.92-3.03x with 64 (the default before), and at load
+//! 1 about the same as 64 (Zipf 1.1: 0.68-0.69x hashbrown's rate with 4, 0.68-0.71x with
+//! 64); 1 sorted deeper still at load 4 (2.54-2.62x on Zipf 1.1) but cost load 1
+//! (1.06-1.19x the unsorted table on Zipf 1.1, against 1.23-1.38x with 4), its passes
+//! moving many more entries; with 10^3 keys every threshold gave the same. The tables built
+//! on this one ran about as fast with 4 as with 64 (strata's `strata_cost` on sort, primes
+//! and coremark, and cfg-bl's global-based path profiles of sort, strings and coremark,
+//! two alternating rounds each: from 6% faster to 1.5% slower), and so did the phase-shift
+//! bench (alternating rounds below).
+//!
+//! One summary run with the default policy (10^3 and 10^6 keys, Zipf 0.8 / 1.1 / 1.5):
+//! counted lookups ran at 0.44x / 0.58x / 0.75x hashbrown's rate at load 1 with 10^3 keys
+//! and 0.47x / 0.64x / 1.02x with 10^6 keys; at load 4 they ran 1.33x / 1.81x / 2.38x the
+//! unsorted table's with 10^3 keys and 1.79x / 2.30x / 3.24x with 10^6 keys (5.8x / 8.3x /
+//! 8.0x at load 16 with 10^6 keys). The probe depth reaches the floor at 10^3 keys (1.097 at
+//! load 1, 1.432 at load 4 on Zipf 1.1), so there the sorted/unsorted ratio is bounded by
+//! the probe ratio (2.95/1.90 on Zipf 0.8, 2.93/1.43 on 1.1 at load 4), and at load 1 each
+//! hit past the head (21% of them on Zipf 0.8) costs a mispredicted branch that hashbrown
+//! does not pay. At 10^6 keys only entries reaching the frequency threshold are sorted
+//! (Zipf 1.1: 1.079 against a floor of 1.034 at load 1, 1.317 against 1.138 at load 4).
+//! The phase-shift bench's after/before throughput moves with the machine: 0.935-0.947 in
+//! a run with threshold 4 early in this session, and later 0.868-0.902 with 4 and
+//! 0.867-0.900 with 64 in alternating rounds (the rate before the shift had risen from 97
+//! to 117 Mlookups/s); the detector fired within one period of every shift, with no false
+//! alarm on the stationary streams.
+//!
+//! Use this table for what it adds (counts, bounded buckets, phase
 //! signals), not as a faster general map.
 //!
 //! ## Features
