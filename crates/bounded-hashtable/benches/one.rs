@@ -59,16 +59,7 @@ fn main() {
     let warm = zipf_stream(n, s, 2 * STREAM, 1);
     let stream = zipf_stream(n, s, STREAM, 2);
     match which.as_str() {
-        "hashbrown" => drop(measure(
-            Named(
-                "hashbrown",
-                Hashbrown::with_capacity_and_hasher(n, Default::default()),
-            ),
-            n,
-            &warm,
-            &stream,
-            reps,
-        )),
+        "hashbrown" => drop(measure(hashbrown(n), n, &warm, &stream, reps)),
         "unsorted-laid-out" => {
             let t = measure(laid_out(n, load, &warm), 0, &[], &stream, reps);
             println!("mean probe depth {:.3}", t.1.stats().mean_probe_depth());

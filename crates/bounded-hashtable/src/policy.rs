@@ -105,8 +105,8 @@ impl Default for SortPolicy {
     /// Passes every 2^20 accesses; buckets of two or more entries; hot means at least 4
     /// accesses in the period (the summary bench's `thresholds` section: at load 4 with
     /// 10^6 keys it sorted far deeper than 64 and ran faster, at load 1 as fast); descending
-    /// order; reversals between entries of at least 64
-    /// accesses whose counts are 10 times apart; phase change at 2 reversals in a pass.
+    /// order; reversals between entries of at least 64 accesses whose counts are 10 times
+    /// apart; phase change at 2 reversals in a pass.
     fn default() -> Self {
         Self {
             period: Period::Accesses(

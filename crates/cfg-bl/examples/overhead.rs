@@ -92,7 +92,8 @@ impl NoOpProbes {
         }
     }
 
-    fn probe(op: ProbeOp) -> Probe {
+    /// `op` under the one key and epoch.
+    fn probe_of(op: ProbeOp) -> Probe {
         Probe {
             key: 0,
             epoch: Self::EPOCH,
@@ -131,7 +132,7 @@ impl Sink for NoOpProbes {
     }
 
     fn probe(&mut self, block: &BlockInfo, _to: u64) -> Option<Probe> {
-        Some(Self::probe(match block.ends_with {
+        Some(Self::probe_of(match block.ends_with {
             BlockEnd::Call | BlockEnd::IndirectCall => ProbeOp::Call {
                 add: 0,
                 ret: block.end,
@@ -153,7 +154,7 @@ impl Sink for NoOpProbes {
     }
 
     fn probe_return(&mut self, _: &BlockInfo) -> Option<Probe> {
-        Some(Self::probe(ProbeOp::Return {
+        Some(Self::probe_of(ProbeOp::Return {
             end: 0,
             ways: 1,
             pairs: 1,

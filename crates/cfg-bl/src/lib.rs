@@ -168,7 +168,8 @@
 //! 400000, and 0.96x-1.20x on the others in two bench-paths runs (geomean 1.18x-1.19x). So
 //! running with probes at all (blocks chained through probed stubs instead of the
 //! superblocks of a run with no sink) already costs more than 1.2x on sort and primes, and
-//! the flat profile's additions and path ends multiply that by about 1.2x-1.35x.
+//! the flat profile's additions and path ends multiply that by 1.23x-1.24x (geomean of the
+//! same two runs; 1.33x-1.37x on sort and primes).
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e

@@ -160,6 +160,14 @@ pub struct Named<T>(pub &'static str, pub T);
 
 pub type Hashbrown = hashbrown::HashMap<u64, u64, FixedState>;
 
+/// The hashbrown contender, empty, with room for `n` keys.
+pub fn hashbrown(n: usize) -> Named<Hashbrown> {
+    Named(
+        "hashbrown",
+        Hashbrown::with_capacity_and_hasher(n, FixedState::default()),
+    )
+}
+
 /// Maps from key to count: a hit increments, a put inserts zero.
 macro_rules! map_counter {
     ($($map:ty),+) => {$(
@@ -295,14 +303,7 @@ impl Contenders {
     pub fn new(n: usize, load: usize, warm: &[u64]) -> Self {
         Self {
             sorted: prepared(Named("sorted", sorted(n, load)), n, warm),
-            hashbrown: prepared(
-                Named(
-                    "hashbrown",
-                    Hashbrown::with_capacity_and_hasher(n, FixedState::default()),
-                ),
-                n,
-                warm,
-            ),
+            hashbrown: prepared(hashbrown(n), n, warm),
             unsorted: prepared(Named("unsorted", unsorted(n, load)), n, warm),
             mtf: prepared(MoveToFront::new(n, load), n, warm),
             laid_out: laid_out(n, load, warm),
