@@ -54,7 +54,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{Jit, Left, Link, Probes, Site, SiteKind, Source};
+use crate::jit::{Jit, Left, Link, PerfMap, Probes, Site, SiteKind, Source};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -381,10 +381,22 @@ pub(crate) struct BlockCache {
 
 impl BlockCache {
     /// A cache whose index table covers `[lo, hi)` (the executable segments). With `jit`
-    /// set, blocks are also compiled where the host can run compiled code.
-    pub fn new(lo: u64, hi: u64, max_insns: u32, keep_insns: bool, jit: bool) -> BlockCache {
+    /// set, blocks are also compiled where the host can run compiled code, and named in
+    /// `perf_map` if given.
+    pub fn new(
+        lo: u64,
+        hi: u64,
+        max_insns: u32,
+        keep_insns: bool,
+        jit: bool,
+        perf_map: Option<PerfMap>,
+    ) -> BlockCache {
         BlockCache {
-            jit: if jit && keep_insns { Jit::new() } else { None },
+            jit: if jit && keep_insns {
+                Jit::new(perf_map)
+            } else {
+                None
+            },
             blocks: Vec::new(),
             insns: Vec::new(),
             id_base: 0,
@@ -486,6 +498,7 @@ impl BlockCache {
             self.meta.get(first..),
         ) {
             let src = Source {
+                pc,
                 insns,
                 meta,
                 first,

@@ -31,6 +31,14 @@ pub enum Error {
         /// Why not.
         reason: &'static str,
     },
+    /// The perf map asked for ([`Config::perf_map`](crate::Config)) cannot be opened.
+    #[error("cannot open the perf map {}: {reason}", .path.display())]
+    PerfMap {
+        /// Its path.
+        path: std::path::PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// A bare-metal program has no `tohost` symbol, so it could never report its exit.
     #[error("this bare-metal ELF has no `tohost` symbol: bare-metal programs must exit through HTIF (see the isa-emu docs)")]
     NoTohost,

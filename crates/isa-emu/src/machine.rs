@@ -43,6 +43,13 @@ pub struct Config {
     /// nothing; blocks with memory events stay interpreted). The results and events are
     /// those of the interpreter; `false` interprets everything, for comparison.
     pub jit: bool,
+    /// Append a perf map of the compiled code to this file (created if missing): a line
+    /// `START SIZE NAME` for each stretch of each compiled block, naming the guest pc it
+    /// was compiled for and what it does (`isa-emu 0x10a3c block body`, `... probe call`),
+    /// which `perf report` reads from `/tmp/perf-PID.map` (PID: this process's). The code
+    /// buffer is then a private mapping, since perf reads maps only for anonymous memory,
+    /// which costs two `mprotect` calls per compiled block. See `jit::perf_map`.
+    pub perf_map: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -54,6 +61,7 @@ impl Default for Config {
             max_block_insns: 64,
             memory: 1 << 31,
             jit: true,
+            perf_map: None,
         }
     }
 }
@@ -225,12 +233,20 @@ impl Machine {
             .exec_ranges()
             .fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
         mem.set_code_range(lo, hi);
+        let perf_map = match &config.perf_map {
+            Some(path) => Some(jit::PerfMap::open(path).map_err(|e| Error::PerfMap {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?),
+            None => None,
+        };
         let cache = BlockCache::new(
             lo,
             hi,
             config.max_block_insns,
             !config.single_step,
             config.jit,
+            perf_map,
         );
         let cpu = Cpu::new(mode, image.entry);
         Ok(Machine {

@@ -591,3 +591,106 @@ fn probed_region_entries_and_exits_leave_the_state_the_events_leave() {
 fn stale_region_probes_leave_the_state_to_the_events() {
     with_and_without_probes((5_000, true, false, true));
 }
+
+/// The ranges of this process's anonymous mappings (no file behind them).
+fn anonymous_mappings() -> Vec<(u64, u64)> {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+    maps.lines()
+        .filter(|l| l.split_whitespace().count() == 5)
+        .filter_map(|l| {
+            let (lo, hi) = l.split_whitespace().next()?.split_once('-')?;
+            Some((
+                u64::from_str_radix(lo, 16).ok()?,
+                u64::from_str_radix(hi, 16).ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// A perf map names each stretch of the compiled code (the blocks' own code and the
+/// probes they run for the sink), a block's stretches one after the other from its
+/// prologue on, all in anonymous memory, the only kind perf reads a map for.
+#[test]
+fn a_perf_map_names_the_compiled_code_and_its_probes() {
+    let guest = common::guests()
+        .into_iter()
+        .find(|g| g.name == "sort")
+        .expect("the sort guest");
+    let path = std::env::temp_dir().join(format!("isa-emu-{}.perf.map", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let config = Config {
+        perf_map: Some(path.clone()),
+        ..Config::default()
+    };
+    let mut m = common::machine(&guest, config);
+    let mut w = Walker::new(m.image().entry, true, (u64::MAX, false, true, true));
+    m.run(&mut w);
+    let anonymous = anonymous_mappings();
+    drop(m);
+    let map = std::fs::read_to_string(&path).expect("the perf map");
+    std::fs::remove_file(&path).unwrap();
+    let mut sections = BTreeMap::new();
+    let mut end = None;
+    for line in map.lines() {
+        let mut fields = line.splitn(3, ' ');
+        let mut hex = || u64::from_str_radix(fields.next().unwrap_or(""), 16).unwrap();
+        let (start, size) = (hex(), hex());
+        let name = fields.next().unwrap_or("");
+        assert!(size > 0, "{line}");
+        let in_anonymous = |&(lo, hi): &(u64, u64)| lo <= start && start + size <= hi;
+        assert!(
+            anonymous.iter().any(in_anonymous),
+            "{line}: not anonymous memory"
+        );
+        let section = ["block ", "event superblock "]
+            .iter()
+            .find_map(|kind| name.split_once(kind).map(|(_, s)| s))
+            .unwrap_or_else(|| panic!("{line}: no block named"));
+        assert!(name.starts_with("isa-emu 0x"), "{line}");
+        if section != "prologue" {
+            assert_eq!(Some(start), end, "{line}: not after the stretch before");
+        }
+        end = Some(start + size);
+        *sections.entry(section.to_string()).or_insert(0) += 1;
+    }
+    eprintln!("sort: stretches named in the perf map: {sections:?}");
+    for section in [
+        "prologue",
+        "guard",
+        "body",
+        "exit",
+        "epilogue",
+        "probe add",
+        "probe call",
+        "probe return",
+        "probe indirect call",
+    ] {
+        assert!(sections.contains_key(section), "no {section}");
+    }
+    assert!(
+        sections.keys().any(|s| s.starts_with("probe p")),
+        "no region probe (push or pop)"
+    );
+}
+
+/// A perf map that cannot be opened stops the program from loading, with the path and
+/// the reason.
+#[test]
+fn a_perf_map_that_cannot_be_opened_is_an_error() {
+    let elf = std::fs::read(common::guests_dir().join("bin/primes.elf")).expect("guest ELF");
+    let path = std::path::PathBuf::from("/nonexistent-directory/isa-emu.perf.map");
+    let config = Config {
+        perf_map: Some(path.clone()),
+        ..Config::default()
+    };
+    let linux = isa_emu::LinuxConfig::default();
+    match isa_emu::Machine::linux(&elf, linux, config) {
+        Err(e @ isa_emu::Error::PerfMap { .. }) => {
+            let message = e.to_string();
+            assert!(message.contains(path.to_str().unwrap()), "{message}");
+            assert!(message.contains("No such file"), "{message}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("loaded"),
+    }
+}

@@ -220,6 +220,27 @@ pub enum ProbeOp {
     },
 }
 
+impl ProbeOp {
+    /// What it is, in a few words (for diagnostics such as the names of compiled code in
+    /// a perf map).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProbeOp::Add(_) => "add",
+            ProbeOp::End { .. } => "path end",
+            ProbeOp::Count(_) => "count",
+            ProbeOp::Call { .. } => "call",
+            ProbeOp::Return { .. } => "return",
+            ProbeOp::Tail { .. } => "tail call",
+            ProbeOp::Restart { .. } => "restart",
+            ProbeOp::Push { .. } => "push",
+            ProbeOp::PushEnd { .. } => "push end",
+            ProbeOp::Pop { .. } => "pop",
+            ProbeOp::Through { .. } => "through",
+            ProbeOp::PopPush { .. } => "pop push",
+        }
+    }
+}
+
 /// A probe on one exit of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Probe {

@@ -290,6 +290,7 @@ impl BlockCache {
                 .collect(),
         };
         let src = Source {
+            pc: sup.start,
             insns,
             meta,
             first: sup.first as usize,

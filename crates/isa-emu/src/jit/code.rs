@@ -3,9 +3,10 @@
 //!
 //! The buffer is a memory file mapped twice, once executable and once writable, so code is
 //! appended and stubs patched without changing any protection; where the host refuses
-//! that, it is one private anonymous mapping, writable while code is appended and
-//! executable (not writable) otherwise (two `mprotect` calls per write: 2933 in a run of
-//! coremark 700 with no sink, measured with `strace -c`). Each appended function gets a
+//! that, or when a perf map is written (perf reads maps only for anonymous memory), it is
+//! one private anonymous mapping, writable while code is appended and executable (not
+//! writable) otherwise (two `mprotect` calls per write: 2933 in a run of coremark 700 with
+//! no sink, measured with `strace -c`). Each appended function gets a
 //! handle, an index into the list of entries the buffer handed out, so that a call can
 //! only enter the start of a function [`compile`](super::compile) produced since the last
 //! clear.
@@ -90,10 +91,10 @@ mod host {
 
     impl CodeBuf {
         /// Reserves `cap` bytes, or `None` if the host refuses: as a shared memory file
-        /// mapped twice (executable, and writable), or else as one private mapping that is
-        /// made writable while it is written.
-        pub fn new(cap: usize) -> Option<CodeBuf> {
-            let twice = if private_only() {
+        /// mapped twice (executable, and writable), or else (or if `private`) as one
+        /// private mapping that is made writable while it is written.
+        pub fn new(cap: usize, private: bool) -> Option<CodeBuf> {
+            let twice = if private || private_only() {
                 None
             } else {
                 Self::map_twice(cap)
@@ -344,6 +345,13 @@ mod host {
             self.len
         }
 
+        /// The host address where the function `handle` starts, if it was given out
+        /// since the last clear.
+        pub fn address(&self, handle: u32) -> Option<usize> {
+            let start = self.entries.get(handle as usize)?.start;
+            Some(self.ptr as usize + start as usize)
+        }
+
         /// Calls the function `handle` on the registers `x` and the context `ctx`; `None`
         /// if `handle` was not given out since the last clear (a bug of the caller).
         #[inline(always)]
@@ -387,7 +395,7 @@ mod host {
                 follows,
                 tramp,
             };
-            let mut buf = CodeBuf::new(1 << 16).expect("an executable buffer");
+            let mut buf = CodeBuf::new(1 << 16, false).expect("an executable buffer");
             let code = [0xc3u8; 32];
             // Function 0 has stubs 0..3; function 1 is guarded (its check ends at 20).
             let tramp = Some(Tramp {
@@ -402,6 +410,13 @@ mod host {
             ];
             buf.append(&code, (4, None), &stubs).unwrap();
             buf.append(&code, (4, Some((guard(7), 20))), &[]).unwrap();
+            let start = buf.address(0).unwrap();
+            assert_eq!(
+                buf.address(1),
+                Some(start + 32),
+                "the second function's start"
+            );
+            assert_eq!(buf.address(2), None);
             let to = |stub| buf.chain_target(stub, 1).map(|(_, at)| at);
             assert_eq!(to(0), Some(32 + 20));
             assert_eq!(to(1), Some(32 + 4), "another key");
@@ -424,7 +439,7 @@ mod host {
     pub(crate) struct CodeBuf(std::convert::Infallible);
 
     impl CodeBuf {
-        pub fn new(_cap: usize) -> Option<CodeBuf> {
+        pub fn new(_cap: usize, _private: bool) -> Option<CodeBuf> {
             None
         }
         pub fn append(
@@ -453,6 +468,9 @@ mod host {
         pub fn clear(&mut self) {}
         pub fn len(&self) -> usize {
             0
+        }
+        pub fn address(&self, _: u32) -> Option<usize> {
+            match self.0 {}
         }
         pub fn call(&self, _: u32, _: &mut [u64; 256], _: &mut Ctx) -> Option<Ret> {
             match self.0 {}

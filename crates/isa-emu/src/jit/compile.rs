@@ -150,6 +150,10 @@ struct Compiler<'a> {
     /// kind, the run loop, a block chained to) gets them stored first
     /// ([`Compiler::settle`]).
     pending: Unstored,
+    /// Where the block's code starts in the assembler's buffer.
+    start: usize,
+    /// What each stretch of the code does (see [`Compiled::sections`]).
+    sections: Vec<(u32, Section)>,
 }
 
 /// The key and the sum's low half known at a point of the code and not yet stored in the
@@ -161,6 +165,23 @@ struct Unstored {
 }
 
 impl Compiler<'_> {
+    /// The code from here on does `what` (see [`Compiled::sections`]).
+    fn section(&mut self, what: Section) {
+        let at = (self.asm.code.len() - self.start) as u32;
+        match self.sections.last_mut() {
+            Some(last) if last.1 == what => {}
+            Some(last) if last.0 == at => last.1 = what,
+            _ => self.sections.push((at, what)),
+        }
+    }
+
+    /// What the code being emitted does.
+    fn current_section(&self) -> Section {
+        self.sections
+            .last()
+            .map_or(Section::Code("prologue"), |s| s.1)
+    }
+
     /// The host register holding guest register `g`, loading it if it is not cached;
     /// `keep` (a register another operand is in) is not evicted for it.
     fn get(&mut self, g: u8, keep: Reg) -> Reg {
@@ -235,6 +256,7 @@ impl Compiler<'_> {
     /// holds it and its count fits in the budget once this block's `retired` instructions
     /// are deducted; else falls through (rax kept).
     fn indirect(&mut self, retired: u32) {
+        self.section(Section::Code("indirect jump"));
         self.asm.load(RCX, RSI, Ctx::TARGETS as i32);
         self.asm.mov(RDX, RAX);
         self.asm
@@ -256,6 +278,7 @@ impl Compiler<'_> {
 
     /// Leaves for the run loop with the next pc in rax (see [`kind`]).
     fn leave(&mut self, kind: u64, at: u32, slot: u32) {
+        self.section(Section::Code("leave"));
         self.asm.mov_imm(RDX, kind);
         self.asm.store_imm32(RSI, Ctx::SLOT as i32, slot);
         self.asm.store_imm32(RSI, Ctx::AT as i32, at);
@@ -268,6 +291,7 @@ impl Compiler<'_> {
     /// that filled the log, after which the code must return to the run loop rather than
     /// go on.
     fn log(&mut self, pc: Option<u64>, slot: u32, at: u32) -> usize {
+        self.section(Section::Code("log"));
         self.asm.load(RCX, RSI, Ctx::LOG_LEN as i32);
         self.asm.mov(RDX, RCX);
         self.asm.shift_imm(W::Q, Shift::Shl, RDX, Rec::SHIFT);
@@ -303,6 +327,14 @@ impl Compiler<'_> {
     /// probe stores what is pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the
     /// exit stored the guest registers); a return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
+        let around = self.current_section();
+        self.section(Section::Probe(probe.op.name()));
+        self.probe_op(probe, miss);
+        self.section(around);
+    }
+
+    /// [`probe`](Self::probe)'s code.
+    fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         // Additions and path ends under the known guard read and write no key: theirs is
         // left pending. Anything else reads or sets the state's key, so it gets the one
@@ -546,6 +578,10 @@ impl Compiler<'_> {
     /// applies where a call or restart probe with its fields would; as
     /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx, r12 and r15.
     fn site_probe(&mut self, kind: SiteKind, miss: &mut Vec<usize>) {
+        self.section(Section::Probe(match kind {
+            SiteKind::Call => "indirect call",
+            SiteKind::Jump => "indirect jump",
+        }));
         let at = |field: i32| Val::Site(field);
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
         match kind {
@@ -1364,11 +1400,17 @@ pub(crate) struct Compiled {
     pub verified: Option<(Guard, u32)>,
     /// The stubs of its fixed exits, numbered from `first_stub` in the order given.
     pub stubs: Vec<Stub>,
+    /// What its code does, stretch by stretch: each stretch's start (from the block's
+    /// first byte, in order, the first at 0) and a name ("body", "probe call", "exit",
+    /// ...), for a perf map ([`Jit::compile`](super::Jit::compile)).
+    pub sections: Vec<(u32, Section)>,
 }
 
 /// The block `insns` to compile: arena index of its first instruction, its slot, its
 /// fall-through and its guest instruction counts.
 pub(crate) struct Source<'a> {
+    /// The guest pc where it starts.
+    pub pc: u64,
     pub insns: &'a [Tinsn],
     /// Parallel to `insns`.
     pub meta: &'a [Meta],
@@ -1417,6 +1459,25 @@ impl PartProbes {
     /// The probe of the exit to `pc`, if any.
     fn to(&self, pc: u64) -> Option<&Probe> {
         probe_to(&self.probes, pc)
+    }
+}
+
+/// What a stretch of a compiled block's code does (see [`Compiled::sections`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// The block's own code: "prologue", "guard" (the test of its probes' key and
+    /// epoch), "body", "exit", "bail out", "log", "indirect jump", "leave", ...
+    Code(&'static str),
+    /// A probe ([`ProbeOp::name`], or the probe of an indirect call's or jump's site).
+    Probe(&'static str),
+}
+
+impl std::fmt::Display for Section {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Section::Code(what) => f.write_str(what),
+            Section::Probe(what) => write!(f, "probe {what}"),
+        }
     }
 }
 
@@ -1505,8 +1566,11 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         returns: Vec::new(),
         guard: None,
         pending: Unstored::default(),
+        start,
+        sections: vec![(0, Section::Code("prologue"))],
     };
     let verified = guard.map(|g| {
+        c.section(Section::Code("guard"));
         let mut miss = Vec::new();
         c.applies(Val::Imm(g.key), Val::Imm(g.epoch), &mut miss);
         for j in miss {
@@ -1533,6 +1597,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             c.between(next_part - 1, &src.parts[next_part - 1], to);
             next_part += 1;
         }
+        c.section(Section::Code("body"));
         let done = match insn.op {
             Op::Jal if last => {
                 c.set_imm(insn.rd, src.end);
@@ -1607,6 +1672,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                     Some(applied)
                 }
                 (None, Some((site, kind))) if src.logged => {
+                    c.section(Section::Code("indirect call site"));
                     // r14 = the site's way for the target, if one holds it (it then holds
                     // the target for rax).
                     let mut miss = Vec::new();
@@ -1654,6 +1720,11 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
     }
     let mut stubs = Vec::new();
     for e in std::mem::take(&mut c.exits) {
+        c.section(Section::Code(if e.kind == kind::BAIL {
+            "bail out"
+        } else {
+            "exit"
+        }));
         for &j in &e.jumps {
             c.asm.patch(j);
         }
@@ -1681,6 +1752,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
             c.leave(e.kind, e.at, src.slot);
         }
     }
+    c.section(Section::Code("epilogue"));
     let epilogue = c.asm.code.len();
     c.asm.store(RSI, Ctx::BUDGET as i32, R11);
     for r in SAVED.iter().rev() {
@@ -1694,6 +1766,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         body,
         verified,
         stubs,
+        sections: c.sections,
     })
 }
 

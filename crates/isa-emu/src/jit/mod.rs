@@ -53,11 +53,13 @@
 //! events are not compiled.
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
-//! code; the executable buffer and the call into it are the crate's only unsafe code
+//! code, and so is [`perf_map`], which names each stretch of the compiled code for perf
+//! ([`Config::perf_map`](crate::Config)); the executable buffer and the call into it are the crate's only unsafe code
 //! ([`code`]). On other hosts, or if the host refuses executable memory, nothing is compiled.
 
 mod code;
 mod compile;
+mod perf_map;
 mod x86;
 
 #[cfg(test)]
@@ -70,6 +72,7 @@ use crate::memory::Memory;
 use prof_events::{BlockEnd, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
 
 pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
+pub(crate) use perf_map::PerfMap;
 
 /// What compiled code reads and writes besides the registers (rsi points to it): guest
 /// memory (see [`compile`]), the budget, and how it left.
@@ -532,6 +535,8 @@ pub(crate) struct Jit {
     sites: Vec<Site>,
     /// `Ctx::idle` (a `Cell`: the code reads it through `&self`).
     idle: Box<Cell<ProbeState>>,
+    /// Where each compiled block's code is named, if anywhere.
+    perf_map: Option<PerfMap>,
 }
 
 impl std::fmt::Debug for Jit {
@@ -547,10 +552,11 @@ impl std::fmt::Debug for Jit {
 const CODE_BYTES: usize = 64 << 20;
 
 impl Jit {
-    /// A compiler with an empty code buffer, if this host can run compiled blocks.
-    pub fn new() -> Option<Jit> {
+    /// A compiler with an empty code buffer, if this host can run compiled blocks; it
+    /// names the code it compiles in `perf_map`, if given.
+    pub fn new(perf_map: Option<PerfMap>) -> Option<Jit> {
         Some(Jit {
-            code: code::CodeBuf::new(CODE_BYTES)?,
+            code: code::CodeBuf::new(CODE_BYTES, perf_map.is_some())?,
             asm: x86::Asm::default(),
             log: Box::new(Cell::new([Rec::default(); LOG_CAP])),
             sites: Vec::new(),
@@ -558,6 +564,7 @@ impl Jit {
                 epoch: NO_EPOCH,
                 ..ProbeState::default()
             })),
+            perf_map,
         })
     }
 
@@ -584,11 +591,22 @@ impl Jit {
     pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
         let compiled = compile::compile(&mut self.asm, src, self.code.stubs())?;
-        self.code.append(
+        let handle = self.code.append(
             &self.asm.code,
             (compiled.body, compiled.verified),
             &compiled.stubs,
-        )
+        )?;
+        if let (Some(map), Some(start)) = (self.perf_map.as_mut(), self.code.address(handle)) {
+            let superblock = src.slot & SUPER != 0;
+            map.add(
+                start,
+                self.asm.code.len(),
+                src.pc,
+                superblock,
+                &compiled.sections,
+            );
+        }
+        Some(handle)
     }
 
     /// Links the exit `link` (from a [`Left`]) to the compiled block `to` at `pc`, whose

@@ -176,7 +176,7 @@ fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError>
     for (r, v) in cpu.x[1..32].iter_mut().zip(x) {
         *r = *v;
     }
-    let mut cache = BlockCache::new(BASE, BASE + SIZE, 64, true, true);
+    let mut cache = BlockCache::new(BASE, BASE + SIZE, 64, true, true, None);
     cache.set_superblocks(true);
     let slot = cache.translate(&mem, CODE, &mut ()).unwrap();
     let block = cache.blocks[slot as usize];
