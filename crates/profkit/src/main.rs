@@ -160,6 +160,11 @@ struct GuestOptions {
     /// checking the compiled code, which gives the same results and profiles).
     #[arg(long)]
     no_jit: bool,
+    /// Write a perf map of the compiled code to /tmp/perf-PID.map, so that `perf record`
+    /// and `perf report` of this run name the guest's blocks, the probes a profile runs in
+    /// them and the emulator's glue instead of showing bare addresses.
+    #[arg(long)]
+    perf_map: bool,
     /// The program is a bare-metal machine-mode ELF (HTIF console and exit).
     #[arg(long)]
     bare: bool,
@@ -249,6 +254,11 @@ fn load(elf: &[u8], name: &str, guest: &GuestArgs) -> Result<Machine, String> {
     )
 }
 
+/// Where perf looks for this process's map of code that no file backs.
+fn perf_map_path() -> PathBuf {
+    PathBuf::from(format!("/tmp/perf-{}.map", std::process::id()))
+}
+
 /// Loads the guest `elf` with arguments `argv` (after its name) as `opts` say, with `stdin`
 /// and its output (stdout, stderr, the bare-metal console) to `output`.
 fn load_with(
@@ -266,8 +276,12 @@ fn load_with(
         sample_interval: Some(progress::INTERVAL),
         // In range (at most 64 GiB), so this cannot overflow.
         memory: opts.memory << 20,
+        perf_map: opts.perf_map.then(perf_map_path),
         ..Config::default()
     };
+    if let Some(path) = &config.perf_map {
+        eprintln!("profkit: perf map: {}", path.display());
+    }
     if opts.bare {
         Machine::bare_metal(elf, BareConfig { console: output }, config)
     } else {

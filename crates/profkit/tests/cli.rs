@@ -386,3 +386,25 @@ fn paths_help_says_where_the_report_goes() {
     assert!(json.is_some_and(|s| s.contains("stderr")), "{help}");
     assert!(help.contains("--out <FILE>"), "{help}");
 }
+
+#[test]
+fn perf_map_names_the_compiled_code_where_perf_looks() {
+    let out = profkit(&["paths", "--perf-map", "bin/primes.elf", "20000"], None);
+    assert_eq!(out.status.code(), Some(3), "primes exits 3 on purpose");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find_map(|l| l.strip_prefix("profkit: perf map: "))
+        .unwrap_or_else(|| panic!("no perf map named: {err}"));
+    let path = PathBuf::from(line);
+    assert!(
+        path.starts_with("/tmp") && path.to_string_lossy().ends_with(".map"),
+        "{line}"
+    );
+    let map = std::fs::read_to_string(&path).expect("the perf map");
+    std::fs::remove_file(&path).unwrap();
+    let names: Vec<&str> = map.lines().filter_map(|l| l.splitn(3, ' ').nth(2)).collect();
+    assert_eq!(names.len(), map.lines().count(), "START SIZE NAME: {map}");
+    assert!(names.iter().any(|n| n.ends_with(" body")), "{map}");
+    assert!(names.iter().any(|n| n.contains(" probe ")), "{map}");
+}
