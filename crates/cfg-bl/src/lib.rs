@@ -171,6 +171,34 @@
 //! the flat profile's additions and path ends multiply that by 1.23x-1.24x (geomean of the
 //! same two runs; 1.33x-1.37x on sort and primes).
 //!
+//! What each kind of code costs, from `profkit --perf-map`, which names the emulator's
+//! compiled code by guest block and by what it does (`perf record -F 4000 -e cpu-clock
+//! target/release/profkit paths --mode flat --perf-map guests/bin/sort.elf 300000`, and
+//! `run --no-profile` for the run without a sink; milliseconds of samples, two runs each;
+//! "glue" is the compiled code's exits, logs, guards and indirect jumps, "host" the rest
+//! of the process: loading, recovery and instrumentation, the sink and the report):
+//!
+//! | guest (size) | sink | total | guest code | glue | calls and returns | path ends | additions | host |
+//! |---|---|---|---|---|---|---|---|---|
+//! | coremark 3000 | none | 247-248 | 190-191 | 31-33 | | | | 24-26 |
+//! | coremark 3000 | flat | 427-428 | 173-183 | 65-68 | 30-31 | 70-83 | 27-28 | 52-53 |
+//! | sort 300000 | none | 306-307 | 222-224 | 53-56 | | | | 28-29 |
+//! | sort 300000 | flat | 557-584 | 180-190 | 74-81 | 130 | 35-39 | 19-24 | 104-126 |
+//! | primes 400000 | none | 207-209 | 175-177 | 14 | | | | 17-19 |
+//! | primes 400000 | flat | 346-349 | 220-223 | 19-22 | 27-29 | 23-24 | 4-6 | 48 |
+//! | strings 500000 | none | 348-372 | 273-295 | 47-52 | | | | 27 |
+//! | strings 500000 | flat | 530-534 | 239-252 | 64-65 | 76 | 32-38 | 53-59 | 55-59 |
+//!
+//! No one part is the overhead: on sort the probes of calls and returns take the most,
+//! on coremark the path ends
+//! of `main`'s matrix loops (one per iteration of eight instructions, in a sparse table's
+//! windows), on strings the additions as much as the calls, and on primes the guest's own
+//! code runs slower in the probed blocks than in the superblocks of a run without a sink.
+//! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
+//! bounds checks (a few instructions a probe), and trying a sparse path end's windows
+//! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s
+//! either way).
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
