@@ -403,7 +403,10 @@ fn perf_map_names_the_compiled_code_where_perf_looks() {
     );
     let map = std::fs::read_to_string(&path).expect("the perf map");
     std::fs::remove_file(&path).unwrap();
-    let names: Vec<&str> = map.lines().filter_map(|l| l.splitn(3, ' ').nth(2)).collect();
+    let names: Vec<&str> = map
+        .lines()
+        .filter_map(|l| l.splitn(3, ' ').nth(2))
+        .collect();
     assert_eq!(names.len(), map.lines().count(), "START SIZE NAME: {map}");
     assert!(names.iter().any(|n| n.ends_with(" body")), "{map}");
     assert!(names.iter().any(|n| n.contains(" probe ")), "{map}");
