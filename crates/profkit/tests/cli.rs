@@ -410,4 +410,14 @@ fn perf_map_names_the_compiled_code_where_perf_looks() {
     assert_eq!(names.len(), map.lines().count(), "START SIZE NAME: {map}");
     assert!(names.iter().any(|n| n.ends_with(" body")), "{map}");
     assert!(names.iter().any(|n| n.contains(" probe ")), "{map}");
+    // The map changes nothing else: the same output and path profile without it.
+    let plain = profkit(&["paths", "bin/primes.elf", "20000"], None);
+    assert_eq!(plain.stdout, out.stdout);
+    let report: Vec<&str> = err.lines().filter(|l| !l.contains("perf map")).collect();
+    assert_eq!(
+        String::from_utf8_lossy(&plain.stderr)
+            .lines()
+            .collect::<Vec<_>>(),
+        report
+    );
 }
