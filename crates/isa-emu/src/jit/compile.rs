@@ -578,6 +578,7 @@ impl Compiler<'_> {
     /// applies where a call or restart probe with its fields would; as
     /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx, r12 and r15.
     fn site_probe(&mut self, kind: SiteKind, miss: &mut Vec<usize>) {
+        let around = self.current_section();
         self.section(Section::Probe(match kind {
             SiteKind::Call => "indirect call",
             SiteKind::Jump => "indirect jump",
@@ -605,6 +606,7 @@ impl Compiler<'_> {
             }
         }
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
+        self.section(around);
     }
 
     /// The checks every probe starts with: rcx = the state the context points to (the idle

@@ -54,8 +54,9 @@
 //!
 //! The x86-64 encodings are in [`x86`] and the block compiler in [`compile`], both safe
 //! code, and so is [`perf_map`], which names each stretch of the compiled code for perf
-//! ([`Config::perf_map`](crate::Config)); the executable buffer and the call into it are the crate's only unsafe code
-//! ([`code`]). On other hosts, or if the host refuses executable memory, nothing is compiled.
+//! ([`Config::perf_map`](crate::Config)); the executable buffer and the call into it are
+//! the crate's only unsafe code ([`code`]). On other hosts, or if the host refuses
+//! executable memory, nothing is compiled.
 
 mod code;
 mod compile;
