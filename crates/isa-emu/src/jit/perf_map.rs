@@ -57,16 +57,15 @@ impl PerfMap {
             .iter()
             .zip(ends)
             .try_for_each(|(&(at, what), end)| {
-                let at = at as usize;
-                match end > at {
-                    true => writeln!(
-                        out,
-                        "{:x} {:x} isa-emu {pc:#x} {kind} {what}",
-                        start + at,
-                        end - at
-                    ),
-                    false => Ok(()),
+                let (at, size) = (at as usize, end.saturating_sub(at as usize));
+                if size == 0 {
+                    return Ok(());
                 }
+                writeln!(
+                    out,
+                    "{:x} {size:x} isa-emu {pc:#x} {kind} {what}",
+                    start + at
+                )
             });
         if let Err(e) = written {
             self.failed(&e);
