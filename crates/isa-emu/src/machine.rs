@@ -48,7 +48,9 @@ pub struct Config {
     /// was compiled for and what it does (`isa-emu 0x10a3c block body`, `... probe call`),
     /// which `perf report` reads from `/tmp/perf-PID.map` (PID: this process's). The code
     /// buffer is then a private mapping, since perf reads maps only for anonymous memory,
-    /// which costs two `mprotect` calls per compiled block. See `jit::perf_map`.
+    /// which costs two `mprotect` calls per compiled block and per link patched between
+    /// blocks. After a flush of the block cache, code at a reused address may carry the
+    /// name of the block compiled there before.
     pub perf_map: Option<std::path::PathBuf>,
 }
 
