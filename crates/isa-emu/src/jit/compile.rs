@@ -1695,6 +1695,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
                         c.asm.patch(j);
                     }
                     c.site_probe(kind, &mut miss);
+                    c.asm.alu_mem_imm(Alu::Add, R14, SiteProbe::RUNS, 1);
                     c.asm.load(RAX, R14, SiteProbe::TO);
                     let applied = c.asm.jmp();
                     for j in miss {

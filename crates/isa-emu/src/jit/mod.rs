@@ -61,6 +61,7 @@
 mod code;
 mod compile;
 mod perf_map;
+mod site;
 mod x86;
 
 #[cfg(test)]
@@ -70,10 +71,11 @@ use std::cell::Cell;
 
 use crate::block::NONE;
 use crate::memory::Memory;
-use prof_events::{BlockEnd, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState};
+use prof_events::{ProbeEnd, ProbeLease, ProbeState};
 
 pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
 pub(crate) use perf_map::PerfMap;
+pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe};
 
 /// What compiled code reads and writes besides the registers (rsi points to it): guest
 /// memory (see [`compile`]), the budget, and how it left.
@@ -214,203 +216,6 @@ impl Target {
         count: 0,
         _pad: 0,
     };
-}
-
-/// The probes of a logged block's indirect call or jump, each for one target, which the
-/// run loop asks the sink for when the transfer goes to a target none holds (see
-/// [`Source::site`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Site {
-    /// The code tries them in order.
-    pub ways: [SiteProbe; Site::WAYS],
-    /// Probes asked for so far (not read by the code).
-    pub asked: u64,
-}
-
-impl Site {
-    /// Targets a site holds probes for.
-    pub(crate) const WAYS: usize = 4;
-    /// The ways of a restart's path end, at most (the code tries each in turn).
-    pub(crate) const END_WAYS: u8 = 4;
-    /// Sites, at most: a block past them compiles no site.
-    const MAX: usize = 1 << 16;
-    /// The probes asked for a site, at most (a call whose target keeps changing gives up).
-    pub(crate) const ASKS: u64 = 16;
-
-    const EMPTY: Site = Site {
-        ways: [SiteProbe::EMPTY; Site::WAYS],
-        asked: 0,
-    };
-
-    /// Whether a way holds what the sink would give for a call to `to` in `epoch` (the
-    /// probe state's, if lent): the call's probe for that epoch, or none.
-    pub(crate) fn answers(&self, to: u64, epoch: Option<u64>) -> bool {
-        self.ways
-            .iter()
-            .any(|w| w.to & !1 == to && (w.to & 1 == 1 || epoch.is_none_or(|e| e == w.epoch)))
-    }
-
-    /// Whether a way holds a probe (not the answer that the sink gave none).
-    pub(crate) fn holds_probe(&self) -> bool {
-        self.ways.iter().any(|w| w.to & 1 == 0)
-    }
-
-    /// Holds `probe` (the sink's for a transfer of `kind` to `to`) in the way asked
-    /// longest ago.
-    pub(crate) fn learn(&mut self, probe: Option<Probe>, to: u64, kind: SiteKind) {
-        if let Some(way) = self.ways.get_mut(self.asked as usize % Site::WAYS) {
-            *way = SiteProbe::of(probe, to, kind);
-        }
-        self.asked += 1;
-    }
-}
-
-/// What a [`Site`]'s block ends with, which tells the probes it holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SiteKind {
-    /// An indirect call: [`ProbeOp::Call`]s whose callee saves no sum first and whose
-    /// caller's path goes on.
-    Call,
-    /// An indirect jump: [`ProbeOp::Restart`]s of at most [`Site::END_WAYS`] ways.
-    Jump,
-}
-
-impl SiteKind {
-    /// The site of a block that ends with `end`, if it has one.
-    pub(crate) fn of(end: BlockEnd) -> Option<SiteKind> {
-        match end {
-            BlockEnd::IndirectCall => Some(SiteKind::Call),
-            BlockEnd::IndirectJump => Some(SiteKind::Jump),
-            _ => None,
-        }
-    }
-
-    /// The operands of `op` as a site of this kind holds them, if it may.
-    fn operands(self, op: &ProbeOp) -> Option<[u64; 6]> {
-        match (self, *op) {
-            (SiteKind::Call, ProbeOp::Call { end: None, .. }) => call_operands(op)
-                .filter(|(_, push)| push.is_none())
-                .map(|(call, _)| call),
-            (
-                SiteKind::Jump,
-                ProbeOp::Restart {
-                    end,
-                    ways,
-                    pairs,
-                    push,
-                },
-            ) if (1..=Site::END_WAYS).contains(&ways) => Some([
-                u64::from(end),
-                u64::from(ways),
-                u64::from(pairs),
-                u64::from(push.is_some()),
-                push.unwrap_or(0) as u64,
-                0,
-            ]),
-            (SiteKind::Call | SiteKind::Jump, _) => None,
-        }
-    }
-}
-
-/// A [`Site`]'s probe for one target; the code reads its fields as those of a
-/// [`ProbeOp::Call`] or [`ProbeOp::Restart`] probe, by the site's [`SiteKind`].
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SiteProbe {
-    /// The target it applies to; plus one (no pc is odd) where the sink gave no probe for
-    /// that target.
-    pub to: u64,
-    pub key: u64,
-    pub epoch: u64,
-    pub next: u64,
-    /// A call's operands ([`call_operands`]), or a restart's `end`, `ways`, `pairs`,
-    /// whether it saves a sum and the sum.
-    pub operands: [u64; 6],
-}
-
-impl SiteProbe {
-    pub(crate) const TO: i32 = 0;
-    pub(crate) const KEY: i32 = 8;
-    pub(crate) const EPOCH: i32 = 16;
-    pub(crate) const NEXT: i32 = 24;
-    pub(crate) const OPERANDS: i32 = 32;
-    /// A restart's operands.
-    pub(crate) const END: i32 = Self::OPERANDS;
-    /// See [`END`](Self::END).
-    pub(crate) const WAYS: i32 = Self::OPERANDS + 8;
-    /// See [`END`](Self::END).
-    pub(crate) const PAIRS: i32 = Self::OPERANDS + 16;
-    /// See [`END`](Self::END).
-    pub(crate) const PUSHES: i32 = Self::OPERANDS + 24;
-    /// See [`END`](Self::END).
-    pub(crate) const PUSH: i32 = Self::OPERANDS + 32;
-
-    const EMPTY: SiteProbe = SiteProbe {
-        to: 1,
-        key: 0,
-        epoch: 0,
-        next: 0,
-        operands: [0; 6],
-    };
-
-    /// The way that applies `probe` (one a site of `kind` may hold) to the transfer to
-    /// `to`; none otherwise.
-    fn of(probe: Option<Probe>, to: u64, kind: SiteKind) -> SiteProbe {
-        match probe.and_then(|p| Some((p, kind.operands(&p.op)?))) {
-            Some((p, operands)) if p.epoch != NO_EPOCH => SiteProbe {
-                to,
-                key: p.key,
-                epoch: p.epoch,
-                next: p.next,
-                operands,
-            },
-            _ => SiteProbe {
-                to: to | 1,
-                ..SiteProbe::EMPTY
-            },
-        }
-    }
-}
-
-// The offsets compiled code reads a site at.
-const _: () = assert!(
-    std::mem::offset_of!(SiteProbe, to) == SiteProbe::TO as usize
-        && std::mem::offset_of!(SiteProbe, key) == SiteProbe::KEY as usize
-        && std::mem::offset_of!(SiteProbe, epoch) == SiteProbe::EPOCH as usize
-        && std::mem::offset_of!(SiteProbe, next) == SiteProbe::NEXT as usize
-        && std::mem::offset_of!(SiteProbe, operands) == SiteProbe::OPERANDS as usize
-        && std::mem::offset_of!(Site, ways) == 0
-);
-
-/// A call probe's operands in the order its code takes them: `add`, `ret`, `resume`,
-/// `resume_add`, `site`, `start` (the signed ones as their bits), and the sum the callee
-/// saves first, if any (the path end a caller's sum passes first is not among them);
-/// `None` for other ops.
-pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
-    match *op {
-        ProbeOp::Call {
-            add,
-            ret,
-            resume,
-            resume_add,
-            site,
-            start,
-            push,
-            ..
-        } => Some((
-            [
-                add as u64,
-                ret,
-                resume,
-                resume_add as u64,
-                site,
-                start as u64,
-            ],
-            push,
-        )),
-        _ => None,
-    }
 }
 
 /// Where an exit that left compiled code may be linked to the compiled block it led to.
