@@ -1056,6 +1056,57 @@ impl Compiler<'_> {
         self.bail(j, at);
     }
 
+    /// The checks of a store to the address in rax: bails out (to arena index `at`) if it
+    /// may touch code (the interpreter notes such a store) or leave the span, as
+    /// [`bounds`](Self::bounds), which leaves rax the offset in the span.
+    fn store_bounds(&mut self, at: usize) {
+        self.asm.mov(RCX, RAX);
+        self.asm
+            .alu_mem(W::Q, Alu::Sub, RCX, RSI, Ctx::CODE_LO as i32);
+        self.asm
+            .alu_mem(W::Q, Alu::Cmp, RCX, RSI, Ctx::CODE_SPAN as i32);
+        let j = self.asm.jcc(Cc::B);
+        self.bail(j, at);
+        self.bounds(at);
+    }
+
+    /// An atomic memory operation of the A extension (swap, add, xor, and, or; at arena
+    /// index `at`): `rd` = the old value (a word's sign-extended), memory = old op `rs2`.
+    /// One hart runs, so a load and a store are atomic. A misaligned address bails out
+    /// (the interpreter raises the fault), as a store would. glibc's locks use these:
+    /// `amoswap.w` in `_int_free` made chase's flat profile bail out of an event
+    /// superblock there and deliver four edges through the run loop per `free`.
+    fn amo(&mut self, insn: &Tinsn, at: usize) {
+        use Op::*;
+        let (width, load) = match insn.op {
+            AmoswapW | AmoaddW | AmoxorW | AmoandW | AmoorW => (4, Load::I32),
+            _ => (8, Load::U64),
+        };
+        let a = self.get(insn.rs1, NO);
+        self.asm.mov(RAX, a);
+        self.asm.mov(RCX, RAX);
+        self.asm.alu_imm(W::Q, Alu::And, RCX, i32::from(width) - 1);
+        let misaligned = self.asm.jcc(Cc::Ne);
+        self.bail(misaligned, at);
+        self.store_bounds(at);
+        // rcx = old, rdx = new.
+        self.asm.load_sib(load, RCX, R8, RAX);
+        let src = self.get(insn.rs2, NO);
+        self.asm.mov(RDX, src);
+        let op = match insn.op {
+            AmoaddW | AmoaddD => Some(Alu::Add),
+            AmoxorW | AmoxorD => Some(Alu::Xor),
+            AmoandW | AmoandD => Some(Alu::And),
+            AmoorW | AmoorD => Some(Alu::Or),
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.asm.alu(W::Q, op, RDX, RCX);
+        }
+        self.asm.store_sib(width, R8, RAX, RDX);
+        self.set(insn.rd, RCX);
+    }
+
     /// The code of body or last instruction `insn` (arena index `at`), after which
     /// `retired` guest instructions of the block have retired; `None` if it is not
     /// compiled (the code bails out before it).
@@ -1166,18 +1217,20 @@ impl Compiler<'_> {
                     _ => 8,
                 };
                 self.address(insn)?;
-                // A store that may touch code bails out: the interpreter notes it.
-                self.asm.mov(RCX, RAX);
-                self.asm
-                    .alu_mem(W::Q, Alu::Sub, RCX, RSI, Ctx::CODE_LO as i32);
-                self.asm
-                    .alu_mem(W::Q, Alu::Cmp, RCX, RSI, Ctx::CODE_SPAN as i32);
-                let j = self.asm.jcc(Cc::B);
-                self.bail(j, at);
-                self.bounds(at);
+                self.store_bounds(at);
                 let v = self.get(insn.rs2, NO);
                 self.asm.store_sib(bytes, R8, RAX, v);
             }
+            Op::AmoswapW
+            | Op::AmoaddW
+            | Op::AmoxorW
+            | Op::AmoandW
+            | Op::AmoorW
+            | Op::AmoswapD
+            | Op::AmoaddD
+            | Op::AmoxorD
+            | Op::AmoandD
+            | Op::AmoorD => self.amo(insn, at),
             Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu => {
                 let cc = match insn.op {
                     Op::Beq => Cc::E,
