@@ -422,8 +422,9 @@ impl Arena {
     }
 
     /// The probe of composed `ops` that enter or leave a region, if one does them (with
-    /// 64-bit values): `push; set` ([`ProbeOp::Push`]),
-    /// `push; set; count; set` ([`ProbeOp::PushEnd`]), `count; pop` ([`ProbeOp::Pop`], an
+    /// 64-bit values): `push; set` and `push; set; push; set` ([`ProbeOp::Push`]),
+    /// `push; set; count; set` and `push; set; push; set; count; set`
+    /// ([`ProbeOp::PushEnd`]), `count; pop` and `count; pop; add` ([`ProbeOp::Pop`], an
     /// addition before the pop lost), `push; set; count; pop` ([`ProbeOp::Through`]) or
     /// `count; pop; push; set` ([`ProbeOp::PopPush`]); the path end it counts with is
     /// added.
@@ -433,16 +434,38 @@ impl Arena {
             let e = self.add_end(end);
             Some((e, self.ways(e) as u8))
         };
+        // The sum the inner of two regions entered at once saves: the outer one's start
+        // plus the inner entry's addition.
+        let inner = |start: u128, add: u128| signed_64(start.wrapping_add(add));
         Some(match *ops {
             [Op::Push(v), Op::Set(w)] => ProbeOp::Push {
                 add: signed_64(v)?,
+                inner: None,
                 set: signed_64(w)?,
+            },
+            [Op::Push(v), Op::Set(w), Op::Push(v2), Op::Set(w2)] => ProbeOp::Push {
+                add: signed_64(v)?,
+                inner: Some(inner(w, v2)?),
+                set: signed_64(w2)?,
             },
             [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Set(x)] => {
                 let (add, set) = (signed_64(v)?, signed_64(w)?);
                 let (end, ways) = counts(count, x)?;
                 ProbeOp::PushEnd {
                     add,
+                    inner: None,
+                    set,
+                    end,
+                    ways,
+                }
+            }
+            [Op::Push(v), Op::Set(w), Op::Push(v2), Op::Set(w2), count @ Op::Count { .. }, Op::Set(x)] =>
+            {
+                let (add, inner, set) = (signed_64(v)?, inner(w, v2)?, signed_64(w2)?);
+                let (end, ways) = counts(count, x)?;
+                ProbeOp::PushEnd {
+                    add,
+                    inner: Some(inner),
                     set,
                     end,
                     ways,
@@ -451,7 +474,12 @@ impl Arena {
             [count @ Op::Count { .. }, Op::Pop]
             | [count @ Op::Count { .. }, Op::Add(_), Op::Pop] => {
                 let (end, ways) = counts(count, 0)?;
-                ProbeOp::Pop { end, ways }
+                ProbeOp::Pop { end, ways, add: 0 }
+            }
+            [count @ Op::Count { .. }, Op::Pop, Op::Add(v)] => {
+                let add = signed_64(v)?;
+                let (end, ways) = counts(count, 0)?;
+                ProbeOp::Pop { end, ways, add }
             }
             [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Pop] => {
                 let (add, set) = (signed_64(v)?, signed_64(w)?);
@@ -764,16 +792,53 @@ mod tests {
         // Region entries and exits get probes; an exit's count, a path end.
         let push = [Op::Push(u128::MAX), Op::Set(5)];
         assert_eq!(arena.store(&push, &[1], &[]), Step::Action(2));
-        let push = ProbeOp::Push { add: -1, set: 5 };
+        let push = ProbeOp::Push {
+            add: -1,
+            inner: None,
+            set: 5,
+        };
         assert_eq!(arena.probe(2), Some(push));
         let pop = [Op::Count { table: 0, add: 1 }, Op::Pop];
         let e = arena.ends().len() as u32;
         assert_eq!(arena.store(&pop, &[1], &dense), Step::Action(3));
-        assert_eq!(arena.probe(3), Some(ProbeOp::Pop { end: e, ways: 1 }));
+        assert_eq!(
+            arena.probe(3),
+            Some(ProbeOp::Pop {
+                end: e,
+                ways: 1,
+                add: 0
+            })
+        );
         assert_eq!(arena.end(e).map(|end| end.add), Some(1));
         let far = [Op::Push(1 << 70), Op::Set(0)];
         assert_eq!(arena.store(&far, &[1], &[]), Step::Action(4));
         assert_eq!(arena.probe(4), None);
+        {
+            // Two regions entered at once (the inner saves the outer's start 7 plus -3),
+            // and an exit that adds to the saved sum (-2) after its pop.
+            let mut arena = Arena::default();
+            let ops = [Op::Push(1), Op::Set(7), Op::Push(u128::MAX - 2), Op::Set(0)];
+            assert_eq!(arena.store(&ops, &[1], &[]), Step::Action(0));
+            let push = ProbeOp::Push {
+                add: 1,
+                inner: Some(4),
+                set: 0,
+            };
+            assert_eq!(arena.probe(0), Some(push));
+            let count = Op::Count { table: 0, add: 1 };
+            let ops = [ops.as_slice(), &[count, Op::Set(2)]].concat();
+            assert_eq!(arena.store(&ops, &[1], &dense), Step::Action(1));
+            let Some(ProbeOp::PushEnd { inner, set, .. }) = arena.probe(1) else {
+                panic!("{:?}", arena.probe(1));
+            };
+            assert_eq!((inner, set), (Some(4), 0));
+            let pop_add = [count, Op::Pop, Op::Add(u128::MAX - 1)];
+            assert_eq!(arena.store(&pop_add, &[1], &dense), Step::Action(2));
+            let Some(ProbeOp::Pop { add, .. }) = arena.probe(2) else {
+                panic!("{:?}", arena.probe(2));
+            };
+            assert_eq!(add, -2);
+        }
         arena.record = true;
         assert_eq!(arena.store(&[], &[1], &[]), Step::Action(5));
         assert_eq!(arena.store(&end, &[1], &dense), Step::Action(6));

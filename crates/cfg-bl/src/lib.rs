@@ -138,9 +138,10 @@
 //! compiled code makes the call and the return, the sink taking over a call whose return
 //! it did not take. So do the unresolved indirect jumps (a `switch`, per target) where the
 //! activation's end is a single count and its restart an assignment. The hierarchical
-//! modes' steps that enter or leave a region (`push; set`, `push; set; count; set`, `count;
-//! pop`, `push; set; count; pop`, `count; pop; push; set`) are probes too, on the probe
-//! state's stack of saved sums. Other region steps, transfers out of a function and the
+//! modes' steps that enter or leave a region (`push; set`, `push; set; count; set`, each
+//! also entering a second region nested in the first, `count; pop`, `count; pop; add`,
+//! `push; set; count; pop`, `count; pop; push; set`) are probes too, on the probe state's
+//! stack of saved sums. Other region steps, transfers out of a function and the
 //! probes that miss reach the sink; it takes the emulator's traces through the other
 //! calls: a run through one is a single step, composed once per trace and entry key.
 //! Measured with `cargo xtask bench-paths --runs 3` (part of `cargo xtask bench`): thread

@@ -572,20 +572,28 @@ impl PathSink {
         };
         let stack = &mut act.state.stack;
         self.probe.sum = match op {
-            ProbeOp::Push { add, set } => {
+            ProbeOp::Push { add, inner, set } => {
                 stack.push(sum.wrapping_add(wide(add)));
+                stack.extend(inner.map(wide));
                 wide(set)
             }
-            ProbeOp::PushEnd { add, set, end, .. } => {
+            ProbeOp::PushEnd {
+                add,
+                inner,
+                set,
+                end,
+                ..
+            } => {
                 stack.push(sum.wrapping_add(wide(add)));
+                stack.extend(inner.map(wide));
                 self.end_path(f, end, wide(set))
             }
-            ProbeOp::Pop { end, .. } => {
+            ProbeOp::Pop { end, add, .. } => {
                 let Some(saved) = stack.pop() else {
                     return false;
                 };
                 self.end_path(f, end, sum);
-                saved
+                saved.wrapping_add(wide(add))
             }
             ProbeOp::Through { add, set, end, .. } => {
                 self.end_path(f, end, wide(set));

@@ -101,9 +101,13 @@ impl Walker {
         let h = mix(from, to);
         let add = (h % 5) as i64 - 1;
         let region = if self.regions { h / 7 % 8 } else { 5 };
+        // Every third region entry enters a region nested in it too; every other exit adds
+        // to the saved sum.
+        let inner = (h / 11 % 3 == 0).then_some((h / 13 % 4) as i64);
         if region == 0 {
             return ProbeOp::Push {
                 add,
+                inner,
                 set: (h % 3) as i64,
             };
         }
@@ -112,9 +116,14 @@ impl Walker {
         }
         let (e, ways) = self.edge_end(from, to);
         match region {
-            1 => ProbeOp::Pop { end: e, ways },
+            1 => ProbeOp::Pop {
+                end: e,
+                ways,
+                add: (h / 17 % 2) as i64 * add,
+            },
             2 => ProbeOp::PushEnd {
                 add,
+                inner,
                 set: (h % 4) as i64,
                 end: e,
                 ways,

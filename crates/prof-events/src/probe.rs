@@ -160,21 +160,27 @@ pub enum ProbeOp {
         /// The sum the activation saves first when it restarts, if any.
         push: Option<i64>,
     },
-    /// Entering a region (the hierarchical profiles' `push(sum + add); sum = set`), if the
-    /// state's stack of saved sums has room and `sum + add` fits 64 bits: saves `sum + add`
-    /// on it, then `sum = set`.
+    /// Entering a region (the hierarchical profiles' `push(sum + add); sum = set`), and
+    /// with `inner` a region nested in it at once (`push(sum + add); sum = start;
+    /// push(sum + add2); sum = set`, whose second saved sum `start + add2` is a constant,
+    /// `inner`), if the state's stack of saved sums has room for them and `sum + add` fits
+    /// 64 bits: saves `sum + add` on it, then `inner`, if any, then `sum = set`.
     Push {
         /// Added to the sum saved.
         add: i64,
+        /// The sum an inner region entered at once saves, if any.
+        inner: Option<i64>,
         /// The sum after.
         set: i64,
     },
-    /// A region entered at a path's end: [`ProbeOp::Push`], then the path end of `end` and
-    /// `ways` counts the sum `set` and sets the sum as [`ProbeOp::End`] does; applies only
-    /// where both do.
+    /// A region (and with `inner` a region nested in it) entered at a path's end:
+    /// [`ProbeOp::Push`], then the path end of `end` and `ways` counts the sum `set` and
+    /// sets the sum as [`ProbeOp::End`] does; applies only where both do.
     PushEnd {
         /// Added to the sum saved.
         add: i64,
+        /// The sum an inner region entered at once saves, if any.
+        inner: Option<i64>,
         /// The sum the path end counts.
         set: i64,
         /// Index of the path end's first way in `ends`.
@@ -182,15 +188,18 @@ pub enum ProbeOp {
         /// Ways (at least 1).
         ways: u8,
     },
-    /// Leaving a region at a path's end (`count; sum = pop()`), if the current activation
-    /// saved a sum ([`ProbeState::saved`] above [`ProbeState::floor`]) and the path end of
-    /// `end` and `ways` counts the sum as [`ProbeOp::End`] does: counts it, then `sum`
-    /// becomes the saved sum, which pops.
+    /// Leaving a region at a path's end (`count; sum = pop() + add`), if the current
+    /// activation saved a sum ([`ProbeState::saved`] above [`ProbeState::floor`]), the
+    /// saved sum plus `add` fits 64 bits and the path end of `end` and `ways` counts the
+    /// sum as [`ProbeOp::End`] does: counts it, then `sum` becomes the saved sum plus
+    /// `add`, and the saved sum pops.
     Pop {
         /// Index of the path end's first way in `ends`.
         end: u32,
         /// Ways (at least 1).
         ways: u8,
+        /// Added to the saved sum (the edge's value in the outer region).
+        add: i64,
     },
     /// A region entered and left by one edge (`push(sum + add); sum = set; count; sum =
     /// pop()`), if `sum + add` fits 64 bits and the path end of `end` and `ways` counts the
@@ -356,6 +365,16 @@ impl ProbeState {
         (self.floor < self.saved && saved <= SAVES).then(|| saved - 1)
     }
 
+    /// Saves `sum`, then `inner`, if any, if the stack has room for both (else changes
+    /// nothing).
+    fn save_all(&mut self, sum: i64, inner: Option<i64>) -> bool {
+        let n = 1 + usize::from(inner.is_some());
+        if self.saved as usize + n > SAVES {
+            return false;
+        }
+        self.save(sum) && inner.is_none_or(|i| self.save(i))
+    }
+
     /// Pushes `sum` on the stack of saved sums, if it has room.
     fn save(&mut self, sum: i64) -> bool {
         let Some(slot) = self.saves.get_mut(self.saved as usize) else {
@@ -500,17 +519,18 @@ pub fn apply(
                 state.save(push);
             }
         }
-        ProbeOp::Push { add, set } => {
+        ProbeOp::Push { add, inner, set } => {
             let Some(saved) = (state.sum as i64).checked_add(add) else {
                 return false;
             };
-            if !state.save(saved) {
+            if !state.save_all(saved, inner) {
                 return false;
             }
             state.sum = set as i128 as u128;
         }
         ProbeOp::PushEnd {
             add,
+            inner,
             set,
             end,
             ways,
@@ -521,21 +541,22 @@ pub fn apply(
             let (Some(saved), Some(c)) = (saved, c) else {
                 return false;
             };
-            if !state.save(saved) {
+            if !state.save_all(saved, inner) {
                 return false;
             }
             counts[c.0] += 1;
             state.sum = c.1 as i128 as u128;
         }
-        ProbeOp::Pop { end, ways } => {
+        ProbeOp::Pop { end, ways, add } => {
             let top = state.own_top();
+            let sum = top.and_then(|t| state.saves[t].checked_add(add));
             let c = counter(state.sum, end, ways, counts.len(), ends);
-            let (Some(top), Some((c, _))) = (top, c) else {
+            let (Some(top), Some(sum), Some((c, _))) = (top, sum, c) else {
                 return false;
             };
             counts[c] += 1;
             state.saved = top as u64;
-            state.sum = state.saves[top] as i128 as u128;
+            state.sum = sum as i128 as u128;
         }
         ProbeOp::Through {
             add,
@@ -1021,8 +1042,16 @@ mod tests {
         let (ends, mut s) = region_setup(0, 4, 10);
         let mut counts = [0u64; 4];
         let run = |s: &mut ProbeState, counts: &mut [u64], op| run(s, counts, &ends, op, 0);
-        let push = ProbeOp::Push { add: 5, set: 1 };
-        let pop = ProbeOp::Pop { end: 0, ways: 1 };
+        let push = ProbeOp::Push {
+            add: 5,
+            inner: None,
+            set: 1,
+        };
+        let pop = ProbeOp::Pop {
+            end: 0,
+            ways: 1,
+            add: 0,
+        };
         assert!(run(&mut s, &mut counts, push));
         assert_eq!((s.sum, s.key, s.saved_sums()), (1, 2, &[15][..]));
         // Counts sum 1 and restores 15.
@@ -1035,6 +1064,7 @@ mod tests {
         // A region entered at a path end counts `set` (3) and sets the end's sum.
         let push_end = ProbeOp::PushEnd {
             add: -2,
+            inner: None,
             set: 3,
             end: 0,
             ways: 1,
@@ -1044,6 +1074,7 @@ mod tests {
         // Out of the end's range: neither the save nor the count.
         let outside = ProbeOp::PushEnd {
             add: -2,
+            inner: None,
             set: 4,
             end: 0,
             ways: 1,
@@ -1053,6 +1084,7 @@ mod tests {
         // A sum past 64 bits is not saved; the stack holds SAVES sums.
         let far = ProbeOp::Push {
             add: i64::MAX,
+            inner: None,
             set: 0,
         };
         assert!(!run(&mut s, &mut counts, far));
@@ -1065,6 +1097,64 @@ mod tests {
         s.sum = 7;
         assert!(!run(&mut s, &mut counts, pop));
         assert_eq!((s.sum, s.saved), (7, SAVES as u64));
+    }
+
+    #[test]
+    fn nested_regions_entered_at_once_save_both_sums_and_an_exit_adds_after_its_pop() {
+        // One path end: sums 0..4 at counters 0..4.
+        let (ends, mut s) = region_setup(0, 4, 10);
+        let mut counts = [0u64; 4];
+        let run = |s: &mut ProbeState, counts: &mut [u64], op| run(s, counts, &ends, op, 0);
+        // push(10 + 5); sum = 7; push(7 - 3); sum = 1, as one probe.
+        let both = ProbeOp::Push {
+            add: 5,
+            inner: Some(4),
+            set: 1,
+        };
+        assert!(run(&mut s, &mut counts, both));
+        assert_eq!((s.sum, s.saved_sums()), (1, &[15, 4][..]));
+        // Leaving the inner region counts 1, then the sum is 4 + 2.
+        let out = |add| ProbeOp::Pop {
+            end: 0,
+            ways: 1,
+            add,
+        };
+        assert!(run(&mut s, &mut counts, out(2)));
+        assert_eq!(
+            (s.sum, s.saved_sums(), counts),
+            (6, &[15][..], [0, 1, 0, 0])
+        );
+        // A saved sum plus the addition past 64 bits: no change.
+        s.sum = 3;
+        assert!(!run(&mut s, &mut counts, out(i64::MAX)));
+        assert_eq!(
+            (s.sum, s.saved_sums(), counts),
+            (3, &[15][..], [0, 1, 0, 0])
+        );
+        assert!(run(&mut s, &mut counts, out(-20)));
+        assert_eq!((s.sum, s.saved, counts), (-5i128 as u128, 0, [0, 1, 0, 1]));
+        // At a path end: counts `set` (2), sets the end's sum.
+        let at_end = ProbeOp::PushEnd {
+            add: 0,
+            inner: Some(9),
+            set: 2,
+            end: 0,
+            ways: 1,
+        };
+        s.sum = 8;
+        assert!(run(&mut s, &mut counts, at_end));
+        assert_eq!(
+            (s.sum, s.saved_sums(), counts),
+            (9, &[8, 9][..], [0, 1, 1, 1])
+        );
+        // Room for one sum only: neither is saved.
+        s.saved = SAVES as u64 - 1;
+        assert!(!run(&mut s, &mut counts, both));
+        assert!(!run(&mut s, &mut counts, at_end));
+        assert_eq!(
+            (s.sum, s.saved, counts),
+            (9, SAVES as u64 - 1, [0, 1, 1, 1])
+        );
     }
 
     #[test]
@@ -1093,7 +1183,15 @@ mod tests {
         // Nothing saved: no exit.
         assert!(!run(&mut s, &mut counts, next));
         s.sum = 3;
-        assert!(run(&mut s, &mut counts, ProbeOp::Push { add: 0, set: 3 }));
+        assert!(run(
+            &mut s,
+            &mut counts,
+            ProbeOp::Push {
+                add: 0,
+                inner: None,
+                set: 3
+            }
+        ));
         // Counts 3; the saved 3 becomes 8; the sum 1.
         assert!(run(&mut s, &mut counts, next));
         assert_eq!(
@@ -1111,8 +1209,16 @@ mod tests {
         let (ends, mut s) = region_setup(0, 10, 1);
         let mut counts = [0u64; 10];
         let run = |s: &mut ProbeState, counts: &mut [u64], op, to| run(s, counts, &ends, op, to);
-        let push = ProbeOp::Push { add: 0, set: 2 };
-        let pop = ProbeOp::Pop { end: 0, ways: 1 };
+        let push = ProbeOp::Push {
+            add: 0,
+            inner: None,
+            set: 2,
+        };
+        let pop = ProbeOp::Pop {
+            end: 0,
+            ways: 1,
+            add: 0,
+        };
         let call = |push| ProbeOp::Call {
             add: 0,
             ret: 0x100,

@@ -367,35 +367,40 @@ impl Compiler<'_> {
                 self.count_end();
             }
             ProbeOp::Count(end) => self.count_fixed(&end, miss, lazy),
-            ProbeOp::Push { add, set } => {
-                self.room(miss);
+            ProbeOp::Push { add, inner, set } => {
+                self.room_for(1 + u8::from(inner.is_some()), miss);
                 self.sum_plus(R12, add, miss);
                 self.save(R12);
+                self.save_inner(inner);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
             ProbeOp::PushEnd {
                 add,
+                inner,
                 set,
                 end,
                 ways,
             } => {
-                self.room(miss);
+                self.room_for(1 + u8::from(inner.is_some()), miss);
                 self.sum_plus(R12, add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
                 self.save(R12);
+                self.save_inner(inner);
                 self.count_end();
             }
-            ProbeOp::Pop { end, ways } => {
+            ProbeOp::Pop { end, ways, add } => {
+                // r12 = the top saved sum + add; it pops after the count.
                 self.top_saved(miss);
+                self.saves_at(RAX);
+                self.asm.load(R12, RAX, ProbeState::SAVES as i32 - 8);
+                if add != 0 {
+                    self.plus(R12, add, miss);
+                }
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
                 let a = &mut *self.asm;
-                a.load(RDX, RCX, ProbeState::SAVED as i32);
-                a.alu_imm(W::Q, Alu::Sub, RDX, 1);
-                a.store(RCX, ProbeState::SAVED as i32, RDX);
-                self.saves_at(RDX);
-                self.asm.load(RAX, RDX, ProbeState::SAVES as i32);
-                self.asm.store(RCX, SUM, RAX);
+                a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, 1);
+                a.store(RCX, SUM, R12);
             }
             ProbeOp::Through {
                 add,
@@ -818,9 +823,25 @@ impl Compiler<'_> {
     /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
     /// for one more.
     fn room(&mut self, miss: &mut Vec<usize>) {
+        self.room_for(1, miss);
+    }
+
+    /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
+    /// for `n` more.
+    fn room_for(&mut self, n: u8, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
-        a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, SAVES as i32);
-        miss.push(a.jcc(Cc::Ae));
+        let most = SAVES as i32 - i32::from(n);
+        a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, most);
+        miss.push(a.jcc(Cc::A));
+    }
+
+    /// Saves the sum of an inner region entered at once, if any ([`ProbeOp::Push`]).
+    /// Uses r12 and r15.
+    fn save_inner(&mut self, inner: Option<i64>) {
+        if let Some(inner) = inner {
+            self.asm.mov_imm(R12, inner as u64);
+            self.save(R12);
+        }
     }
 
     /// `op`, after which the activation that starts saves `push`, if any: the stack of saved
