@@ -142,6 +142,7 @@ impl Sink for NoOpProbes {
                 start: 0,
                 push: None,
                 end: None,
+                enter: None,
             },
             BlockEnd::IndirectJump => ProbeOp::Restart {
                 end: 0,

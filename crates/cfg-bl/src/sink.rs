@@ -1014,7 +1014,8 @@ impl PathSink {
     }
 
     /// The probe of a call from keyed slot `id` (function `f` entered at `node`) to `to`:
-    /// the falls are an addition or a path's end (a loop's back edge within the block),
+    /// the falls are an addition, a path's end (a loop's back edge within the block) or a
+    /// region's entry (a loop's),
     /// the callee starts with an assignment of its sum (after saving one sum, if it starts
     /// in a region), and the caller resumes at the call block's end with an addition;
     /// the callee is instrumented now, as its first call would.
@@ -1022,10 +1023,20 @@ impl PathSink {
         let Cold {
             last, falls, end, ..
         } = *self.cold.get(id)?;
-        let (add, path_end) = match falls {
-            Step::Add(add) => (add, None),
-            Step::End(e) => (0, Some((e, self.arena.ways(e) as u8))),
-            Step::Action(_) => return None,
+        let (add, path_end, enter) = match falls {
+            Step::Add(add) => (add, None, None),
+            Step::End(e) => (0, Some((e, self.arena.ways(e) as u8)), None),
+            // The block enters a loop before the call (a call in a loop whose header the
+            // function's entry block runs into, as in a recursive walk whose tail call
+            // became a loop: chase's tree_walk, 110 000 calls).
+            Step::Action(a) => match self.arena.probe(a)? {
+                ProbeOp::Push {
+                    add,
+                    inner: None,
+                    set,
+                } => (0, None, Some((add, set))),
+                _ => return None,
+            },
         };
         let (g, start, w, push) = self.callee_start(to)?;
         let caller = self.functions.get(f)?;
@@ -1046,6 +1057,7 @@ impl PathSink {
                 start,
                 push,
                 end: path_end,
+                enter,
             },
         })
     }

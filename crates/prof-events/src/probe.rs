@@ -93,7 +93,9 @@ pub enum ProbeOp {
     /// `push`, if any (it starts in a region, see [`ProbeOp::Push`]). With `end`, a path
     /// of the caller ends first (the call's block passes a loop's back edge): that path
     /// end counts the sum and sets it as [`ProbeOp::End`] does, and applies only where it
-    /// counts, before the rest.
+    /// counts, before the rest. With `enter`, the caller enters a region first (the call's
+    /// block passes a loop's entry), as [`ProbeOp::Push`] `{ add, set }` does, below the
+    /// callee's floor; the stack must have room for it and `push`.
     Call {
         /// Added to the caller's sum when it calls.
         add: i64,
@@ -112,6 +114,9 @@ pub enum ProbeOp {
         /// The path end (its first way in `ends`, and its ways) the caller's sum passes
         /// first, if any.
         end: Option<(u32, u8)>,
+        /// The region the caller enters then, if any: the addition to the sum it saves,
+        /// and the sum after.
+        enter: Option<(i64, i64)>,
     },
     /// A return (on a return's indirect exit), if the top frame returns where the jump
     /// goes and the callee saved no sum: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
@@ -435,6 +440,7 @@ pub fn apply(
             start,
             push,
             end,
+            enter,
         } => {
             let (sum, count) = match end {
                 Some((end, ways)) => match counter(state.sum, end, ways, counts.len(), ends) {
@@ -443,17 +449,29 @@ pub fn apply(
                 },
                 None => (state.sum as i64, None),
             };
+            // The sum the caller saves entering a region, and its sum after.
+            let (saves, sum) = match enter {
+                Some((add, set)) => match sum.checked_add(add) {
+                    Some(saved) => (Some(saved), set),
+                    None => return false,
+                },
+                None => (None, sum),
+            };
             let resumed = sum.checked_add(add).and_then(|s| s.checked_add(resume_add));
             let depth = state.depth as usize;
-            let room = push.is_none() || (state.saved as usize) < SAVES;
-            let (Some(frame), Some(resumed), true) = (state.frames.get_mut(depth), resumed, room)
-            else {
+            let more = usize::from(saves.is_some()) + usize::from(push.is_some());
+            let room = state.saved as usize + more <= SAVES;
+            let (true, Some(resumed), true) = (depth < FRAMES, resumed, room) else {
                 return false;
             };
             if let Some(c) = count {
                 counts[c] += 1;
             }
-            *frame = Frame {
+            if let Some(saved) = saves {
+                state.save(saved);
+            }
+            // (In range: checked above.)
+            state.frames[depth] = Frame {
                 ret,
                 resume,
                 resumed,
@@ -793,6 +811,7 @@ mod tests {
                 start: 4,
                 push: None,
                 end: None,
+                enter: None,
             },
         };
         assert!(apply(&call(1, 0x100), 0, &mut s, &mut counts, &ends));
@@ -967,6 +986,7 @@ mod tests {
             start: 9,
             push: None,
             end: Some((0, 1)),
+            enter: None,
         });
         let mut s = ProbeState {
             sum: 3,
@@ -1158,6 +1178,38 @@ mod tests {
     }
 
     #[test]
+    fn a_call_whose_caller_enters_a_region_first_saves_below_the_callee_floor() {
+        let (ends, mut s) = region_setup(0, 4, 10);
+        let mut counts = [0u64; 4];
+        let call = |enter, push| ProbeOp::Call {
+            add: 1,
+            ret: 0x100,
+            resume: 5,
+            resume_add: 2,
+            site: 0,
+            start: 3,
+            push,
+            end: None,
+            enter,
+        };
+        // The caller saves 10 + 4 and its sum becomes 6; the frame resumes it at 6 + 1 + 2.
+        let p = call(Some((4, 6)), Some(8));
+        assert!(run(&mut s, &mut counts, &ends, p, 0));
+        assert_eq!((s.sum, s.saved_sums(), s.floor), (3, &[14, 8][..], 1));
+        assert_eq!((s.open()[0].resumed, s.open()[0].floor), (9, 0));
+        // No room for both sums, or a sum past 64 bits: nothing changes.
+        let before = s.clone();
+        s.saved = SAVES as u64 - 1;
+        let full = s.clone();
+        assert!(!run(&mut s, &mut counts, &ends, p, 0));
+        assert_eq!(s, ProbeState { key: 1, ..full });
+        s = before;
+        let far = call(Some((i64::MAX, 0)), None);
+        assert!(!run(&mut s, &mut counts, &ends, far, 0));
+        assert_eq!((s.depth, s.saved), (1, 2));
+    }
+
+    #[test]
     fn a_region_passed_through_or_left_for_the_next_counts_its_path() {
         // Sums 0..4 at counters 1..5.
         let (ends, mut s) = region_setup(1, 4, 10);
@@ -1228,6 +1280,7 @@ mod tests {
             start: 3,
             push,
             end: None,
+            enter: None,
         };
         let ret = ProbeOp::Return {
             end: 0,

@@ -431,6 +431,45 @@ impl Compiler<'_> {
                 self.asm.store(R14, TOP, R12);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
+            // (A path end and then a region's entry: never made, left to the sink.)
+            ProbeOp::Call {
+                end: Some(_),
+                enter: Some(_),
+                ..
+            } => miss.push(self.asm.jmp()),
+            ProbeOp::Call {
+                push,
+                enter: Some((add, set)),
+                ..
+            } => {
+                if let Some((operands, _)) = call_operands(&probe.op) {
+                    // The checks of the call that follows first (its additions are to a
+                    // known sum: checked here), then the caller's save (below the callee's
+                    // floor), after which nothing misses: r13 = the caller's sum after it.
+                    self.room_for(1 + u8::from(push.is_some()), miss);
+                    let a = &mut *self.asm;
+                    a.alu_mem_imm(
+                        Alu::Cmp,
+                        RCX,
+                        ProbeState::DEPTH as i32,
+                        prof_events::FRAMES as i32,
+                    );
+                    miss.push(a.jcc(Cc::Ae));
+                    let resumed = set.checked_add(operands[0] as i64);
+                    if resumed
+                        .and_then(|r| r.checked_add(operands[3] as i64))
+                        .is_none()
+                    {
+                        miss.push(self.asm.jmp());
+                    }
+                    self.sum_plus(R12, add, miss);
+                    self.save(R12);
+                    self.asm.mov_imm(R13, set as u64);
+                    self.then_save(push, miss, |c, miss| {
+                        c.call(operands.map(Val::Imm), Some(R13), miss)
+                    });
+                }
+            }
             ProbeOp::Call { push, end, .. } => {
                 if let Some((operands, _)) = call_operands(&probe.op) {
                     self.then_save(push, miss, |c, miss| {

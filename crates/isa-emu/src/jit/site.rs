@@ -96,7 +96,14 @@ impl SiteKind {
     /// The operands of `op` as a site of this kind holds them, if it may.
     fn operands(self, op: &ProbeOp) -> Option<[u64; 6]> {
         match (self, *op) {
-            (SiteKind::Call, ProbeOp::Call { end: None, .. }) => call_operands(op)
+            (
+                SiteKind::Call,
+                ProbeOp::Call {
+                    end: None,
+                    enter: None,
+                    ..
+                },
+            ) => call_operands(op)
                 .filter(|(_, push)| push.is_none())
                 .map(|(call, _)| call),
             (
@@ -199,8 +206,8 @@ const _: () = assert!(
 
 /// A call probe's operands in the order its code takes them: `add`, `ret`, `resume`,
 /// `resume_add`, `site`, `start` (the signed ones as their bits), and the sum the callee
-/// saves first, if any (the path end a caller's sum passes first is not among them);
-/// `None` for other ops.
+/// saves first, if any (the path end a caller's sum passes first and the region it
+/// enters are not among them); `None` for other ops.
 pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
     match *op {
         ProbeOp::Call {
