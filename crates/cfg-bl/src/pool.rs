@@ -71,6 +71,11 @@ impl Pool {
         }
     }
 
+    /// Counter `i`'s count.
+    pub(crate) fn count(&self, i: usize) -> u64 {
+        self.counts.get(i).copied().unwrap_or(0)
+    }
+
     /// Counter `i`'s count, leaving it 0.
     pub(crate) fn take(&mut self, i: usize) -> u64 {
         self.counts.get_mut(i).map_or(0, std::mem::take)

@@ -634,7 +634,7 @@ impl PathSink {
     }
 
     /// Counts what path end `e` of function `f` did not count in the pool, `sum` being the
-    /// running sum: a sparse table's path end moves a window (its ways' in turn) to the sum
+    /// running sum: a sparse table's path end moves a window (see [`Arena::victim`]) to the sum
     /// (a new memo is made at first); a pooled table's sum out of range goes to the
     /// function's counters.
     #[inline(never)]
@@ -657,7 +657,8 @@ impl PathSink {
                 return;
             }
         };
-        let w = e + self.arena.next_turn(e);
+        let pool = &self.pool;
+        let w = self.arena.victim(e, |c| pool.count(c));
         let Some(&end) = self.arena.end(w) else {
             return;
         };

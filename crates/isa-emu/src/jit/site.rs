@@ -22,7 +22,7 @@ impl Site {
     /// Targets a site holds probes for.
     pub(crate) const WAYS: usize = 4;
     /// The ways of a restart's path end, at most (the code tries each in turn).
-    pub(crate) const END_WAYS: u8 = 4;
+    pub(crate) const END_WAYS: u8 = 8;
     /// Sites, at most: a block past them compiles no site.
     pub(crate) const MAX: usize = 1 << 16;
     /// The probes asked for a site, at most (a call whose target keeps changing gives up).
