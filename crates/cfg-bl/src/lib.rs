@@ -200,6 +200,23 @@
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s
 //! either way).
 //!
+//! Where compiled code leaves for the sink, the run loop delivers the event: roughly
+//! 70-100 ns each, and a run of the sink's slow path takes over the open frames, so the
+//! returns after it reach the sink too. Counting the run loop's entries per run (a
+//! temporary counter, not kept) found these, now probes or compiled (before -> after):
+//! a `switch` in glibc's `_wordcopy_fwd_aligned` whose hot targets its indirect jump's
+//! site lost to rare ones (sort 300000 flat, 494 557 -> 105 220 entries); `amoswap.w` in
+//! `_int_free`, which made its event superblock bail out (chase 250000 flat, 485 776 ->
+//! 264 577); steps that enter two nested regions at once, or leave one and add (strings
+//! 500000 global, 464 177 -> 132 460; coremark 3000 region, 280 401 -> 33 023); a call
+//! whose block enters a loop first (chase region, 484 748 -> 279 199); a sparse path end
+//! with six hot sums in four windows (primes 400000 flat, 200 019 -> 3 718). Each
+//! measured 4-12% faster on the guest and mode concerned in alternating runs, but the
+//! geomeans of `cargo xtask bench-paths` did not move clearly beyond the machine's noise
+//! (three runs of bac7668, `--runs 3` then `--runs 5` twice: flat 1.51x/1.54x/1.42x,
+//! region-based 1.55x/1.56x/1.43x, global-based 1.60x/1.60x/1.56x, while coremark's run
+//! with no sink took 0.228 s in the first two and 0.332 s in the third).
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
