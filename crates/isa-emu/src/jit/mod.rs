@@ -6,9 +6,9 @@
 //! those with memory events, whose accesses must reach the sink), and event superblocks
 //! when they are formed. The run loop calls the code instead of the threaded interpreter.
 //! The code computes exactly what the interpreter does: it runs the integer instructions
-//! (RV64I, and M but `mulhsu`) and bails out before anything else (floating point,
-//! atomics, `mulhsu`, system instructions, and any load or store that might fault or touch
-//! code), after which the threaded interpreter runs the block's rest from that instruction. The block's
+//! (RV64I, M but `mulhsu`, and A's swap, add, xor, and and or) and bails out before
+//! anything else (floating point, LR/SC and A's minimum and maximum, `mulhsu`, system
+//! instructions, and any load, store or atomic that might fault or touch code), after which the threaded interpreter runs the block's rest from that instruction. The block's
 //! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
 //! exits, instruction counts and traps are unchanged.
 //!
