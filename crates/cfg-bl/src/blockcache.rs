@@ -434,56 +434,42 @@ impl Arena {
             let e = self.add_end(end);
             Some((e, self.ways(e) as u8))
         };
-        // The sum the inner of two regions entered at once saves: the outer one's start
-        // plus the inner entry's addition.
-        let inner = |start: u128, add: u128| signed_64(start.wrapping_add(add));
-        Some(match *ops {
-            [Op::Push(v), Op::Set(w)] => ProbeOp::Push {
-                add: signed_64(v)?,
-                inner: None,
-                set: signed_64(w)?,
-            },
-            [Op::Push(v), Op::Set(w), Op::Push(v2), Op::Set(w2)] => ProbeOp::Push {
-                add: signed_64(v)?,
-                inner: Some(inner(w, v2)?),
-                set: signed_64(w2)?,
-            },
-            [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Set(x)] => {
-                let (add, set) = (signed_64(v)?, signed_64(w)?);
-                let (end, ways) = counts(count, x)?;
+        // The regions the step enters first, if any: `push; set`, and a second one nested
+        // in the first, whose saved sum is the first one's start plus its own addition.
+        let (entry, rest) = match *ops {
+            [Op::Push(v), Op::Set(w), Op::Push(v2), Op::Set(w2), ref rest @ ..] => {
+                (Some((v, Some(w.wrapping_add(v2)), w2)), rest)
+            }
+            [Op::Push(v), Op::Set(w), ref rest @ ..] => (Some((v, None, w)), rest),
+            _ => (None, ops),
+        };
+        // `(add, inner, set)` in 64 bits.
+        let signed = |(v, inner, w): (u128, Option<u128>, u128)| {
+            let inner = match inner {
+                Some(i) => Some(signed_64(i)?),
+                None => None,
+            };
+            Some((signed_64(v)?, inner, signed_64(w)?))
+        };
+        Some(match (entry, rest) {
+            (Some(entry), []) => {
+                let (add, inner, set) = signed(entry)?;
+                ProbeOp::Push { add, inner, set }
+            }
+            (Some(entry), [count @ Op::Count { .. }, Op::Set(x)]) => {
+                let (add, inner, set) = signed(entry)?;
+                let (end, ways) = counts(*count, *x)?;
                 ProbeOp::PushEnd {
                     add,
-                    inner: None,
+                    inner,
                     set,
                     end,
                     ways,
                 }
             }
-            [Op::Push(v), Op::Set(w), Op::Push(v2), Op::Set(w2), count @ Op::Count { .. }, Op::Set(x)] =>
-            {
-                let (add, inner, set) = (signed_64(v)?, inner(w, v2)?, signed_64(w2)?);
-                let (end, ways) = counts(count, x)?;
-                ProbeOp::PushEnd {
-                    add,
-                    inner: Some(inner),
-                    set,
-                    end,
-                    ways,
-                }
-            }
-            [count @ Op::Count { .. }, Op::Pop]
-            | [count @ Op::Count { .. }, Op::Add(_), Op::Pop] => {
-                let (end, ways) = counts(count, 0)?;
-                ProbeOp::Pop { end, ways, add: 0 }
-            }
-            [count @ Op::Count { .. }, Op::Pop, Op::Add(v)] => {
-                let add = signed_64(v)?;
-                let (end, ways) = counts(count, 0)?;
-                ProbeOp::Pop { end, ways, add }
-            }
-            [Op::Push(v), Op::Set(w), count @ Op::Count { .. }, Op::Pop] => {
-                let (add, set) = (signed_64(v)?, signed_64(w)?);
-                let (end, ways) = counts(count, 0)?;
+            (Some(entry @ (_, None, _)), [count @ Op::Count { .. }, Op::Pop]) => {
+                let (add, _, set) = signed(entry)?;
+                let (end, ways) = counts(*count, 0)?;
                 ProbeOp::Through {
                     add,
                     set,
@@ -491,9 +477,22 @@ impl Arena {
                     ways,
                 }
             }
-            [count @ Op::Count { .. }, Op::Pop, Op::Push(v), Op::Set(w)] => {
-                let (add, set) = (signed_64(v)?, signed_64(w)?);
-                let (end, ways) = counts(count, 0)?;
+            (
+                None,
+                [count @ Op::Count { .. }, Op::Pop]
+                | [count @ Op::Count { .. }, Op::Add(_), Op::Pop],
+            ) => {
+                let (end, ways) = counts(*count, 0)?;
+                ProbeOp::Pop { end, ways, add: 0 }
+            }
+            (None, [count @ Op::Count { .. }, Op::Pop, Op::Add(v)]) => {
+                let add = signed_64(*v)?;
+                let (end, ways) = counts(*count, 0)?;
+                ProbeOp::Pop { end, ways, add }
+            }
+            (None, [count @ Op::Count { .. }, Op::Pop, Op::Push(v), Op::Set(w)]) => {
+                let (add, set) = (signed_64(*v)?, signed_64(*w)?);
+                let (end, ways) = counts(*count, 0)?;
                 ProbeOp::PopPush {
                     end,
                     ways,

@@ -218,12 +218,12 @@ impl Walker {
 
     /// The probe of a call from the block at `from` (ending at `ret`) to `to`; every third
     /// ends a path of the caller first, at the edge's path end, and where edges enter
-    /// regions, every third other enters one first.
+    /// regions, every third (some of those that end a path too) enters one then.
     fn call_of(&mut self, from: u64, to: u64, ret: u64) -> Probe {
         let h = mix(from, to);
         let end = (h % 3 == 1).then(|| self.edge_end(from, to));
         let enter =
-            (self.regions && h % 3 == 2).then_some(((h / 3 % 5) as i64 - 2, (h % 4) as i64));
+            (self.regions && h / 11 % 3 == 2).then_some(((h / 3 % 5) as i64 - 2, (h % 4) as i64));
         Probe {
             key: from,
             epoch: self.state.epoch,

@@ -39,6 +39,9 @@ const END_BASE: i32 = std::mem::offset_of!(ProbeEnd, base) as i32;
 const END_SIZE: i32 = std::mem::offset_of!(ProbeEnd, size) as i32;
 const END_ADD: i32 = std::mem::offset_of!(ProbeEnd, add) as i32;
 const END_SET: i32 = std::mem::offset_of!(ProbeEnd, set) as i32;
+/// The displacement of the top saved sum from `saves_at(saved)` ([`ProbeState::SAVES`]
+/// less one sum).
+const TOP_SAVED: i32 = ProbeState::SAVES as i32 - 8;
 /// Guest register slots the code may touch: x0 … x31 and the x0-write scratch slot 32.
 const GUEST_SLOTS: usize = 33;
 
@@ -389,13 +392,8 @@ impl Compiler<'_> {
                 self.count_end();
             }
             ProbeOp::Pop { end, ways, add } => {
-                // r12 = the top saved sum + add; it pops after the count.
-                self.top_saved(miss);
-                self.saves_at(RAX);
-                self.asm.load(R12, RAX, ProbeState::SAVES as i32 - 8);
-                if add != 0 {
-                    self.plus(R12, add, miss);
-                }
+                // The top saved sum + add pops after the count.
+                self.top_saved_plus(add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
                 let a = &mut *self.asm;
@@ -419,67 +417,44 @@ impl Compiler<'_> {
                 add,
                 set,
             } => {
-                // r14 + SAVES - 8 = the top saved sum; r12 = it + add.
-                self.top_saved(miss);
-                self.asm.mov(R14, RAX);
-                self.saves_at(R14);
-                const TOP: i32 = ProbeState::SAVES as i32 - 8;
-                self.asm.load(R12, R14, TOP);
-                self.plus(R12, add, miss);
+                // The top saved sum becomes itself + add, and stays.
+                self.top_saved_plus(add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, None, miss);
                 self.count_at(RAX);
-                self.asm.store(R14, TOP, R12);
+                self.asm.store(R14, TOP_SAVED, R12);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
-            // (A path end and then a region's entry: never made, left to the sink.)
             ProbeOp::Call {
-                end: Some(_),
-                enter: Some(_),
-                ..
-            } => miss.push(self.asm.jmp()),
-            ProbeOp::Call {
-                push,
-                enter: Some((add, set)),
-                ..
+                push, end, enter, ..
             } => {
                 if let Some((operands, _)) = call_operands(&probe.op) {
-                    // The checks of the call that follows first (its additions are to a
-                    // known sum: checked here), then the caller's save (below the callee's
-                    // floor), after which nothing misses: r13 = the caller's sum after it.
-                    self.room_for(1 + u8::from(push.is_some()), miss);
-                    let a = &mut *self.asm;
-                    a.alu_mem_imm(
-                        Alu::Cmp,
-                        RCX,
-                        ProbeState::DEPTH as i32,
-                        prof_events::FRAMES as i32,
-                    );
-                    miss.push(a.jcc(Cc::Ae));
-                    let resumed = set.checked_add(operands[0] as i64);
-                    if resumed
-                        .and_then(|r| r.checked_add(operands[3] as i64))
-                        .is_none()
-                    {
-                        miss.push(self.asm.jmp());
-                    }
-                    self.sum_plus(R12, add, miss);
-                    self.save(R12);
-                    self.asm.mov_imm(R13, set as u64);
-                    self.then_save(push, miss, |c, miss| {
-                        c.call(operands.map(Val::Imm), Some(R13), miss)
-                    });
-                }
-            }
-            ProbeOp::Call { push, end, .. } => {
-                if let Some((operands, _)) = call_operands(&probe.op) {
-                    self.then_save(push, miss, |c, miss| {
-                        // r13 = the path end's counter, r15 = the caller's sum after it.
+                    let operands = operands.map(Val::Imm);
+                    let saves = u8::from(enter.is_some());
+                    self.then_save(push, saves, miss, |c, miss| {
+                        // r15 = the caller's sum after the path end it passes first (r13 =
+                        // that end's counter), and after the region it enters then (r14 =
+                        // the sum that saves); all checked before anything changes.
+                        let mut sum = None;
                         if let Some((end, ways)) = end {
                             c.path_end(EndAt::Fixed { end, ways }, None, miss);
                             c.asm.mov(R13, RAX);
                             c.asm.load(R15, RDX, END_SET);
+                            sum = Some(R15);
                         }
-                        c.call(operands.map(Val::Imm), end.map(|_| R15), miss);
+                        if let Some((add, set)) = enter {
+                            match sum {
+                                Some(reg) => c.asm.mov(R14, reg),
+                                None => c.asm.load(R14, RCX, ProbeState::SUM as i32),
+                            }
+                            c.plus(R14, add, miss);
+                            c.asm.mov_imm(R15, set as u64);
+                            sum = Some(R15);
+                        }
+                        c.call_checks(operands, sum, miss);
+                        if enter.is_some() {
+                            c.save(R14);
+                        }
+                        c.call_open(operands);
                         if end.is_some() {
                             c.count_at(R13);
                         }
@@ -502,7 +477,7 @@ impl Compiler<'_> {
                     a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::DEPTH as i32, 0);
                     miss.push(a.jcc(Cc::E));
                 }
-                self.then_save(push, miss, |c, miss| {
+                self.then_save(push, 0, miss, |c, miss| {
                     c.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss)
                 });
             }
@@ -682,16 +657,20 @@ impl Compiler<'_> {
     /// `resume_add`, `site` and `start` in that order, the caller's sum being the state's
     /// or in `sum`: pushes the frame if the stack has room and sets the callee's sum. Uses
     /// rax, rdx and r12.
-    fn call(
+    fn call(&mut self, operands: [Val; 6], sum: Option<Reg>, miss: &mut Vec<usize>) {
+        self.call_checks(operands, sum, miss);
+        self.call_open(operands);
+    }
+
+    /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
+    /// the next frame, if the stack has room, and rax = the caller's sum when it resumes,
+    /// if the additions stay in range. Uses r12.
+    fn call_checks(
         &mut self,
-        [add, ret, resume, resume_add, site, start]: [Val; 6],
+        [add, _, _, resume_add, _, _]: [Val; 6],
         sum: Option<Reg>,
         miss: &mut Vec<usize>,
     ) {
-        const SUM: i32 = ProbeState::SUM as i32;
-        const AT: i32 = ProbeState::FRAMES as i32;
-        // rdx = the next frame, if the stack has room; rax = the caller's sum when it
-        // resumes.
         let a = &mut *self.asm;
         a.load(RDX, RCX, ProbeState::DEPTH as i32);
         a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
@@ -700,13 +679,19 @@ impl Compiler<'_> {
         a.alu(W::Q, Alu::Add, RDX, RCX);
         match sum {
             Some(reg) => a.mov(RAX, reg),
-            None => a.load(RAX, RCX, SUM),
+            None => a.load(RAX, RCX, ProbeState::SUM as i32),
         }
         for v in [add, resume_add] {
             self.val(R12, v);
             self.asm.alu(W::Q, Alu::Add, RAX, R12);
             miss.push(self.asm.jcc(Cc::O));
         }
+    }
+
+    /// The frame [`call_checks`](Self::call_checks) found room for (rdx) opens with the
+    /// resumed sum in rax, and the callee's sum is set. Uses rax.
+    fn call_open(&mut self, [_, ret, resume, _, site, start]: [Val; 6]) {
+        const AT: i32 = ProbeState::FRAMES as i32;
         self.asm.store(RDX, AT + Frame::RESUMED as i32, RAX);
         for (field, value) in [
             (Frame::RET, ret),
@@ -831,14 +816,20 @@ impl Compiler<'_> {
     }
 
     /// Jumps to a `miss` unless the current activation saved a sum (and the state's `saved`
-    /// is within its stack): falls through with rax = `saved`.
-    fn top_saved(&mut self, miss: &mut Vec<usize>) {
+    /// is within its stack) and that sum plus `add` fits 64 bits: falls through with r14 +
+    /// [`TOP_SAVED`] = the top saved sum's address and r12 = it + `add`. Uses rax and rdx.
+    fn top_saved_plus(&mut self, add: i64, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
-        a.load(RAX, RCX, ProbeState::SAVED as i32);
-        a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+        a.load(R14, RCX, ProbeState::SAVED as i32);
+        a.alu_mem(W::Q, Alu::Cmp, R14, RCX, ProbeState::FLOOR as i32);
         miss.push(a.jcc(Cc::Be));
-        a.alu_imm(W::Q, Alu::Cmp, RAX, SAVES as i32);
+        a.alu_imm(W::Q, Alu::Cmp, R14, SAVES as i32);
         miss.push(a.jcc(Cc::A));
+        self.saves_at(R14);
+        self.asm.load(R12, R14, TOP_SAVED);
+        if add != 0 {
+            self.plus(R12, add, miss);
+        }
     }
 
     /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
@@ -883,17 +874,19 @@ impl Compiler<'_> {
         }
     }
 
-    /// `op`, after which the activation that starts saves `push`, if any: the stack of saved
-    /// sums must have room, which is checked before `op` (which may miss too) changes
-    /// anything. Uses r12 and r15 after `op`.
+    /// `op`, which saves `saves` sums, after which the activation that starts saves `push`,
+    /// if any: the stack of saved sums must have room for them all, which is checked before
+    /// `op` (which may miss too) changes anything. Uses r12 and r15 after `op`.
     fn then_save(
         &mut self,
         push: Option<i64>,
+        saves: u8,
         miss: &mut Vec<usize>,
         op: impl FnOnce(&mut Self, &mut Vec<usize>),
     ) {
-        if push.is_some() {
-            self.room(miss);
+        let n = saves + u8::from(push.is_some());
+        if n > 0 {
+            self.room_for(n, miss);
         }
         op(self, miss);
         if let Some(push) = push {

@@ -175,9 +175,10 @@ fn value() -> impl Strategy<Value = u64> {
     ]
 }
 
-/// Runs the block at `CODE` of `words` compiled and interpreted, from registers `x` and
-/// data `data`, and compares. Returns whether the block had compiled code.
-fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError> {
+/// Guest memory with `words` at `CODE` and `data` at `BASE + 0x4000`, a hart at `CODE`
+/// with registers x1.. from `x`, and the cache (in superblock mode) with the block at
+/// `CODE` translated in the slot returned.
+fn setup(words: &[u32], x: &[u64], data: &[u8]) -> (Memory, Cpu, BlockCache, u32) {
     let mut mem = Memory::new(BASE, SIZE).unwrap();
     mem.write_bytes(BASE + 0x4000, data).unwrap();
     let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -191,6 +192,13 @@ fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError>
     let mut cache = BlockCache::new(BASE, BASE + SIZE, 64, true, true, None);
     cache.set_superblocks(true);
     let slot = cache.translate(&mem, CODE, &mut ()).unwrap();
+    (mem, cpu, cache, slot)
+}
+
+/// Runs the block at `CODE` of `words` compiled and interpreted, from registers `x` and
+/// data `data`, and compares. Returns whether the block had compiled code.
+fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError> {
+    let (mem, cpu, cache, slot) = setup(words, x, data);
     let block = cache.blocks[slot as usize];
     let here = cache.here(&block, 0);
 
@@ -292,14 +300,7 @@ fn aligned_atomics_run_compiled() {
     let data: Vec<u8> = (0..0x100u32).map(|b| (b * 37 + 11) as u8).collect();
     assert!(compare(&words, &x, &data).unwrap());
 
-    let mut mem = Memory::new(BASE, SIZE).unwrap();
-    mem.write_bytes(BASE + 0x4000, &data).unwrap();
-    let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    mem.write_bytes(CODE, &code).unwrap();
-    let mut cpu = Cpu::new(Mode::User, CODE);
-    cpu.x[1..32].copy_from_slice(&x);
-    let mut cache = BlockCache::new(BASE, BASE + SIZE, 64, true, true, None);
-    let slot = cache.translate(&mem, CODE, &mut ()).unwrap();
+    let (mut mem, mut cpu, cache, slot) = setup(&words, &x, &data);
     let block = cache.blocks[slot as usize];
     let left = cache
         .run_compiled(
