@@ -200,8 +200,9 @@
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s
 //! either way).
 //!
-//! Where compiled code leaves for the sink, the run loop delivers the event: roughly
-//! 70-100 ns each, and a run of the sink's slow path takes over the open frames, so the
+//! Where compiled code leaves for the sink, the run loop delivers the event: about 60-80
+//! ns each (on primes 400000, flat, 196 000 fewer entries took a run from 0.312-0.316 s
+//! to 0.300 s), and a run of the sink's slow path takes over the open frames, so the
 //! returns after it reach the sink too. Counting the run loop's entries per run (a
 //! temporary counter, not kept) found these, now probes or compiled (before -> after):
 //! a `switch` in glibc's `_wordcopy_fwd_aligned` whose hot targets its indirect jump's
@@ -211,7 +212,7 @@
 //! 500000 global, 464 177 -> 132 460; coremark 3000 region, 280 401 -> 33 023); a call
 //! whose block enters a loop first (chase region, 484 748 -> 279 199); a sparse path end
 //! with six hot sums in four windows (primes 400000 flat, 200 019 -> 3 718). Each
-//! measured 4-12% faster on the guest and mode concerned in alternating runs, but the
+//! measured 2-20% faster on the guest and mode concerned in alternating runs, but the
 //! geomeans of `cargo xtask bench-paths` did not move clearly beyond the machine's noise
 //! (three runs of bac7668, `--runs 3` then `--runs 5` twice: flat 1.51x/1.54x/1.42x,
 //! region-based 1.55x/1.56x/1.43x, global-based 1.60x/1.60x/1.56x, while coremark's run
