@@ -52,6 +52,23 @@ enum Val {
     Site(i32),
 }
 
+/// Where a probe finds the sum it reads: the state's, a register's, or known when compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sum {
+    State,
+    Reg(Reg),
+    Known(i64),
+}
+
+impl Sum {
+    fn known(self) -> Option<i64> {
+        match self {
+            Sum::Known(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 /// A path end's ways: `ways` from index `end` on, or those the [`SiteProbe`] r14 points to
 /// names (at most [`Site::END_WAYS`]).
 #[derive(Clone, Copy, Debug)]
@@ -342,14 +359,22 @@ impl Compiler<'_> {
         // Additions and path ends under the known guard read and write no key: theirs is
         // left pending. Anything else reads or sets the state's key, so it gets the one
         // pending first.
-        let lazy = self.guard == Some(Guard::of(probe)) && runs_between_parts(&probe.op);
-        if !lazy {
+        let guarded = self.guard == Some(Guard::of(probe));
+        let lazy = guarded && runs_between_parts(&probe.op);
+        // A call under the known guard sets the key and the sum itself: what is pending
+        // need not be stored (a miss stores it), and a sum known is the caller's.
+        let mut caller = Sum::State;
+        if guarded && matches!(probe.op, ProbeOp::Call { .. }) {
+            if let Some(sum) = std::mem::take(&mut self.pending).sum {
+                caller = Sum::Known(sum);
+            }
+        } else if !lazy {
             self.settle();
         } else if self.known_sum(probe, miss) {
             self.next_key(probe, true);
             return;
         }
-        if self.guard == Some(Guard::of(probe)) {
+        if guarded {
             self.asm.load(RCX, RSI, Ctx::PROBE as i32);
         } else {
             self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
@@ -434,27 +459,23 @@ impl Compiler<'_> {
                         // r15 = the caller's sum after the path end it passes first (r13 =
                         // that end's counter), and after the region it enters then (r14 =
                         // the sum that saves); all checked before anything changes.
-                        let mut sum = None;
+                        let mut sum = caller;
                         if let Some((end, ways)) = end {
-                            c.path_end(EndAt::Fixed { end, ways }, None, miss);
+                            c.path_end(EndAt::Fixed { end, ways }, sum.known(), miss);
                             c.asm.mov(R13, RAX);
                             c.asm.load(R15, RDX, END_SET);
-                            sum = Some(R15);
+                            sum = Sum::Reg(R15);
                         }
                         if let Some((add, set)) = enter {
-                            match sum {
-                                Some(reg) => c.asm.mov(R14, reg),
-                                None => c.asm.load(R14, RCX, ProbeState::SUM as i32),
-                            }
+                            c.sum_into(R14, sum);
                             c.plus(R14, add, miss);
-                            c.asm.mov_imm(R15, set as u64);
-                            sum = Some(R15);
+                            sum = Sum::Known(set);
                         }
-                        c.call_checks(operands, sum, miss);
+                        let resumed = c.call_checks(operands, sum, miss);
                         if enter.is_some() {
                             c.save(R14);
                         }
-                        c.call_open(operands);
+                        c.call_open(operands, resumed);
                         if end.is_some() {
                             c.count_at(R13);
                         }
@@ -607,7 +628,7 @@ impl Compiler<'_> {
         match kind {
             SiteKind::Call => {
                 let operands = std::array::from_fn(|i| at(SiteProbe::OPERANDS + 8 * i as i32));
-                self.call(operands, None, miss);
+                self.call(operands, Sum::State, miss);
             }
             SiteKind::Jump => {
                 // Where the restart saves a sum, the stack must have room, and the sum is
@@ -654,52 +675,80 @@ impl Compiler<'_> {
     }
 
     /// [`ProbeOp::Call`] on the state rcx points to, its fields `add`, `ret`, `resume`,
-    /// `resume_add`, `site` and `start` in that order, the caller's sum being the state's
-    /// or in `sum`: pushes the frame if the stack has room and sets the callee's sum. Uses
-    /// rax, rdx and r12.
-    fn call(&mut self, operands: [Val; 6], sum: Option<Reg>, miss: &mut Vec<usize>) {
-        self.call_checks(operands, sum, miss);
-        self.call_open(operands);
+    /// `resume_add`, `site` and `start` in that order, the caller's sum being `sum`:
+    /// pushes the frame if the stack has room and sets the callee's sum. Uses rax, rdx
+    /// and r12.
+    fn call(&mut self, operands: [Val; 6], sum: Sum, miss: &mut Vec<usize>) {
+        let resumed = self.call_checks(operands, sum, miss);
+        self.call_open(operands, resumed);
     }
 
     /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
-    /// the next frame, if the stack has room, and rax = the caller's sum when it resumes,
-    /// if the additions stay in range. Uses r12.
+    /// the next frame, if the stack has room, and returns the caller's sum when it
+    /// resumes, if the additions stay in range: known, or in rax. Uses r12.
     fn call_checks(
         &mut self,
         [add, _, _, resume_add, _, _]: [Val; 6],
-        sum: Option<Reg>,
+        mut sum: Sum,
         miss: &mut Vec<usize>,
-    ) {
+    ) -> Sum {
         let a = &mut *self.asm;
         a.load(RDX, RCX, ProbeState::DEPTH as i32);
         a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
         miss.push(a.jcc(Cc::Ae));
         a.shift_imm(W::Q, Shift::Shl, RDX, Frame::SHIFT as u8);
         a.alu(W::Q, Alu::Add, RDX, RCX);
-        match sum {
-            Some(reg) => a.mov(RAX, reg),
-            None => a.load(RAX, RCX, ProbeState::SUM as i32),
-        }
         for v in [add, resume_add] {
-            self.val(R12, v);
-            self.asm.alu(W::Q, Alu::Add, RAX, R12);
-            miss.push(self.asm.jcc(Cc::O));
+            match (sum, v) {
+                (_, Val::Imm(0)) => {}
+                // (One that leaves the range misses every time.)
+                (Sum::Known(known), Val::Imm(v)) => match known.checked_add(v as i64) {
+                    Some(known) => sum = Sum::Known(known),
+                    None => miss.push(self.asm.jmp()),
+                },
+                _ => {
+                    self.sum_into(RAX, sum);
+                    sum = Sum::Reg(RAX);
+                    self.val(R12, v);
+                    self.asm.alu(W::Q, Alu::Add, RAX, R12);
+                    miss.push(self.asm.jcc(Cc::O));
+                }
+            }
+        }
+        if let Sum::Known(_) = sum {
+            return sum;
+        }
+        self.sum_into(RAX, sum);
+        Sum::Reg(RAX)
+    }
+
+    /// `dst = sum`.
+    fn sum_into(&mut self, dst: Reg, sum: Sum) {
+        match sum {
+            Sum::Reg(reg) if reg == dst => {}
+            Sum::Reg(reg) => self.asm.mov(dst, reg),
+            Sum::Known(v) => self.asm.mov_imm(dst, v as u64),
+            Sum::State => self.asm.load(dst, RCX, ProbeState::SUM as i32),
         }
     }
 
     /// The frame [`call_checks`](Self::call_checks) found room for (rdx) opens with the
-    /// resumed sum in rax, and the callee's sum is set. Uses rax.
-    fn call_open(&mut self, [_, ret, resume, _, site, start]: [Val; 6]) {
+    /// caller's sum when it resumes, `resumed`, and the callee's sum is set. Uses rax.
+    fn call_open(&mut self, [_, ret, resume, _, site, start]: [Val; 6], resumed: Sum) {
         const AT: i32 = ProbeState::FRAMES as i32;
-        self.asm.store(RDX, AT + Frame::RESUMED as i32, RAX);
+        match resumed {
+            Sum::Known(v) => self.store_val(RDX, AT + Frame::RESUMED as i32, Val::Imm(v as u64)),
+            _ => {
+                self.sum_into(RAX, resumed);
+                self.asm.store(RDX, AT + Frame::RESUMED as i32, RAX);
+            }
+        }
         for (field, value) in [
             (Frame::RET, ret),
             (Frame::RESUME, resume),
             (Frame::SITE, site),
         ] {
-            self.val(RAX, value);
-            self.asm.store(RDX, AT + field as i32, RAX);
+            self.store_val(RDX, AT + field as i32, value);
         }
         // The callee's floor is the sums saved so far; the caller's returns with the frame.
         let a = &mut *self.asm;
@@ -713,8 +762,20 @@ impl Compiler<'_> {
 
     /// Stores `value` in the state's field at `offset` (rcx points to the state). Uses rax.
     fn set_state(&mut self, offset: usize, value: Val) {
-        self.val(RAX, value);
-        self.asm.store(RCX, offset as i32, RAX);
+        self.store_val(RCX, offset as i32, value);
+    }
+
+    /// `[base + disp] = value`: an immediate that sign-extends to it, or else through rax.
+    fn store_val(&mut self, base: Reg, disp: i32, value: Val) {
+        match value {
+            Val::Imm(v) if i32::try_from(v as i64).is_ok() => {
+                self.asm.store_imm(base, disp, v as i64 as i32)
+            }
+            _ => {
+                self.val(RAX, value);
+                self.asm.store(base, disp, RAX);
+            }
+        }
     }
 
     /// `dst = value`.
@@ -914,10 +975,19 @@ impl Compiler<'_> {
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
         miss.push(a.jcc(Cc::Ne));
-        self.val(RDX, pairs);
-        self.asm
-            .alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
-        miss.push(self.asm.jcc(Cc::Ae));
+        match pairs {
+            Val::Imm(p) if i32::try_from(p).is_ok() => {
+                let a = &mut *self.asm;
+                a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, p as i32);
+                miss.push(a.jcc(Cc::Be));
+            }
+            _ => {
+                self.val(RDX, pairs);
+                self.asm
+                    .alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
+                miss.push(self.asm.jcc(Cc::Ae));
+            }
+        }
         self.path_end(at, None, miss);
     }
 
@@ -932,8 +1002,22 @@ impl Compiler<'_> {
 
     /// Counts an activation in `counts[pairs]` (checked in range). Uses rax.
     fn count_pairs(&mut self, pairs: Val) {
-        self.val(RAX, pairs);
-        self.count_at(RAX);
+        // (A counter at a known index: its displacement from the counters.)
+        let disp = match pairs {
+            Val::Imm(p) => p.checked_mul(8).and_then(|d| i32::try_from(d).ok()),
+            Val::Site(_) => None,
+        };
+        match disp {
+            Some(disp) => {
+                let a = &mut *self.asm;
+                a.load(RAX, RSI, Ctx::COUNTS as i32);
+                a.alu_mem_imm(Alu::Add, RAX, disp, 1);
+            }
+            _ => {
+                self.val(RAX, pairs);
+                self.count_at(RAX);
+            }
+        }
     }
 
     /// `reg = &state.saves[reg]` (rcx points to the state, less [`ProbeState::SAVES`]: add

@@ -229,7 +229,18 @@ impl Asm {
 
     /// `op qword [base + disp], imm` (sign-extended 32-bit immediate).
     pub fn alu_mem_imm(&mut self, op: Alu, base: Reg, disp: i32, imm: i32) {
-        self.rm_disp(W::Q, &[0x81], op.ext(), base, disp);
+        if let Ok(v) = i8::try_from(imm) {
+            self.rm_disp(W::Q, &[0x83], op.ext(), base, disp);
+            self.byte(v as u8);
+        } else {
+            self.rm_disp(W::Q, &[0x81], op.ext(), base, disp);
+            self.u32(imm as u32);
+        }
+    }
+
+    /// `mov qword [base + disp], imm` (sign-extended 32-bit immediate).
+    pub fn store_imm(&mut self, base: Reg, disp: i32, imm: i32) {
+        self.rm_disp(W::Q, &[0xc7], 0, base, disp);
         self.u32(imm as u32);
     }
 
