@@ -343,9 +343,11 @@ impl Compiler<'_> {
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
     /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
-    /// next key, and the sum where it is known, [`pending`](Self::pending); any other
-    /// probe stores what is pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache registers, free once the
-    /// exit stored the guest registers); a return's jump target is in r12.
+    /// next key, and the sum where it is known, [`pending`](Self::pending); a call under it
+    /// takes what is pending (it sets the key and the sum); any other probe stores what is
+    /// pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
+    /// registers, free once the exit stored the guest registers); a return's jump target
+    /// is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(probe.op.name()));
