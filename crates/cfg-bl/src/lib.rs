@@ -248,8 +248,9 @@
 //! compiled code, not the sink (over 87% of `perf record -e cpu-clock` samples of
 //! coremark, primes, sort, strings and chase): hot loops run as probed event superblocks
 //! (the probes between their parts inline, their keys known), but each superblock still
-//! stores the guest registers it changed where it leaves, a call or a region entry or exit
-//! ends it, and every probe whose sum the code does not know runs its own instructions (an
+//! stores the guest registers it changed where it leaves, a region entry or exit or a call
+//! that does more than open the callee's frame (a path end or region entry with it) ends
+//! it, and every probe whose sum the code does not know runs its own instructions (an
 //! increment is added to the sum in memory, a path end checks its bounds and adds to a
 //! counter). Blocks with floating point
 //! are not compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and

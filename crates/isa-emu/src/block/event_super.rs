@@ -31,7 +31,8 @@
 //!
 //! In runs with probes (see [`BlockCache::set_probing`]), an event superblock that passes
 //! no call, return or indirect jump without a probe is *probed*: it takes the parts whose
-//! probe to the next one adds to the sum or ends a path, its code runs those probes between
+//! probe to the next one adds to the sum, ends a path or makes a call that only opens the
+//! callee's frame ([`runs_between_parts`]), its code runs those probes between
 //! the parts and each exit's probe, instead of logging (see
 //! [`Source::parts`](crate::jit::Source)), and a probe that does not apply has that part's
 //! basic block's exit logged, so the run loop delivers it alone. After a bail-out, the
@@ -307,8 +308,8 @@ impl BlockCache {
     }
 
     /// How many of the parts `chosen` (a walk's) a probed event superblock takes: blocks
-    /// with only edge events, each but the last with a probe to the next that adds to the
-    /// sum or ends a path (the code runs it between them), the last leaving by a fixed
+    /// with only edge events, each but the last with a probe to the next that
+    /// [`runs_between_parts`] (the code runs it between them), the last leaving by a fixed
     /// exit (whose stubs run its probes).
     fn probed_len(&self, chosen: &[(u32, u32)]) -> usize {
         let block = |i: usize| &self.blocks[chosen[i].0 as usize];

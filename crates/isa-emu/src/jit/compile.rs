@@ -362,7 +362,7 @@ impl Compiler<'_> {
         // left pending. Anything else reads or sets the state's key, so it gets the one
         // pending first.
         let guarded = self.guard == Some(Guard::of(probe));
-        let lazy = guarded && runs_between_parts(&probe.op);
+        let lazy = guarded && leaves_pending(&probe.op);
         // A call under the known guard sets the key and the sum itself: what is pending
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
@@ -687,7 +687,8 @@ impl Compiler<'_> {
 
     /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
     /// the next frame, if the stack has room, and returns the caller's sum when it
-    /// resumes, if the additions stay in range: known, or in rax. Uses r12.
+    /// resumes, if the additions stay in range: known, or in rax. Uses r12 for an addition
+    /// that is not a 32-bit immediate.
     fn call_checks(
         &mut self,
         [add, _, _, resume_add, _, _]: [Val; 6],
@@ -711,8 +712,15 @@ impl Compiler<'_> {
                 _ => {
                     self.sum_into(RAX, sum);
                     sum = Sum::Reg(RAX);
-                    self.val(R12, v);
-                    self.asm.alu(W::Q, Alu::Add, RAX, R12);
+                    match v {
+                        Val::Imm(v) if i32::try_from(v as i64).is_ok() => {
+                            self.asm.alu_imm(W::Q, Alu::Add, RAX, v as i64 as i32)
+                        }
+                        _ => {
+                            self.val(R12, v);
+                            self.asm.alu(W::Q, Alu::Add, RAX, R12);
+                        }
+                    }
                     miss.push(self.asm.jcc(Cc::O));
                 }
             }
@@ -1050,8 +1058,8 @@ impl Compiler<'_> {
 
     /// Where a probed superblock goes on from part `from` (number `k`) into part `to`:
     /// `from`'s probe to `to`, which stands for that edge's event. Where it does not apply,
-    /// or is not an addition or a path end (the others use cache registers), the code
-    /// leaves ([`kind::PART`]) after the event's record.
+    /// or is not one that [`runs_between_parts`] (the others use cache registers), the
+    /// code leaves ([`kind::PART`]) after the event's record.
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
         let mut miss = Vec::new();
         let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
@@ -1676,11 +1684,35 @@ impl std::fmt::Display for Section {
 }
 
 /// Whether a probed superblock's code runs a probe of `op` between two parts (where the
-/// guest registers stay in cache registers): an addition or a path end, which use none.
+/// guest registers stay in cache registers): an addition, a path end, or a call that
+/// only opens a frame (see [`plain_call`]), which use none.
 pub(crate) fn runs_between_parts(op: &ProbeOp) -> bool {
+    leaves_pending(op) || plain_call(op)
+}
+
+/// Whether a probe of `op` under the known guard leaves its next key, and the sum where it
+/// is known, pending ([`Compiler::pending`]): an addition or a path end.
+fn leaves_pending(op: &ProbeOp) -> bool {
     matches!(
         op,
         ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
+    )
+}
+
+/// A [`ProbeOp::Call`] that only opens the callee's frame (no path end or region entry
+/// before, no region entry after) with additions that are 32-bit immediates: its code
+/// uses rax, rcx and rdx only.
+fn plain_call(op: &ProbeOp) -> bool {
+    matches!(
+        *op,
+        ProbeOp::Call {
+            add,
+            resume_add,
+            push: None,
+            end: None,
+            enter: None,
+            ..
+        } if i32::try_from(add).is_ok() && i32::try_from(resume_add).is_ok()
     )
 }
 
