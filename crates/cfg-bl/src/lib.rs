@@ -144,12 +144,13 @@
 //! stack of saved sums. Other region steps, transfers out of a function and the
 //! probes that miss reach the sink; it takes the emulator's traces through the other
 //! calls: a run through one is a single step, composed once per trace and entry key.
-//! Measured with `cargo xtask bench-paths --runs 5` (part of `cargo xtask bench`): thread
-//! CPU time, median of 5 alternating runs, ratio to the same emulator with no sink (set-up,
-//! recovery of the functions called and instrumentation included), on a shared 2-core
-//! machine (4 ms ticks; repeated runs move a guest's ratio by up to 10-15%: one more run of
-//! this build with `--runs 3` gave geomean flat 1.47x, and one of the build before its
-//! compiled calls took the pending sum 1.45x):
+//! Measured with `cargo xtask bench-paths --runs 5` (part of `cargo xtask bench`) at
+//! ee5cc5b: thread CPU time, median of 5 alternating runs, ratio to the same emulator
+//! with no sink (set-up, recovery of the functions called and instrumentation included),
+//! on a shared 2-core machine (4 ms ticks; repeated runs move a guest's ratio by up to
+//! 10-15%: one more run of ee5cc5b with `--runs 3` gave geomean flat 1.47x, one of the
+//! build before it 1.45x, and one of 4cbafaa, whose calls run between a superblock's
+//! parts, flat 1.46x, region-based 1.50x, global-based 1.52x and no-op 1.18x):
 //!
 //! | guest (size) | no sink | edges only | no-op probes | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|---|
@@ -213,7 +214,11 @@
 //! stores its frame's fields as immediates (35 instructions down to 24 at sort's insertion
 //! loop; `overhead --runs 3 --only flat`, three alternating rounds, medians before ->
 //! after: sort 300000 0.456 -> 0.444 s, coremark 3000 0.376 -> 0.372 s, chase 250000
-//! 0.340 s both). A path end's increment itself costs little: coremark 3000 flat with the
+//! 0.340 s both). A call that only opens the callee's frame runs between the parts of a
+//! probed superblock (4cbafaa), which then goes on into the callee: strings 500000 flat
+//! 0.504 -> 0.476 s, primes 400000 0.304 -> 0.292 s, sort and coremark unchanged (same
+//! command). Region entries between parts too measured no different beyond the noise, so
+//! that was not kept. A path end's increment itself costs little: coremark 3000 flat with the
 //! compiled increments replaced by compares (a timing experiment, not kept) ran
 //! 0.368-0.376 s against 0.372 s.
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
