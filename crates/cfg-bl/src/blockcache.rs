@@ -10,8 +10,9 @@
 //! node reached. Composition merges additions (`Add(a); Add(b)` is `Add(a + b)`, `Set(a);
 //! Add(b)` is `Set(a + b)`; an addition before a count or an assignment is folded into
 //! it), so most actions are a single addition held inline, and a path's end at a backedge
-//! on a dense table is a [`PathEnd`] (one indexed add into the [`Pool`]); longer ones
-//! (region entries and exits, sparse tables) live in an arena. The cache changes nothing
+//! on a dense table is a [`PathEnd`] (one indexed add into the
+//! [`Pool`](crate::pool::Pool)); longer ones (region entries and exits, sparse tables)
+//! live in an arena. The cache changes nothing
 //! observable: a miss computes exactly what the uncached walk would do, and the hit replays
 //! it.
 //!
