@@ -217,8 +217,10 @@
 //! 0.340 s both). A call that only opens the callee's frame runs between the parts of a
 //! probed superblock (4cbafaa), which then goes on into the callee: strings 500000 flat
 //! 0.504 -> 0.476 s, primes 400000 0.304 -> 0.292 s, sort and coremark unchanged (same
-//! command). Region entries between parts too measured no different beyond the noise, so
-//! that was not kept. A path end's increment itself costs little: coremark 3000 flat with the
+//! command). Region entries between parts too measured no different beyond the noise, and
+//! calls that end the caller's path first, between parts too (in rax, rcx and rdx),
+//! measured slower in the region-based mode (sort 300000 0.496 -> 0.520 s, strings 500000
+//! 0.508 -> 0.520 s, medians of three rounds), so neither was kept. A path end's increment itself costs little: coremark 3000 flat with the
 //! compiled increments replaced by compares (a timing experiment, not kept) ran
 //! 0.368-0.376 s against 0.372 s.
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
