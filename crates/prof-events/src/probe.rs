@@ -370,14 +370,17 @@ impl ProbeState {
         (self.floor < self.saved && saved <= SAVES).then(|| saved - 1)
     }
 
+    /// Whether the stack of saved sums has room for `n` more.
+    fn room_for(&self, n: usize) -> bool {
+        self.saved as usize + n <= SAVES
+    }
+
     /// Saves `sum`, then `inner`, if any, if the stack has room for both (else changes
     /// nothing).
     fn save_all(&mut self, sum: i64, inner: Option<i64>) -> bool {
-        let n = 1 + usize::from(inner.is_some());
-        if self.saved as usize + n > SAVES {
-            return false;
-        }
-        self.save(sum) && inner.is_none_or(|i| self.save(i))
+        self.room_for(1 + usize::from(inner.is_some()))
+            && self.save(sum)
+            && inner.is_none_or(|i| self.save(i))
     }
 
     /// Pushes `sum` on the stack of saved sums, if it has room.
@@ -459,8 +462,7 @@ pub fn apply(
             };
             let resumed = sum.checked_add(add).and_then(|s| s.checked_add(resume_add));
             let depth = state.depth as usize;
-            let more = usize::from(saves.is_some()) + usize::from(push.is_some());
-            let room = state.saved as usize + more <= SAVES;
+            let room = state.room_for(usize::from(saves.is_some()) + usize::from(push.is_some()));
             let (true, Some(resumed), true) = (depth < FRAMES, resumed, room) else {
                 return false;
             };
@@ -519,7 +521,7 @@ pub fn apply(
         } => {
             let pairs = pairs as usize;
             let tail = matches!(probe.op, ProbeOp::Tail { .. });
-            let room = push.is_none() || (state.saved as usize) < SAVES;
+            let room = push.is_none() || state.room_for(1);
             if (tail && state.depth == 0)
                 || pairs >= counts.len()
                 || state.saved != state.floor

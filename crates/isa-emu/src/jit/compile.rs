@@ -52,6 +52,16 @@ enum Val {
     Site(i32),
 }
 
+impl Val {
+    /// The value as a 32-bit immediate that sign-extends to it, if it is one.
+    fn imm32(self) -> Option<i32> {
+        match self {
+            Val::Imm(v) => i32::try_from(v as i64).ok(),
+            Val::Site(_) => None,
+        }
+    }
+}
+
 /// Where a probe finds the sum it reads: the state's, a register's, or known when compiled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sum {
@@ -637,7 +647,7 @@ impl Compiler<'_> {
                 // saved after.
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
                 let none = self.asm.jcc(Cc::E);
-                self.room(miss);
+                self.room_for(1, miss);
                 self.asm.patch(none);
                 self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss);
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
@@ -662,12 +672,9 @@ impl Compiler<'_> {
             return;
         }
         for (field, value) in [(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)] {
-            match value {
-                Val::Imm(v) if i32::try_from(v as i64).is_ok() => {
-                    self.asm
-                        .alu_mem_imm(Alu::Cmp, RCX, field as i32, v as i64 as i32)
-                }
-                _ => {
+            match value.imm32() {
+                Some(v) => self.asm.alu_mem_imm(Alu::Cmp, RCX, field as i32, v),
+                None => {
                     self.val(RAX, value);
                     self.asm.alu_mem(W::Q, Alu::Cmp, RAX, RCX, field as i32);
                 }
@@ -712,15 +719,7 @@ impl Compiler<'_> {
                 _ => {
                     self.sum_into(RAX, sum);
                     sum = Sum::Reg(RAX);
-                    match v {
-                        Val::Imm(v) if i32::try_from(v as i64).is_ok() => {
-                            self.asm.alu_imm(W::Q, Alu::Add, RAX, v as i64 as i32)
-                        }
-                        _ => {
-                            self.val(R12, v);
-                            self.asm.alu(W::Q, Alu::Add, RAX, R12);
-                        }
-                    }
+                    self.alu_val(Alu::Add, RAX, v, R12);
                     miss.push(self.asm.jcc(Cc::O));
                 }
             }
@@ -777,11 +776,9 @@ impl Compiler<'_> {
 
     /// `[base + disp] = value`: an immediate that sign-extends to it, or else through rax.
     fn store_val(&mut self, base: Reg, disp: i32, value: Val) {
-        match value {
-            Val::Imm(v) if i32::try_from(v as i64).is_ok() => {
-                self.asm.store_imm(base, disp, v as i64 as i32)
-            }
-            _ => {
+        match value.imm32() {
+            Some(v) => self.asm.store_imm(base, disp, v),
+            None => {
                 self.val(RAX, value);
                 self.asm.store(base, disp, RAX);
             }
@@ -888,7 +885,7 @@ impl Compiler<'_> {
 
     /// Jumps to a `miss` unless the current activation saved a sum (and the state's `saved`
     /// is within its stack) and that sum plus `add` fits 64 bits: falls through with r14 +
-    /// [`TOP_SAVED`] = the top saved sum's address and r12 = it + `add`. Uses rax and rdx.
+    /// [`TOP_SAVED`] = the top saved sum's address and r12 = it + `add`. Uses rdx.
     fn top_saved_plus(&mut self, add: i64, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.load(R14, RCX, ProbeState::SAVED as i32);
@@ -912,19 +909,18 @@ impl Compiler<'_> {
     /// `dst op= imm` at 64 bits: an immediate that sign-extends to `imm`, or else through
     /// rdx.
     fn alu_u64(&mut self, op: Alu, dst: Reg, imm: u64) {
-        match i32::try_from(imm as i64) {
-            Ok(v) => self.asm.alu_imm(W::Q, op, dst, v),
-            Err(_) => {
-                self.asm.mov_imm(RDX, imm);
-                self.asm.alu(W::Q, op, dst, RDX);
-            }
-        }
+        self.alu_val(op, dst, Val::Imm(imm), RDX);
     }
 
-    /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
-    /// for one more.
-    fn room(&mut self, miss: &mut Vec<usize>) {
-        self.room_for(1, miss);
+    /// `dst op= value` at 64 bits: a 32-bit immediate, or else through `scratch`.
+    fn alu_val(&mut self, op: Alu, dst: Reg, value: Val, scratch: Reg) {
+        match value.imm32() {
+            Some(v) => self.asm.alu_imm(W::Q, op, dst, v),
+            None => {
+                self.val(scratch, value);
+                self.asm.alu(W::Q, op, dst, scratch);
+            }
+        }
     }
 
     /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
@@ -985,13 +981,13 @@ impl Compiler<'_> {
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
         miss.push(a.jcc(Cc::Ne));
-        match pairs {
-            Val::Imm(p) if i32::try_from(p).is_ok() => {
+        match pairs.imm32() {
+            Some(p) => {
                 let a = &mut *self.asm;
-                a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, p as i32);
+                a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, p);
                 miss.push(a.jcc(Cc::Be));
             }
-            _ => {
+            None => {
                 self.val(RDX, pairs);
                 self.asm
                     .alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::COUNTS_LEN as i32);
@@ -1023,7 +1019,7 @@ impl Compiler<'_> {
                 a.load(RAX, RSI, Ctx::COUNTS as i32);
                 a.alu_mem_imm(Alu::Add, RAX, disp, 1);
             }
-            _ => {
+            None => {
                 self.val(RAX, pairs);
                 self.count_at(RAX);
             }

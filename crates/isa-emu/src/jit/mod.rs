@@ -8,7 +8,8 @@
 //! The code computes exactly what the interpreter does: it runs the integer instructions
 //! (RV64I, M but `mulhsu`, and A's swap, add, xor, and and or) and bails out before
 //! anything else (floating point, LR/SC and A's minimum and maximum, `mulhsu`, system
-//! instructions, and any load, store or atomic that might fault or touch code), after which the threaded interpreter runs the block's rest from that instruction. The block's
+//! instructions, and any load, store or atomic that might fault or touch code), after
+//! which the threaded interpreter runs the block's rest from that instruction. The block's
 //! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
 //! exits, instruction counts and traps are unchanged.
 //!
