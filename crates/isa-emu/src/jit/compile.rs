@@ -799,10 +799,21 @@ impl Compiler<'_> {
     /// [`ProbeEnd`] if a way counts the sum, else jumps to a
     /// `miss`. Uses rax and rdx.
     fn path_end(&mut self, at: EndAt, sum: Option<i64>, miss: &mut Vec<usize>) {
-        let a = &mut *self.asm;
-        // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len;
-        // rax = sum + add, counted if in [0, size) (a negative one is above as
-        // unsigned), at base + rax if that is one of the counters.
+        // Fixed ways, whose entries lie at displacements that fit 32 bits: the table is
+        // checked and loaded once, each way then read at its displacement.
+        if let EndAt::Fixed { end, ways } = at {
+            if ways == 0 {
+                // (No way counts.)
+                miss.push(self.asm.jmp());
+                return;
+            }
+            let last = u64::from(end) + u64::from(ways) - 1;
+            if let (Ok(last), Ok(_)) = (i32::try_from(last), i32::try_from((last + 1) << 5)) {
+                return self.fixed_ways(end, ways, last, sum, miss);
+            }
+        }
+        // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len, then
+        // [`way_counts`](Self::way_counts).
         let mut counts = Vec::new();
         let ways = match at {
             EndAt::Fixed { ways, .. } => ways,
@@ -810,6 +821,7 @@ impl Compiler<'_> {
         };
         for w in 0..ways {
             let mut next = Vec::new();
+            let a = &mut *self.asm;
             match at {
                 EndAt::Fixed { end, .. } => a.mov_imm(RDX, u64::from(end) + u64::from(w)),
                 EndAt::Site => {
@@ -826,18 +838,8 @@ impl Compiler<'_> {
             next.push(a.jcc(Cc::Ae));
             a.shift_imm(W::Q, Shift::Shl, RDX, 5);
             a.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::ENDS as i32);
-            match sum {
-                Some(sum) => a.mov_imm(RAX, sum as u64),
-                None => a.load(RAX, RCX, ProbeState::SUM as i32),
-            }
-            a.alu_mem(W::Q, Alu::Add, RAX, RDX, END_ADD);
-            next.push(a.jcc(Cc::O));
-            a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, END_SIZE);
-            next.push(a.jcc(Cc::Ae));
-            a.alu_mem(W::Q, Alu::Add, RAX, RDX, END_BASE);
-            next.push(a.jcc(Cc::B));
-            a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
-            next.push(a.jcc(Cc::Ae));
+            self.way_counts(sum, 0, &mut next);
+            let a = &mut *self.asm;
             // A way that does not count goes on to the next; the last one's, to a miss.
             if w + 1 == ways {
                 miss.extend(next);
@@ -849,8 +851,67 @@ impl Compiler<'_> {
             }
         }
         for j in counts {
-            a.patch(j);
+            self.asm.patch(j);
         }
+    }
+
+    /// [`path_end`](Self::path_end) of the `ways` ways from `end` on, `last` the index of
+    /// the last: jumps to a `miss` unless the ends hold them all, then tries each at its
+    /// displacement from the ends (rdx) and points rdx to the one that counts.
+    fn fixed_ways(
+        &mut self,
+        end: u32,
+        ways: u8,
+        last: i32,
+        sum: Option<i64>,
+        miss: &mut Vec<usize>,
+    ) {
+        let a = &mut *self.asm;
+        a.alu_mem_imm(Alu::Cmp, RSI, Ctx::ENDS_LEN as i32, last);
+        miss.push(a.jcc(Cc::Be));
+        a.load(RDX, RSI, Ctx::ENDS as i32);
+        let mut counts = Vec::new();
+        for w in 0..ways {
+            // (Fits: checked by the caller.)
+            let disp = ((end + u32::from(w)) << 5) as i32;
+            let mut next = Vec::new();
+            self.way_counts(sum, disp, &mut next);
+            let a = &mut *self.asm;
+            if disp != 0 {
+                a.alu_imm(W::Q, Alu::Add, RDX, disp);
+            }
+            if w + 1 == ways {
+                miss.extend(next);
+            } else {
+                counts.push(a.jmp());
+                for j in next {
+                    a.patch(j);
+                }
+            }
+        }
+        for j in counts {
+            self.asm.patch(j);
+        }
+    }
+
+    /// Whether the way at rdx + `disp` counts the sum `sum` (or the state's): rax = sum +
+    /// add, counted if in [0, size) (a negative one is above as unsigned), at base + rax if
+    /// that is one of the counters; falls through with rax = the counter if so, else jumps
+    /// to a `next`.
+    fn way_counts(&mut self, sum: Option<i64>, disp: i32, next: &mut Vec<usize>) {
+        let a = &mut *self.asm;
+        match sum {
+            Some(sum) => a.mov_imm(RAX, sum as u64),
+            None => a.load(RAX, RCX, ProbeState::SUM as i32),
+        }
+        a.alu_mem(W::Q, Alu::Add, RAX, RDX, disp + END_ADD);
+        next.push(a.jcc(Cc::O));
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, disp + END_SIZE);
+        next.push(a.jcc(Cc::Ae));
+        a.alu_mem(W::Q, Alu::Add, RAX, RDX, disp + END_BASE);
+        next.push(a.jcc(Cc::B));
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+        next.push(a.jcc(Cc::Ae));
     }
 
     /// [`ProbeOp::Count`] of the path end `end` on the state rcx points to: its values are
