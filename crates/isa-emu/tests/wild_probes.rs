@@ -1,0 +1,358 @@
+//! Probes with hostile fields: a sink may give any probe, and compiled code must do what
+//! [`apply`] does with it (or leave the edge to the sink) and never touch memory outside
+//! the lent state, counters and path ends. On every guest, a sink whose probes are drawn
+//! from extreme values (path ends past the table or with no ways, windows whose counters
+//! lie past the counters or wrap around, sums at the ends of the 64-bit range, frames that
+//! return elsewhere, full stacks of saved sums) ends the run in the same state whether the
+//! emulator runs its probes or delivers every edge event, and compiled code takes edges.
+
+mod guest_util;
+use guest_util as common;
+
+use std::collections::BTreeMap;
+
+use isa_emu::Config;
+use prof_events::probe::apply;
+use prof_events::{BlockEnd, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe};
+use prof_events::{ProbeEnd, ProbeLease, ProbeOp, ProbeState, Sink, SAVES};
+
+/// Counters lent: few, so that many windows reach past them.
+const COUNTERS: usize = 96;
+
+/// Values at and near the edges of the ranges compiled code works in, and small ones.
+const EDGY: [i64; 12] = [
+    0,
+    1,
+    -1,
+    2,
+    3,
+    63,
+    i64::MAX,
+    i64::MIN,
+    i64::MAX - 1,
+    i64::MIN + 1,
+    1 << 32,
+    -(1 << 31),
+];
+
+/// Draws from a small generator seeded by an edge: each edge gets the same probe whenever
+/// it is asked (by compiled code's translation or by the edge event).
+struct Draw(u64);
+
+impl Draw {
+    fn new(from: u64, to: u64) -> Draw {
+        Draw((from ^ to.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// Mostly a small value (sums then stay where windows count them), sometimes an edge.
+    fn value(&mut self) -> i64 {
+        match self.below(8) {
+            0 => EDGY[self.below(EDGY.len() as u64) as usize],
+            _ => self.below(5) as i64 - 2,
+        }
+    }
+
+    /// A path end: the first way's index (mostly among the ends, some past them) and the
+    /// ways (some none, some past the table's end).
+    fn end(&mut self, ends: usize) -> (u32, u8) {
+        let end = match self.below(10) {
+            0 => u32::MAX - self.below(3) as u32,
+            1 => (ends + self.below(4) as usize) as u32,
+            _ => self.below(ends as u64) as u32,
+        };
+        let ways = [0, 1, 1, 1, 2, 3, 6, 255][self.below(8) as usize];
+        (end, ways)
+    }
+
+    fn maybe(&mut self) -> Option<i64> {
+        (self.below(3) == 0).then(|| self.value())
+    }
+}
+
+/// The path ends: windows that count (sums 0..16 at the counters' start, the next 16 at
+/// the next ones), and windows that must not: past the counters, straddling their end,
+/// wrapping around the address space, of sizes that overflow.
+fn ends() -> Vec<ProbeEnd> {
+    let counters = COUNTERS as u64;
+    let end = |base: u64, size: u64, add: i64, set: i64| ProbeEnd {
+        base,
+        size,
+        add,
+        set,
+    };
+    vec![
+        end(0, 16, 0, 0),
+        end(16, 16, -16, 1),
+        end(32, 64, 3, 2),
+        end(counters - 4, 16, 0, 0),
+        end(counters, 1, 0, 0),
+        end(u64::MAX, 2, 0, 3),
+        end(u64::MAX - 8, u64::MAX, 0, 0),
+        end(0, u64::MAX, i64::MIN, 1),
+        end(8, 4, i64::MAX, 0),
+        end(1 << 40, 16, 0, 0),
+        end(48, 8, -(1 << 31), i64::MIN),
+        end(56, 8, 1, i64::MAX),
+    ]
+}
+
+/// The sink: standing at the start of the next block (its key), each edge does the probe
+/// [`Wild::probe_for`] draws for it; where that does not apply, the edge is counted in
+/// `missed` and the state moves on to the edge's end.
+struct Wild {
+    state: ProbeState,
+    counts: Vec<u64>,
+    ends: Vec<ProbeEnd>,
+    missed: u64,
+    edges: u64,
+    /// Edges handled, by the name of their probe's operation.
+    kinds: BTreeMap<&'static str, u64>,
+    /// Start and end of each block, by id.
+    starts: Vec<u64>,
+    block_ends: Vec<u64>,
+    probes: bool,
+}
+
+impl Wild {
+    fn new(start: u64, probes: bool) -> Wild {
+        Wild {
+            state: ProbeState {
+                key: start,
+                ..ProbeState::default()
+            },
+            counts: vec![0; COUNTERS],
+            ends: ends(),
+            missed: 0,
+            edges: 0,
+            kinds: BTreeMap::new(),
+            starts: Vec::new(),
+            block_ends: Vec::new(),
+            probes,
+        }
+    }
+
+    /// The probe of the edge from the block at `from` (ending at `ret`, ending with
+    /// `ends_with`) to `to`.
+    fn probe_for(&self, from: u64, to: u64, ret: u64, ends_with: BlockEnd) -> Probe {
+        let mut d = Draw::new(from, to);
+        let ends = self.ends.len();
+        let (end, ways) = d.end(ends);
+        let pairs = [0, COUNTERS as u32 - 1, COUNTERS as u32, u32::MAX][d.below(4) as usize];
+        let op = match ends_with {
+            BlockEnd::Call | BlockEnd::IndirectCall => ProbeOp::Call {
+                add: d.value(),
+                // Mostly where the call returns to.
+                ret: if d.below(4) == 0 { ret ^ 4 } else { ret },
+                resume: ret,
+                resume_add: d.value(),
+                site: from,
+                start: d.value(),
+                push: d.maybe(),
+                end: (d.below(3) == 0).then(|| d.end(ends)),
+                enter: (d.below(3) == 0).then(|| (d.value(), d.value())),
+            },
+            BlockEnd::IndirectJump => ProbeOp::Restart {
+                end,
+                ways,
+                pairs,
+                push: d.maybe(),
+            },
+            _ => match d.below(11) {
+                0..=2 => ProbeOp::Add(d.value()),
+                3 => ProbeOp::End { end, ways },
+                4 => ProbeOp::Count(self.ends[d.below(ends as u64) as usize]),
+                5 => ProbeOp::Push {
+                    add: d.value(),
+                    inner: d.maybe(),
+                    set: d.value(),
+                },
+                6 => ProbeOp::PushEnd {
+                    add: d.value(),
+                    inner: d.maybe(),
+                    set: d.value(),
+                    end,
+                    ways,
+                },
+                7 => ProbeOp::Pop {
+                    end,
+                    ways,
+                    add: d.value(),
+                },
+                8 => ProbeOp::Through {
+                    add: d.value(),
+                    set: d.value(),
+                    end,
+                    ways,
+                },
+                9 => ProbeOp::PopPush {
+                    end,
+                    ways,
+                    add: d.value(),
+                    set: d.value(),
+                },
+                _ => ProbeOp::Tail {
+                    end,
+                    ways,
+                    pairs,
+                    push: d.maybe(),
+                },
+            },
+        };
+        Probe {
+            key: from,
+            epoch: self.state.epoch,
+            next: to,
+            op,
+        }
+    }
+
+    /// The probe of a return from the block at `from`.
+    fn return_for(&self, from: u64) -> Probe {
+        let mut d = Draw::new(from, u64::MAX);
+        let (end, ways) = d.end(self.ends.len());
+        Probe {
+            key: from,
+            epoch: self.state.epoch,
+            next: 0,
+            op: ProbeOp::Return {
+                end,
+                ways,
+                pairs: [0, COUNTERS as u32, u32::MAX][d.below(3) as usize],
+            },
+        }
+    }
+}
+
+impl Sink for Wild {
+    fn may_stop(&mut self) -> bool {
+        false
+    }
+
+    fn interest(&mut self, block: &BlockInfo) -> Interest {
+        let i = block.id.index();
+        if self.starts.len() <= i {
+            self.starts.resize(i + 1, 0);
+            self.block_ends.resize(i + 1, 0);
+        }
+        self.starts[i] = block.start;
+        self.block_ends[i] = block.end;
+        Interest::EDGE
+    }
+
+    fn edge(&mut self, edge: &Edge) -> Control {
+        self.edges += 1;
+        let (from, ret) = (
+            self.starts[edge.from.index()],
+            self.block_ends[edge.from.index()],
+        );
+        let p = match edge.kind {
+            EdgeKind::Return => self.return_for(from),
+            EdgeKind::Call | EdgeKind::IndirectCall => {
+                self.probe_for(from, edge.to, ret, BlockEnd::Call)
+            }
+            EdgeKind::IndirectJump => self.probe_for(from, edge.to, ret, BlockEnd::IndirectJump),
+            _ => self.probe_for(from, edge.to, ret, BlockEnd::FallThrough),
+        };
+        *self.kinds.entry(p.op.name()).or_default() += 1;
+        if !apply(&p, edge.to, &mut self.state, &mut self.counts, &self.ends) {
+            self.missed += 1;
+            self.state.key = edge.to;
+            // A full stack of saved sums or frames empties, so that entries and calls
+            // apply again.
+            if self.state.saved == SAVES as u64 {
+                self.state.saved = 0;
+                self.state.floor = 0;
+            }
+            if self.state.depth == self.state.frames.len() as u64 {
+                self.state.depth = 0;
+                self.state.floor = 0;
+                self.state.saved = 0;
+            }
+        }
+        Control::Continue
+    }
+
+    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+        self.probes.then_some(ProbeLease {
+            state: &mut self.state,
+            counts: &mut self.counts,
+            ends: &self.ends,
+        })
+    }
+
+    fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
+        let kind = match block.ends_with {
+            BlockEnd::Call | BlockEnd::IndirectCall => BlockEnd::Call,
+            BlockEnd::IndirectJump => BlockEnd::IndirectJump,
+            _ => BlockEnd::FallThrough,
+        };
+        Some(self.probe_for(block.start, to, block.end, kind))
+    }
+
+    fn probe_return(&mut self, block: &BlockInfo) -> Option<Probe> {
+        Some(self.return_for(block.start))
+    }
+
+    fn exit(&mut self, _exit: &Exit) {}
+}
+
+#[test]
+fn hostile_probes_do_what_the_events_do() {
+    let (mut with_all, mut without_all) = (0, 0);
+    let mut taken = BTreeMap::<&str, i64>::new();
+    for guest in common::guests() {
+        let run = |probes: bool| {
+            let mut m = common::machine(&guest, Config::default());
+            let mut w = Wild::new(m.image().entry, probes);
+            let s = m.run(&mut w);
+            (w, s.instret, common::stdout(&m))
+        };
+        let (with, instret, out) = run(true);
+        let (without, instret_events, out_events) = run(false);
+        let name = &guest.name;
+        assert_eq!((instret, out), (instret_events, out_events), "{name}");
+        let state = |w: &Wild| {
+            (
+                w.state.sum,
+                w.state.key,
+                w.state.open().to_vec(),
+                w.state.saved_sums().to_vec(),
+                w.state.floor,
+                w.missed,
+            )
+        };
+        assert_eq!(state(&with), state(&without), "{name}");
+        assert_eq!(with.counts, without.counts, "{name}");
+        if guest.env != "bare" {
+            eprintln!(
+                "{name}: {} of {} edges reached the sink",
+                with.edges, without.edges
+            );
+            with_all += with.edges;
+            for (kind, n) in &without.kinds {
+                let left = with.kinds.get(kind).copied().unwrap_or(0);
+                *taken.entry(kind).or_default() += (n - left) as i64;
+            }
+            without_all += without.edges;
+        }
+    }
+    eprintln!("taken by compiled code, by operation: {taken:?}");
+    assert!(with_all < without_all, "compiled code took no edge");
+    // Every operation drawn ran as compiled code somewhere.
+    assert_eq!(taken.len(), 12, "{taken:?}");
+    for (kind, n) in &taken {
+        assert!(*n > 0, "compiled code took no {kind}");
+    }
+}
