@@ -370,9 +370,13 @@ impl ProbeState {
         (self.floor < self.saved && saved <= SAVES).then(|| saved - 1)
     }
 
-    /// Whether the stack of saved sums has room for `n` more.
+    /// Whether the stack of saved sums has room for `n` more: always for none, and for
+    /// more never where a sink lent a count of saved sums past the stack.
     fn room_for(&self, n: usize) -> bool {
-        self.saved as usize + n <= SAVES
+        n == 0
+            || SAVES
+                .checked_sub(n)
+                .is_some_and(|most| self.saved <= most as u64)
     }
 
     /// Saves `sum`, then `inner`, if any, if the stack has room for both (else changes
@@ -1015,6 +1019,41 @@ mod tests {
         };
         assert!(!apply(&call, 0x300, &mut s, &mut counts, &ends));
         assert_eq!(counts, [0, 0, 0, 0, 1]);
+    }
+
+    #[test]
+    fn a_state_lent_with_more_saved_sums_than_its_stack_saves_none() {
+        let (ends, _) = region_setup(0, 4, 0);
+        let mut counts = [0u64; 4];
+        let call = |push| ProbeOp::Call {
+            add: 0,
+            ret: 0x300,
+            resume: 5,
+            resume_add: 0,
+            site: 0,
+            start: 1,
+            push,
+            end: None,
+            enter: None,
+        };
+        for saved in [SAVES as u64 + 1, u64::MAX] {
+            let lent = ProbeState {
+                saved,
+                ..ProbeState::default()
+            };
+            // No room for a sum, and none needed by a call that saves none.
+            let mut s = lent;
+            let push = ProbeOp::Push {
+                add: 0,
+                inner: None,
+                set: 0,
+            };
+            assert!(!run(&mut s, &mut counts, &ends, push, 0));
+            assert!(!run(&mut s, &mut counts, &ends, call(Some(3)), 0));
+            assert_eq!((s.saved, s.depth), (saved, 0));
+            assert!(run(&mut s, &mut counts, &ends, call(None), 0));
+            assert_eq!((s.depth, s.floor, s.saved), (1, saved, saved));
+        }
     }
 
     /// A probe of `op` under key 1, to key 2.
