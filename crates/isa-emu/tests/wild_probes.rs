@@ -3,7 +3,8 @@
 //! the lent state, counters and path ends. On every guest, a sink whose probes are drawn
 //! from extreme values (path ends past the table or with no ways, windows whose counters
 //! lie past the counters or wrap around, sums at the ends of the 64-bit range, frames that
-//! return elsewhere, full stacks of saved sums) ends the run in the same state whether the
+//! return elsewhere, full stacks of saved sums, a lent state whose stacks claim more than
+//! they hold) ends the run in the same state whether the
 //! emulator runs its probes or delivers every edge event, and compiled code takes edges.
 
 mod guest_util;
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 use isa_emu::Config;
 use prof_events::probe::apply;
 use prof_events::{BlockEnd, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe};
-use prof_events::{ProbeEnd, ProbeLease, ProbeOp, ProbeState, Sink, SAVES};
+use prof_events::{ProbeEnd, ProbeLease, ProbeOp, ProbeState, Sink, FRAMES, SAVES};
 
 /// Counters lent: few, so that many windows reach past them.
 const COUNTERS: usize = 96;
@@ -235,6 +236,33 @@ impl Wild {
     }
 }
 
+impl Wild {
+    /// After a miss (the same ones with probes and without): now and then the state lent
+    /// goes wrong (more frames or saved sums than it holds, a floor above every sum), as a
+    /// faulty sink's might, until the next miss; otherwise a full or broken stack of saved
+    /// sums or frames empties, so that entries and calls apply again.
+    fn after_miss(&mut self, from: u64, to: u64) {
+        let s = &mut self.state;
+        let mut d = Draw::new(from ^ self.missed, to);
+        match d.below(48) {
+            0 => s.depth = FRAMES as u64 + d.below(3),
+            // (Frames that far up are not even addresses.)
+            1 => s.depth = [u64::MAX, 1 << 57][d.below(2) as usize],
+            2 => s.saved = SAVES as u64 + 1 + d.below(2),
+            3 => s.saved = u64::MAX,
+            4 => s.floor = u64::MAX - d.below(2),
+            _ => {
+                if s.saved >= SAVES as u64 || s.floor > s.saved {
+                    (s.saved, s.floor) = (0, 0);
+                }
+                if s.depth >= FRAMES as u64 {
+                    (s.depth, s.saved, s.floor) = (0, 0, 0);
+                }
+            }
+        }
+    }
+}
+
 impl Sink for Wild {
     fn may_stop(&mut self) -> bool {
         false
@@ -269,17 +297,7 @@ impl Sink for Wild {
         if !apply(&p, edge.to, &mut self.state, &mut self.counts, &self.ends) {
             self.missed += 1;
             self.state.key = edge.to;
-            // A full stack of saved sums or frames empties, so that entries and calls
-            // apply again.
-            if self.state.saved == SAVES as u64 {
-                self.state.saved = 0;
-                self.state.floor = 0;
-            }
-            if self.state.depth == self.state.frames.len() as u64 {
-                self.state.depth = 0;
-                self.state.floor = 0;
-                self.state.saved = 0;
-            }
+            self.after_miss(from, edge.to);
         }
         Control::Continue
     }

@@ -515,11 +515,14 @@ impl Compiler<'_> {
                 });
             }
             ProbeOp::Return { end, ways, pairs } => {
-                // r14 = the top frame, which must return where the jump goes (in r12).
+                // r14 = the top frame (one of the state's, even where a sink lent a depth
+                // past them), which must return where the jump goes (in r12).
                 const AT: i32 = ProbeState::FRAMES as i32;
                 a.load(R14, RCX, ProbeState::DEPTH as i32);
                 a.alu_imm(W::Q, Alu::Sub, R14, 1);
                 miss.push(a.jcc(Cc::B));
+                a.alu_imm(W::Q, Alu::Cmp, R14, prof_events::FRAMES as i32);
+                miss.push(a.jcc(Cc::Ae));
                 a.shift_imm(W::Q, Shift::Shl, R14, Frame::SHIFT as u8);
                 a.alu(W::Q, Alu::Add, R14, RCX);
                 a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
