@@ -150,7 +150,9 @@
 //! on a shared 2-core machine (4 ms ticks; repeated runs move a guest's ratio by up to
 //! 10-15%: one more run of ee5cc5b with `--runs 3` gave geomean flat 1.47x, one of the
 //! build before it 1.45x, and one of 4cbafaa, whose calls run between a superblock's
-//! parts, flat 1.46x, region-based 1.50x, global-based 1.52x and no-op 1.18x):
+//! parts, flat 1.46x, region-based 1.50x, global-based 1.52x and no-op 1.18x; one of
+//! deff4f4 with `--runs 5`, flat 1.44x, region-based 1.50x, global-based 1.55x and no-op
+//! 1.17x):
 //!
 //! | guest (size) | no sink | edges only | no-op probes | flat BL | region-based | global-based |
 //! |---|---|---|---|---|---|---|
@@ -222,7 +224,18 @@
 //! measured slower in the region-based mode (sort 300000 0.496 -> 0.520 s, strings 500000
 //! 0.508 -> 0.520 s, medians of three rounds), so neither was kept. A path end's increment itself costs little: coremark 3000 flat with the
 //! compiled increments replaced by compares (a timing experiment, not kept) ran
-//! 0.368-0.376 s against 0.372 s.
+//! 0.368-0.376 s against 0.372 s. A path end's ways in `ends` are checked against the
+//! table once and then read at fixed displacements from it (6176b0b; same command, before
+//! -> after): coremark 3000 flat 0.376 -> 0.368 s, primes 400000 0.292 -> 0.284 s,
+//! strings 500000 0.496 -> 0.460 s, region-based sort 300000 0.500 -> 0.488 s and strings
+//! 0.520 -> 0.508 s, global-based unchanged. Tried and not kept: pinning a sparse path
+//! end's first window (it never moves while the arena lasts) and giving it in the probe as
+//! a [`ProbeOp::Count`](prof_events::ProbeOp). The emulator asks for a block's probes when it first translates the block,
+//! before any window exists, so that alone changed nothing (coremark 3000 flat
+//! 0.376-0.388 s either way); asking again when an event superblock forms made every guest
+//! slower (coremark 0.38 -> 0.54-0.64 s, sort 300000 0.45 -> 2.9 s), not taken apart
+//! further; a likely cause is the sums that come after the pinning, which miss its one
+//! window every time.
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
 //! bounds checks (a few instructions a probe), and trying a sparse path end's windows
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s
