@@ -233,9 +233,10 @@
 //! a [`ProbeOp::Count`](prof_events::ProbeOp). The emulator asks for a block's probes when it first translates the block,
 //! before any window exists, so that alone changed nothing (coremark 3000 flat
 //! 0.376-0.388 s either way); asking again when an event superblock forms made every guest
-//! slower (coremark 0.38 -> 0.54-0.64 s, sort 300000 0.45 -> 2.9 s), not taken apart
-//! further; a likely cause is the sums that come after the pinning, which miss its one
-//! window every time.
+//! slower (coremark 0.38 -> 0.54-0.64 s, sort 300000 0.45 -> 2.9 s), and so did asking
+//! again without pinning (coremark 0.56-0.68 s, sort 3.4-3.5 s, against 0.38-0.46 s and
+//! 0.49-0.67 s): the sink answers for the activation on top when asked, which need not
+//! be the one a later part of the superblock runs in.
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
 //! bounds checks (a few instructions a probe), and trying a sparse path end's windows
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s
