@@ -235,8 +235,8 @@
 //! 0.376-0.388 s either way); asking again when an event superblock forms made every guest
 //! slower (coremark 0.38 -> 0.54-0.64 s, sort 300000 0.45 -> 2.9 s), and so did asking
 //! again without pinning (coremark 0.56-0.68 s, sort 3.4-3.5 s, against 0.38-0.46 s and
-//! 0.49-0.67 s): the sink answers for the activation on top when asked, which need not
-//! be the one a later part of the superblock runs in.
+//! 0.49-0.67 s), likely because the sink answers for the activation on top when asked,
+//! which need not be the one a later part of the superblock runs in (not checked).
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
 //! bounds checks (a few instructions a probe), and trying a sparse path end's windows
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s
