@@ -30,8 +30,7 @@ struct Walker {
     /// Edge events handled (the rest ran as probes).
     edges: u64,
     /// Start and end of each block, by id.
-    starts: Vec<u64>,
-    ends_at: Vec<u64>,
+    blocks: common::Bounds,
     /// Calls and returns have probes: a call opens the frame (returning to the call
     /// block's end, resuming there), a return counts the sum in its own table and closes
     /// it; `counts[0]` counts the calls whose return a probe took.
@@ -75,8 +74,7 @@ impl Walker {
             end_of: BTreeMap::new(),
             missed: BTreeMap::new(),
             edges: 0,
-            starts: Vec::new(),
-            ends_at: Vec::new(),
+            blocks: common::Bounds::default(),
             calls,
             call_events: 0,
             indirect_calls: 0,
@@ -321,15 +319,7 @@ impl Sink for Walker {
     }
 
     fn interest(&mut self, block: &BlockInfo) -> Interest {
-        let i = block.id.index();
-        if self.starts.len() <= i {
-            self.starts.resize(i + 1, 0);
-        }
-        self.starts[i] = block.start;
-        if self.ends_at.len() <= i {
-            self.ends_at.resize(i + 1, 0);
-        }
-        self.ends_at[i] = block.end;
+        self.blocks.note(block);
         Interest::EDGE
     }
 
@@ -339,7 +329,7 @@ impl Sink for Walker {
         if self.edges == self.stale_at {
             self.state.epoch += 1;
         }
-        let from = self.starts[edge.from.index()];
+        let (from, ret) = self.blocks.of(edge.from);
         let fixed = !matches!(
             edge.kind,
             EdgeKind::Call | EdgeKind::IndirectCall | EdgeKind::Return | EdgeKind::IndirectJump
@@ -352,7 +342,7 @@ impl Sink for Walker {
             EdgeKind::Call | EdgeKind::IndirectCall if self.calls => {
                 self.call_events += 1;
                 self.indirect_calls += u64::from(edge.kind == EdgeKind::IndirectCall);
-                self.call_of(from, edge.to, self.ends_at[edge.from.index()])
+                self.call_of(from, edge.to, ret)
             }
             EdgeKind::Return if self.calls => {
                 self.call_events += 1;
@@ -464,16 +454,10 @@ type Walk = (u64, bool, bool, bool);
 fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 12])> {
     let mut edges = Vec::new();
     for guest in common::guests() {
-        let run = |probes: bool| {
-            let mut m = common::machine(&guest, Config::default());
-            let mut w = Walker::new(m.image().entry, probes, walk);
-            let s = m.run(&mut w);
-            (w, s.instret, common::stdout(&m))
-        };
-        let (with, instret, out) = run(true);
-        let (without, instret_events, out_events) = run(false);
+        let (with, without) = common::with_and_without_probes(&guest, |entry, probes| {
+            Walker::new(entry, probes, walk)
+        });
         let name = &guest.name;
-        assert_eq!((instret, out), (instret_events, out_events), "{name}");
         // (Closed frames keep what they held: not part of the state.)
         let state = |w: &Walker| {
             (

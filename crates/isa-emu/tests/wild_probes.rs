@@ -12,7 +12,6 @@ use guest_util as common;
 
 use std::collections::BTreeMap;
 
-use isa_emu::Config;
 use prof_events::probe::apply;
 use prof_events::{BlockEnd, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe};
 use prof_events::{ProbeEnd, ProbeLease, ProbeOp, ProbeState, Sink, FRAMES, SAVES};
@@ -120,9 +119,7 @@ struct Wild {
     edges: u64,
     /// Edges handled, by the name of their probe's operation.
     kinds: BTreeMap<&'static str, u64>,
-    /// Start and end of each block, by id.
-    starts: Vec<u64>,
-    block_ends: Vec<u64>,
+    blocks: common::Bounds,
     probes: bool,
 }
 
@@ -138,8 +135,7 @@ impl Wild {
             missed: 0,
             edges: 0,
             kinds: BTreeMap::new(),
-            starts: Vec::new(),
-            block_ends: Vec::new(),
+            blocks: common::Bounds::default(),
             probes,
         }
     }
@@ -269,22 +265,13 @@ impl Sink for Wild {
     }
 
     fn interest(&mut self, block: &BlockInfo) -> Interest {
-        let i = block.id.index();
-        if self.starts.len() <= i {
-            self.starts.resize(i + 1, 0);
-            self.block_ends.resize(i + 1, 0);
-        }
-        self.starts[i] = block.start;
-        self.block_ends[i] = block.end;
+        self.blocks.note(block);
         Interest::EDGE
     }
 
     fn edge(&mut self, edge: &Edge) -> Control {
         self.edges += 1;
-        let (from, ret) = (
-            self.starts[edge.from.index()],
-            self.block_ends[edge.from.index()],
-        );
+        let (from, ret) = self.blocks.of(edge.from);
         let p = match edge.kind {
             EdgeKind::Return => self.return_for(from),
             EdgeKind::Call | EdgeKind::IndirectCall => {
@@ -331,16 +318,8 @@ fn hostile_probes_do_what_the_events_do() {
     let (mut with_all, mut without_all) = (0, 0);
     let mut taken = BTreeMap::<&str, i64>::new();
     for guest in common::guests() {
-        let run = |probes: bool| {
-            let mut m = common::machine(&guest, Config::default());
-            let mut w = Wild::new(m.image().entry, probes);
-            let s = m.run(&mut w);
-            (w, s.instret, common::stdout(&m))
-        };
-        let (with, instret, out) = run(true);
-        let (without, instret_events, out_events) = run(false);
+        let (with, without) = common::with_and_without_probes(&guest, Wild::new);
         let name = &guest.name;
-        assert_eq!((instret, out), (instret_events, out_events), "{name}");
         let state = |w: &Wild| {
             (
                 w.state.sum,

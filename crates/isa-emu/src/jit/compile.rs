@@ -817,14 +817,12 @@ impl Compiler<'_> {
         }
         // Each way in turn, until one counts: rdx = &ends[e], if e < ends_len, then
         // [`way_counts`](Self::way_counts).
-        let mut counts = Vec::new();
         let ways = match at {
             EndAt::Fixed { ways, .. } => ways,
             EndAt::Site => Site::END_WAYS,
         };
-        for w in 0..ways {
-            let mut next = Vec::new();
-            let a = &mut *self.asm;
+        self.each_way(ways, miss, |c, w, next, miss| {
+            let a = &mut *c.asm;
             match at {
                 EndAt::Fixed { end, .. } => a.mov_imm(RDX, u64::from(end) + u64::from(w)),
                 EndAt::Site => {
@@ -841,21 +839,8 @@ impl Compiler<'_> {
             next.push(a.jcc(Cc::Ae));
             a.shift_imm(W::Q, Shift::Shl, RDX, 5);
             a.alu_mem(W::Q, Alu::Add, RDX, RSI, Ctx::ENDS as i32);
-            self.way_counts(sum, 0, &mut next);
-            let a = &mut *self.asm;
-            // A way that does not count goes on to the next; the last one's, to a miss.
-            if w + 1 == ways {
-                miss.extend(next);
-            } else {
-                counts.push(a.jmp());
-                for j in next {
-                    a.patch(j);
-                }
-            }
-        }
-        for j in counts {
-            self.asm.patch(j);
-        }
+            c.way_counts(sum, 0, next);
+        });
     }
 
     /// [`path_end`](Self::path_end) of the `ways` ways from `end` on, `last` the index of
@@ -873,22 +858,36 @@ impl Compiler<'_> {
         a.alu_mem_imm(Alu::Cmp, RSI, Ctx::ENDS_LEN as i32, last);
         miss.push(a.jcc(Cc::Be));
         a.load(RDX, RSI, Ctx::ENDS as i32);
-        let mut counts = Vec::new();
-        for w in 0..ways {
+        self.each_way(ways, miss, |c, w, next, _| {
             // (Fits: checked by the caller.)
             let disp = ((end + u32::from(w)) << 5) as i32;
-            let mut next = Vec::new();
-            self.way_counts(sum, disp, &mut next);
-            let a = &mut *self.asm;
+            c.way_counts(sum, disp, next);
             if disp != 0 {
-                a.alu_imm(W::Q, Alu::Add, RDX, disp);
+                c.asm.alu_imm(W::Q, Alu::Add, RDX, disp);
             }
+        });
+    }
+
+    /// The tries of `ways` ways, each emitted by `way(self, w, next, miss)`, which falls
+    /// through where way `w` counts and jumps to a `next` where it does not: a way that
+    /// does not count goes on to the next, the last one's to a `miss`, and those that count
+    /// meet after the last.
+    fn each_way(
+        &mut self,
+        ways: u8,
+        miss: &mut Vec<usize>,
+        mut way: impl FnMut(&mut Self, u8, &mut Vec<usize>, &mut Vec<usize>),
+    ) {
+        let mut counts = Vec::new();
+        for w in 0..ways {
+            let mut next = Vec::new();
+            way(self, w, &mut next, miss);
             if w + 1 == ways {
                 miss.extend(next);
             } else {
-                counts.push(a.jmp());
+                counts.push(self.asm.jmp());
                 for j in next {
-                    a.patch(j);
+                    self.asm.patch(j);
                 }
             }
         }

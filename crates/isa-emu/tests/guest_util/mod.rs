@@ -82,3 +82,44 @@ pub fn stdout(m: &Machine) -> Vec<u8> {
         _ => unreachable!(),
     }
 }
+
+/// Runs `guest` with the sink `make(entry, true)`, whose probes compiled code runs, and
+/// again with `make(entry, false)`, which gets every edge as an event; asserts that both
+/// runs retired the same instructions and printed the same, and returns both sinks.
+pub fn with_and_without_probes<S: prof_events::Sink>(
+    guest: &Guest,
+    make: impl Fn(u64, bool) -> S,
+) -> (S, S) {
+    let run = |probes: bool| {
+        let mut m = machine(guest, Config::default());
+        let mut sink = make(m.image().entry, probes);
+        let s = m.run(&mut sink);
+        (sink, s.instret, stdout(&m))
+    };
+    let (with, instret, out) = run(true);
+    let (without, instret_events, out_events) = run(false);
+    let name = &guest.name;
+    assert_eq!((instret, out), (instret_events, out_events), "{name}");
+    (with, without)
+}
+
+/// The start and end of each block a sink was told of, by id (an edge names only its
+/// source block's id).
+#[derive(Debug, Default)]
+pub struct Bounds(Vec<(u64, u64)>);
+
+impl Bounds {
+    /// Notes `block`'s start and end.
+    pub fn note(&mut self, block: &prof_events::BlockInfo) {
+        let i = block.id.index();
+        if self.0.len() <= i {
+            self.0.resize(i + 1, (0, 0));
+        }
+        self.0[i] = (block.start, block.end);
+    }
+
+    /// The start and end of block `id`.
+    pub fn of(&self, id: prof_events::BlockId) -> (u64, u64) {
+        self.0[id.index()]
+    }
+}
