@@ -525,7 +525,7 @@ pub fn apply(
         } => {
             let pairs = pairs as usize;
             let tail = matches!(probe.op, ProbeOp::Tail { .. });
-            let room = push.is_none() || state.room_for(1);
+            let room = state.room_for(usize::from(push.is_some()));
             if (tail && state.depth == 0)
                 || pairs >= counts.len()
                 || state.saved != state.floor
@@ -1037,12 +1037,11 @@ mod tests {
             enter: None,
         };
         for saved in [SAVES as u64 + 1, u64::MAX] {
-            let lent = ProbeState {
+            let mut s = ProbeState {
                 saved,
                 ..ProbeState::default()
             };
             // No room for a sum, and none needed by a call that saves none.
-            let mut s = lent;
             let push = ProbeOp::Push {
                 add: 0,
                 inner: None,

@@ -515,12 +515,12 @@ impl Compiler<'_> {
                 });
             }
             ProbeOp::Return { end, ways, pairs } => {
-                // r14 = the top frame (one of the state's, even where a sink lent a depth
-                // past them), which must return where the jump goes (in r12).
+                // r14 = the top frame, depth - 1 (one of the state's: a depth of 0 wraps
+                // above them, as does one a sink lent past them), which must return where
+                // the jump goes (in r12).
                 const AT: i32 = ProbeState::FRAMES as i32;
                 a.load(R14, RCX, ProbeState::DEPTH as i32);
                 a.alu_imm(W::Q, Alu::Sub, R14, 1);
-                miss.push(a.jcc(Cc::B));
                 a.alu_imm(W::Q, Alu::Cmp, R14, prof_events::FRAMES as i32);
                 miss.push(a.jcc(Cc::Ae));
                 a.shift_imm(W::Q, Shift::Shl, R14, Frame::SHIFT as u8);
@@ -804,12 +804,11 @@ impl Compiler<'_> {
     fn path_end(&mut self, at: EndAt, sum: Option<i64>, miss: &mut Vec<usize>) {
         // Fixed ways, whose entries lie at displacements that fit 32 bits: the table is
         // checked and loaded once, each way then read at its displacement.
-        if let EndAt::Fixed { end, ways } = at {
-            if ways == 0 {
-                // (No way counts.)
-                miss.push(self.asm.jmp());
-                return;
-            }
+        if let EndAt::Fixed {
+            end,
+            ways: ways @ 1..,
+        } = at
+        {
             let last = u64::from(end) + u64::from(ways) - 1;
             if let (Ok(last), Ok(_)) = (i32::try_from(last), i32::try_from((last + 1) << 5)) {
                 return self.fixed_ways(end, ways, last, sum, miss);
@@ -871,13 +870,17 @@ impl Compiler<'_> {
     /// The tries of `ways` ways, each emitted by `way(self, w, next, miss)`, which falls
     /// through where way `w` counts and jumps to a `next` where it does not: a way that
     /// does not count goes on to the next, the last one's to a `miss`, and those that count
-    /// meet after the last.
+    /// meet after the last. With no ways, none counts.
     fn each_way(
         &mut self,
         ways: u8,
         miss: &mut Vec<usize>,
         mut way: impl FnMut(&mut Self, u8, &mut Vec<usize>, &mut Vec<usize>),
     ) {
+        if ways == 0 {
+            miss.push(self.asm.jmp());
+            return;
+        }
         let mut counts = Vec::new();
         for w in 0..ways {
             let mut next = Vec::new();
