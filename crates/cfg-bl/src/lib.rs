@@ -253,12 +253,25 @@
 //! 264 577); steps that enter two nested regions at once, or leave one and add (strings
 //! 500000 global, 464 177 -> 132 460; coremark 3000 region, 280 401 -> 33 023); a call
 //! whose block enters a loop first (chase region, 484 748 -> 279 199); a sparse path end
-//! with six hot sums in four windows (primes 400000 flat, 200 019 -> 3 718). Each
+//! with six hot sums in four windows (primes 400000 flat, 200 019 -> 3 718); the same
+//! `switch` again, with 7 targets for a site's 4 ways, whose restarts each took over the
+//! open frames of sort's recursive merge sorts, so that their returns reached the sink
+//! too (sites hold 8 targets since 6080717: sort 300000 flat, about 250 000 edges and
+//! 61 000 traces delivered -> 2 700 and 300). Each
 //! measured 2-20% faster on the guest and mode concerned in alternating runs, but the
 //! geomeans of `cargo xtask bench-paths` did not move clearly beyond the machine's noise
 //! (three runs of bac7668, `--runs 3` then `--runs 5` twice: flat 1.51x/1.54x/1.42x,
 //! region-based 1.55x/1.56x/1.43x, global-based 1.60x/1.60x/1.56x, while coremark's run
-//! with no sink took 0.228 s in the first two and 0.332 s in the third).
+//! with no sink took 0.228 s in the first two and 0.332 s in the third). The sites'
+//! 8 ways measured 0.444 -> 0.432 s on sort 300000 flat and 0.516 -> 0.484 s
+//! region-based (`overhead --runs 3 --only MODE`, medians of three alternating rounds).
+//! Tried and not kept: lending the frames the sink took over back to the probe state
+//! when it next lends it (the inverse of taking them over, up to four a lease): chase
+//! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
+//! region-based 29 000 fewer returns, but chase's median ratio over five alternating
+//! rounds of `--runs 5` stayed the same (flat 1.37x -> 1.38x, global-based 1.33x ->
+//! 1.37x); and 64 frames instead of 16, which changed neither the events delivered
+//! (chase, sort) nor the times (chase 250000, recursion 12) beyond the noise.
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
