@@ -427,7 +427,8 @@ impl Arena {
     /// `push; set; count; set` and `push; set; push; set; count; set`
     /// ([`ProbeOp::PushEnd`]), `count; pop` and `count; pop; add` ([`ProbeOp::Pop`], an
     /// addition before the pop lost), `push; set; count; pop` ([`ProbeOp::Through`]) or
-    /// `count; pop; push; set` ([`ProbeOp::PopPush`]); the path end it counts with is
+    /// `count; pop; push; set` ([`ProbeOp::PopPush`]), `count; pop; count; set` or
+    /// `count; pop; count; pop` ([`ProbeOp::PopEnd`]); the path ends it counts with are
     /// added.
     fn region_probe(&mut self, ops: &[Op], places: &[Place]) -> Option<ProbeOp> {
         let mut counts = |count: Op, set: u128| {
@@ -490,6 +491,25 @@ impl Arena {
                 let add = signed_64(*v)?;
                 let (end, ways) = counts(*count, 0)?;
                 ProbeOp::Pop { end, ways, add }
+            }
+            (
+                None,
+                [inner @ Op::Count { .. }, Op::Pop, outer @ Op::Count { .. }, then @ (Op::Pop | Op::Set(_))],
+            ) => {
+                // After the outer count: the sum it sets, or the next saved sum.
+                let (pop, set) = match *then {
+                    Op::Set(x) => (false, x),
+                    _ => (true, 0),
+                };
+                let (end, ways) = counts(*inner, 0)?;
+                let (outer, outer_ways) = counts(*outer, set)?;
+                ProbeOp::PopEnd {
+                    end,
+                    ways,
+                    outer,
+                    outer_ways,
+                    pop,
+                }
             }
             (None, [count @ Op::Count { .. }, Op::Pop, Op::Push(v), Op::Set(w)]) => {
                 let (add, set) = (signed_64(*v)?, signed_64(*w)?);

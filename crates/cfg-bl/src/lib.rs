@@ -140,7 +140,9 @@
 //! activation's end is a single count and its restart an assignment. The hierarchical
 //! modes' steps that enter or leave a region (`push; set`, `push; set; count; set`, each
 //! also entering a second region nested in the first, `count; pop`, `count; pop; add`,
-//! `push; set; count; pop`, `count; pop; push; set`) are probes too, on the probe state's
+//! `push; set; count; pop`, `count; pop; push; set`, and `count; pop; count; set` or
+//! `count; pop; count; pop`, which leave a region at the outer one's path end or leave
+//! two) are probes too, on the probe state's
 //! stack of saved sums. Other region steps, transfers out of a function and the
 //! probes that miss reach the sink; it takes the emulator's traces through the other
 //! calls: a run through one is a single step, composed once per trace and entry key.

@@ -595,6 +595,17 @@ impl PathSink {
                 self.end_path(f, end, sum);
                 saved.wrapping_add(wide(add))
             }
+            ProbeOp::PopEnd {
+                end, outer, pop, ..
+            } => {
+                if stack.len() < 1 + usize::from(pop) {
+                    return false;
+                }
+                let (saved, next) = (stack.pop(), pop.then(|| stack.pop()).flatten());
+                self.end_path(f, end, sum);
+                let set = self.end_path(f, outer, saved.unwrap_or(0));
+                next.unwrap_or(set)
+            }
             ProbeOp::Through { add, set, end, .. } => {
                 self.end_path(f, end, wide(set));
                 sum.wrapping_add(wide(add))

@@ -98,7 +98,7 @@ impl Walker {
     fn op(&mut self, from: u64, to: u64) -> ProbeOp {
         let h = mix(from, to);
         let add = (h % 5) as i64 - 1;
-        let region = if self.regions { h / 7 % 8 } else { 5 };
+        let region = if self.regions { h / 7 % 8 } else { 7 };
         // Every third region entry enters a region nested in it too; every other exit adds
         // to the saved sum.
         let inner = (h / 11 % 3 == 0).then_some((h / 13 % 4) as i64);
@@ -138,6 +138,17 @@ impl Walker {
                 add,
                 set: (h % 3) as i64,
             },
+            5 => {
+                // The outer path end: the reverse edge's.
+                let (outer, outer_ways) = self.edge_end(to, from);
+                ProbeOp::PopEnd {
+                    end: e,
+                    ways,
+                    outer,
+                    outer_ways,
+                    pop: h / 19 % 2 == 0,
+                }
+            }
             // Every other one-way path end comes in the probe (it never changes).
             _ if ways == 1 && h % 2 == 0 => ProbeOp::Count(self.ends[e as usize]),
             // Some have no ways, and always miss.
@@ -363,6 +374,7 @@ impl Sink for Walker {
             ProbeOp::Push { .. }
                 | ProbeOp::PushEnd { .. }
                 | ProbeOp::Pop { .. }
+                | ProbeOp::PopEnd { .. }
                 | ProbeOp::Through { .. }
                 | ProbeOp::PopPush { .. }
         ) {

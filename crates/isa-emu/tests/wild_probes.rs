@@ -164,7 +164,7 @@ impl Wild {
                 pairs,
                 push: d.maybe(),
             },
-            _ => match d.below(11) {
+            _ => match d.below(12) {
                 0..=2 => ProbeOp::Add(d.value()),
                 3 => ProbeOp::End { end, ways },
                 4 => ProbeOp::Count(self.ends[d.below(ends as u64) as usize]),
@@ -197,6 +197,16 @@ impl Wild {
                     add: d.value(),
                     set: d.value(),
                 },
+                10 => {
+                    let (outer, outer_ways) = d.end(ends);
+                    ProbeOp::PopEnd {
+                        end,
+                        ways,
+                        outer,
+                        outer_ways,
+                        pop: d.below(2) == 0,
+                    }
+                }
                 _ => ProbeOp::Tail {
                     end,
                     ways,
@@ -344,7 +354,7 @@ fn hostile_probes_do_what_the_events_do() {
     eprintln!("taken by compiled code, by operation: {taken:?}");
     assert!(with_all < without_all, "compiled code took no edge");
     // Every operation drawn ran as compiled code somewhere.
-    assert_eq!(taken.len(), 12, "{taken:?}");
+    assert_eq!(taken.len(), 13, "{taken:?}");
     for (kind, n) in &taken {
         assert!(*n > 0, "compiled code took no {kind}");
     }

@@ -32,8 +32,8 @@
 //! restarts at it ([`ProbeOp::Restart`]).
 //!
 //! Hierarchical profiles save the outer path's sum on entering a region and restore it on
-//! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`], and both on one edge:
-//! [`ProbeOp::Through`], [`ProbeOp::PopPush`]): the state holds up
+//! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`], [`ProbeOp::PopEnd`],
+//! and both on one edge: [`ProbeOp::Through`], [`ProbeOp::PopPush`]): the state holds up
 //! to [`SAVES`] saved sums, and each activation's own are those from its `floor` up (a call
 //! sets the floor to the sums saved so far, its return restores the caller's), so a pop
 //! applies only above the floor, and a return or a tail call only where the ending
@@ -206,6 +206,26 @@ pub enum ProbeOp {
         /// Added to the saved sum (the edge's value in the outer region).
         add: i64,
     },
+    /// Leaving a region at a path's end straight into a path end of the region around it
+    /// (`count; sum = pop(); count; sum = set`: a loop's exit that is also the outer loop's
+    /// back edge), or, with `pop`, out of two regions at once (`count; sum = pop(); count;
+    /// sum = pop()`), if the current activation saved the sums it pops and both path ends
+    /// count: the path end of `end` and `ways` counts the sum and the one of `outer` and
+    /// `outer_ways` the top saved sum, as [`ProbeOp::End`] does, the saved sum pops, and
+    /// the sum becomes the one `outer` sets, or with `pop` the next saved sum, which pops
+    /// too.
+    PopEnd {
+        /// Index of the inner path end's first way in `ends`.
+        end: u32,
+        /// Its ways (at least 1).
+        ways: u8,
+        /// Index of the outer path end's first way in `ends`.
+        outer: u32,
+        /// Its ways (at least 1).
+        outer_ways: u8,
+        /// Whether the next saved sum pops too (the outer region is left as well).
+        pop: bool,
+    },
     /// A region entered and left by one edge (`push(sum + add); sum = set; count; sum =
     /// pop()`), if `sum + add` fits 64 bits and the path end of `end` and `ways` counts the
     /// sum `set` as [`ProbeOp::End`] does: counts it, then `sum += add`.
@@ -249,6 +269,7 @@ impl ProbeOp {
             ProbeOp::Push { .. } => "push",
             ProbeOp::PushEnd { .. } => "push end",
             ProbeOp::Pop { .. } => "pop",
+            ProbeOp::PopEnd { .. } => "pop end",
             ProbeOp::Through { .. } => "through",
             ProbeOp::PopPush { .. } => "pop push",
         }
@@ -580,6 +601,39 @@ pub fn apply(
             };
             counts[c] += 1;
             state.saved = top as u64;
+            state.sum = sum as i128 as u128;
+        }
+        ProbeOp::PopEnd {
+            end,
+            ways,
+            outer,
+            outer_ways,
+            pop,
+        } => {
+            let Some(top) = state.own_top() else {
+                return false;
+            };
+            let next = if pop {
+                match top.checked_sub(1).filter(|&n| n as u64 >= state.floor) {
+                    Some(n) => Some(n),
+                    None => return false,
+                }
+            } else {
+                None
+            };
+            let saved = state.saves[top] as i128 as u128;
+            let c = counter(state.sum, end, ways, counts.len(), ends);
+            let o = counter(saved, outer, outer_ways, counts.len(), ends);
+            let (Some((c, _)), Some((o, set))) = (c, o) else {
+                return false;
+            };
+            counts[c] += 1;
+            counts[o] += 1;
+            let (saved, sum) = match next {
+                Some(n) => (n, state.saves[n]),
+                None => (top, set),
+            };
+            state.saved = saved as u64;
             state.sum = sum as i128 as u128;
         }
         ProbeOp::Through {
@@ -1157,6 +1211,56 @@ mod tests {
         s.sum = 7;
         assert!(!run(&mut s, &mut counts, pop));
         assert_eq!((s.sum, s.saved), (7, SAVES as u64));
+    }
+
+    #[test]
+    fn a_region_left_at_an_outer_path_end_counts_both_sums_and_pops_one_or_two() {
+        // Inner path end: sums 0..4 at counters 0..4; outer: sums 10..14 at counters 4..8,
+        // setting the sum to 9.
+        let ([inner], mut s) = region_setup(0, 4, 1);
+        let outer = ProbeEnd {
+            base: 4,
+            size: 4,
+            add: -10,
+            set: 9,
+        };
+        let ends = [inner, outer];
+        let mut counts = [0u64; 8];
+        let run = |s: &mut ProbeState, counts: &mut [u64], op| run(s, counts, &ends, op, 0);
+        let pop_end = |pop| ProbeOp::PopEnd {
+            end: 0,
+            ways: 1,
+            outer: 1,
+            outer_ways: 1,
+            pop,
+        };
+        s.saves[..2].copy_from_slice(&[12, 11]);
+        s.saved = 2;
+        // Counts 1 (inner) and 11 (outer), pops 11, sets 9.
+        assert!(run(&mut s, &mut counts, pop_end(false)));
+        assert_eq!(
+            (s.sum, s.saved_sums(), counts),
+            (9, &[12][..], [0, 1, 0, 0, 0, 1, 0, 0])
+        );
+        // The inner end does not count 9: nothing changes.
+        assert!(!run(&mut s, &mut counts, pop_end(false)));
+        assert_eq!((s.sum, s.saved), (9, 1));
+        // The outer end does not count the saved sum 12 + 3: nothing changes.
+        s.sum = 3;
+        s.saves[0] = 15;
+        assert!(!run(&mut s, &mut counts, pop_end(false)));
+        assert_eq!((s.sum, s.saved, counts[3]), (3, 1, 0));
+        // Two levels at once: one saved sum is not enough.
+        s.saves[0] = 12;
+        assert!(!run(&mut s, &mut counts, pop_end(true)));
+        // Nor are two where the lower one is a caller's (below the floor).
+        s.saves[..2].copy_from_slice(&[5, 13]);
+        (s.saved, s.floor) = (2, 1);
+        assert!(!run(&mut s, &mut counts, pop_end(true)));
+        // Both the activation's own: counts 3 and 13, then the sum is 5, nothing saved.
+        s.floor = 0;
+        assert!(run(&mut s, &mut counts, pop_end(true)));
+        assert_eq!((s.sum, s.saved, counts), (5, 0, [0, 1, 0, 1, 0, 1, 0, 1]));
     }
 
     #[test]

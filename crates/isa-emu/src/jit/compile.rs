@@ -71,11 +71,9 @@ enum Sum {
 }
 
 impl Sum {
-    fn known(self) -> Option<i64> {
-        match self {
-            Sum::Known(v) => Some(v),
-            _ => None,
-        }
+    /// A sum known when compiled, or else the state's.
+    fn of(known: Option<i64>) -> Sum {
+        known.map_or(Sum::State, Sum::Known)
     }
 }
 
@@ -403,7 +401,7 @@ impl Compiler<'_> {
             ProbeOp::End { end, ways } => {
                 // (The end sets the sum in the state.)
                 let sum = self.pending.sum.take();
-                self.path_end(EndAt::Fixed { end, ways }, sum, miss);
+                self.path_end(EndAt::Fixed { end, ways }, Sum::of(sum), miss);
                 self.count_end();
             }
             ProbeOp::Count(end) => self.count_fixed(&end, miss, lazy),
@@ -423,7 +421,7 @@ impl Compiler<'_> {
             } => {
                 self.room_for(1 + u8::from(inner.is_some()), miss);
                 self.sum_plus(R12, add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
+                self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
                 self.save(R12);
                 self.save_inner(inner);
                 self.count_end();
@@ -431,11 +429,49 @@ impl Compiler<'_> {
             ProbeOp::Pop { end, ways, add } => {
                 // The top saved sum + add pops after the count.
                 self.top_saved_plus(add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, None, miss);
+                self.path_end(EndAt::Fixed { end, ways }, Sum::State, miss);
                 self.count_at(RAX);
                 let a = &mut *self.asm;
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, 1);
                 a.store(RCX, SUM, R12);
+            }
+            ProbeOp::PopEnd {
+                end,
+                ways,
+                outer,
+                outer_ways,
+                pop,
+            } => {
+                // r12 = the top saved sum, which the outer path end counts; with `pop`, the
+                // one below must be the activation's too. r13 = the inner path end's
+                // counter; both are found before either counts.
+                self.top_saved_plus(0, miss);
+                if pop {
+                    let a = &mut *self.asm;
+                    a.load(RAX, RCX, ProbeState::SAVED as i32);
+                    a.alu_imm(W::Q, Alu::Sub, RAX, 1);
+                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+                    miss.push(a.jcc(Cc::Be));
+                }
+                self.path_end(EndAt::Fixed { end, ways }, Sum::State, miss);
+                self.asm.mov(R13, RAX);
+                let outer = EndAt::Fixed {
+                    end: outer,
+                    ways: outer_ways,
+                };
+                self.path_end(outer, Sum::Reg(R12), miss);
+                // The sum after: the next saved sum, or the one the outer end sets.
+                let (after, pops) = match pop {
+                    true => (TOP_SAVED - 8, 2),
+                    false => (END_SET, 1),
+                };
+                let base = if pop { R14 } else { RDX };
+                self.asm.load(R15, base, after);
+                self.count_at(RAX);
+                self.count_at(R13);
+                let a = &mut *self.asm;
+                a.store(RCX, SUM, R15);
+                a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, pops);
             }
             ProbeOp::Through {
                 add,
@@ -444,7 +480,7 @@ impl Compiler<'_> {
                 ways,
             } => {
                 self.sum_plus(R12, add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, Some(set), miss);
+                self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
                 self.count_at(RAX);
                 self.asm.store(RCX, SUM, R12);
             }
@@ -456,7 +492,7 @@ impl Compiler<'_> {
             } => {
                 // The top saved sum becomes itself + add, and stays.
                 self.top_saved_plus(add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, None, miss);
+                self.path_end(EndAt::Fixed { end, ways }, Sum::State, miss);
                 self.count_at(RAX);
                 self.asm.store(R14, TOP_SAVED, R12);
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
@@ -473,7 +509,7 @@ impl Compiler<'_> {
                         // the sum that saves); all checked before anything changes.
                         let mut sum = caller;
                         if let Some((end, ways)) = end {
-                            c.path_end(EndAt::Fixed { end, ways }, sum.known(), miss);
+                            c.path_end(EndAt::Fixed { end, ways }, sum, miss);
                             c.asm.mov(R13, RAX);
                             c.asm.load(R15, RDX, END_SET);
                             sum = Sum::Reg(R15);
@@ -801,7 +837,7 @@ impl Compiler<'_> {
     /// through with rax = the counter and rdx = the way's
     /// [`ProbeEnd`] if a way counts the sum, else jumps to a
     /// `miss`. Uses rax and rdx.
-    fn path_end(&mut self, at: EndAt, sum: Option<i64>, miss: &mut Vec<usize>) {
+    fn path_end(&mut self, at: EndAt, sum: Sum, miss: &mut Vec<usize>) {
         // Fixed ways, whose entries lie at displacements that fit 32 bits: the table is
         // checked and loaded once, each way then read at its displacement.
         if let EndAt::Fixed {
@@ -845,14 +881,7 @@ impl Compiler<'_> {
     /// [`path_end`](Self::path_end) of the `ways` ways from `end` on, `last` the index of
     /// the last: jumps to a `miss` unless the ends hold them all, then tries each at its
     /// displacement from the ends (rdx) and points rdx to the one that counts.
-    fn fixed_ways(
-        &mut self,
-        end: u32,
-        ways: u8,
-        last: i32,
-        sum: Option<i64>,
-        miss: &mut Vec<usize>,
-    ) {
+    fn fixed_ways(&mut self, end: u32, ways: u8, last: i32, sum: Sum, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.alu_mem_imm(Alu::Cmp, RSI, Ctx::ENDS_LEN as i32, last);
         miss.push(a.jcc(Cc::Be));
@@ -903,11 +932,12 @@ impl Compiler<'_> {
     /// add, counted if in [0, size) (a negative one is above as unsigned), at base + rax if
     /// that is one of the counters; falls through with rax = the counter if so, else jumps
     /// to a `next`.
-    fn way_counts(&mut self, sum: Option<i64>, disp: i32, next: &mut Vec<usize>) {
+    fn way_counts(&mut self, sum: Sum, disp: i32, next: &mut Vec<usize>) {
         let a = &mut *self.asm;
         match sum {
-            Some(sum) => a.mov_imm(RAX, sum as u64),
-            None => a.load(RAX, RCX, ProbeState::SUM as i32),
+            Sum::Known(sum) => a.mov_imm(RAX, sum as u64),
+            Sum::State => a.load(RAX, RCX, ProbeState::SUM as i32),
+            Sum::Reg(r) => a.mov(RAX, r),
         }
         a.alu_mem(W::Q, Alu::Add, RAX, RDX, disp + END_ADD);
         next.push(a.jcc(Cc::O));
@@ -1060,7 +1090,7 @@ impl Compiler<'_> {
                 miss.push(self.asm.jcc(Cc::Ae));
             }
         }
-        self.path_end(at, None, miss);
+        self.path_end(at, Sum::State, miss);
     }
 
     /// The current activation ends at the path end `at` and the next starts with the sum
