@@ -267,6 +267,13 @@
 //! with no sink took 0.228 s in the first two and 0.332 s in the third). The sites'
 //! 8 ways measured 0.444 -> 0.432 s on sort 300000 flat and 0.516 -> 0.484 s
 //! region-based (`overhead --runs 3 --only MODE`, medians of three alternating rounds).
+//! Leaving a region at the outer one's path end, or two regions at once, became a probe
+//! ([`ProbeOp::PopEnd`](prof_events::ProbeOp), 4b97afd): strings 500000 delivered about
+//! 250 000 events region-based (strstr's nested loops), then about 380, and ran 0.510 ->
+//! 0.496 s region-based and 0.516 -> 0.498 s global-based (same command, medians of four
+//! rounds). Two runs of `cargo xtask bench-paths --runs 5` at 4b97afd gave geomean flat
+//! 1.43x/1.46x, region-based 1.48x/1.50x, global-based 1.48x/1.52x and no-op 1.17x/1.18x:
+//! within the noise of the table's runs.
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
