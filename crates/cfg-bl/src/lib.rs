@@ -214,6 +214,16 @@
 //! of `main`'s matrix loops (one per iteration of eight instructions, in a sparse table's
 //! windows), on strings the additions as much as the calls, and on primes the guest's own
 //! code runs slower in the probed blocks than in the superblocks of a run without a sink.
+//! Coremark costs less region-based than flat (1.55x/1.58x against 1.71x/1.74x in two
+//! bench-paths runs of 4b97afd): `perf record -F 8000 -e cpu-clock target/release/profkit
+//! paths --mode MODE --perf-map guests/bin/coremark.elf 3000`, one run each at 4b97afd,
+//! put 11.7% of flat's samples in sparse path ends (`path end`: a window search
+//! in the state's ends, even where the code knows the sum) and 7.6% in additions, against
+//! 7.0% in region-based mode's path ends of dense tables (`count`: immediates, and one
+//! known counter where the code knows the sum) and 1.7% in additions, for 81.8M and 89.9M
+//! paths. The flat paths that start at a loop head L have the contiguous numbers
+//! `[Val(ENTRY->L), Val(ENTRY->L) + NumPaths(L))`, so a back edge's sparse path end could
+//! keep a fixed window over them that probes give as immediates (not tried).
 //! A call under a known key takes the key and sum left pending, which it sets anyway, and
 //! stores its frame's fields as immediates (35 instructions down to 24 at sort's insertion
 //! loop; `overhead --runs 3 --only flat`, three alternating rounds, medians before ->
