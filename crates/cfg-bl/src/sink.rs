@@ -598,12 +598,18 @@ impl PathSink {
             ProbeOp::PopEnd {
                 end, outer, pop, ..
             } => {
-                if stack.len() < 1 + usize::from(pop) {
+                // The top saved sum, which the outer end counts, and with `pop` the next.
+                let Some(keep) = stack.len().checked_sub(1 + usize::from(pop)) else {
                     return false;
-                }
-                let (saved, next) = (stack.pop(), pop.then(|| stack.pop()).flatten());
+                };
+                let (next, saved) = match stack[keep..] {
+                    [next, saved] => (Some(next), saved),
+                    [saved] => (None, saved),
+                    _ => return false,
+                };
+                stack.truncate(keep);
                 self.end_path(f, end, sum);
-                let set = self.end_path(f, outer, saved.unwrap_or(0));
+                let set = self.end_path(f, outer, saved);
                 next.unwrap_or(set)
             }
             ProbeOp::Through { add, set, end, .. } => {

@@ -613,14 +613,11 @@ pub fn apply(
             let Some(top) = state.own_top() else {
                 return false;
             };
-            let next = if pop {
-                match top.checked_sub(1).filter(|&n| n as u64 >= state.floor) {
-                    Some(n) => Some(n),
-                    None => return false,
-                }
-            } else {
-                None
-            };
+            // With `pop`, the saved sum below the top must be the activation's too.
+            let next = top.checked_sub(1).filter(|&n| n as u64 >= state.floor);
+            if pop && next.is_none() {
+                return false;
+            }
             let saved = state.saves[top] as i128 as u128;
             let c = counter(state.sum, end, ways, counts.len(), ends);
             let o = counter(saved, outer, outer_ways, counts.len(), ends);
@@ -629,7 +626,7 @@ pub fn apply(
             };
             counts[c] += 1;
             counts[o] += 1;
-            let (saved, sum) = match next {
+            let (saved, sum) = match next.filter(|_| pop) {
                 Some(n) => (n, state.saves[n]),
                 None => (top, set),
             };

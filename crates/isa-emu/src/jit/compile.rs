@@ -447,6 +447,7 @@ impl Compiler<'_> {
                 // counter; both are found before either counts.
                 self.top_saved_plus(0, miss);
                 if pop {
+                    // (saved > floor, checked: saved - 1 does not wrap.)
                     let a = &mut *self.asm;
                     a.load(RAX, RCX, ProbeState::SAVED as i32);
                     a.alu_imm(W::Q, Alu::Sub, RAX, 1);
@@ -460,12 +461,11 @@ impl Compiler<'_> {
                     ways: outer_ways,
                 };
                 self.path_end(outer, Sum::Reg(R12), miss);
-                // The sum after: the next saved sum, or the one the outer end sets.
-                let (after, pops) = match pop {
-                    true => (TOP_SAVED - 8, 2),
-                    false => (END_SET, 1),
+                // r15 = the sum after: the next saved sum, or the one the outer end sets.
+                let (base, after, pops) = match pop {
+                    true => (R14, TOP_SAVED - 8, 2),
+                    false => (RDX, END_SET, 1),
                 };
-                let base = if pop { R14 } else { RDX };
                 self.asm.load(R15, base, after);
                 self.count_at(RAX);
                 self.count_at(R13);
