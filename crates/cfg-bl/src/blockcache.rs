@@ -331,6 +331,9 @@ pub(crate) struct Arena {
     /// Per entry of `ends`: its index in `memos` ([`NONE`]: it has no [`Memo`]).
     end_memo: Vec<u32>,
     memos: Vec<Memo>,
+    /// Per entry of `ends`: at a sparse path end's first way, its pinned way ([`NONE`]:
+    /// none; see [`pinned`](Self::pinned)).
+    pins: Vec<u32>,
     /// Every step goes to the arena (so that edges are recorded).
     pub(crate) record: bool,
 }
@@ -354,6 +357,7 @@ impl Arena {
         self.seen.clear();
         self.end_memo.clear();
         self.memos.clear();
+        self.pins.clear();
     }
 
     /// The step for the composed `ops` (see [`compose`]) of CFG `edges`, in a function
@@ -418,6 +422,7 @@ impl Arena {
             self.ways.push(if w == 0 { ways } else { 0 });
             self.seen.push(0);
             self.end_memo.push(NONE);
+            self.pins.push(NONE);
         }
         e
     }
@@ -554,9 +559,12 @@ impl Arena {
     /// windows stay while the others take turns: taking the ways in turn, primes 400000
     /// (flat) moved windows 164 000 times at one path end of main whose paths have six hot
     /// sums.
-    pub(crate) fn victim(&mut self, e: u32, count: impl Fn(usize) -> u64) -> u32 {
-        let mut best = (e, (true, u64::MAX));
+    pub(crate) fn victim(&mut self, e: u32, count: impl Fn(usize) -> u64) -> Option<u32> {
+        let mut best = None;
         for w in e..e + self.ways(e).max(1) {
+            if self.pin(e) == Some(w) {
+                continue;
+            }
             let now = self.memo(w).map(|m| count(m.counter));
             let Some(seen) = self.seen.get_mut(w as usize) else {
                 break;
@@ -564,11 +572,30 @@ impl Arena {
             // (An empty way before any window.)
             let since = now.map_or((false, 0), |n| (true, n.saturating_sub(*seen)));
             *seen = now.unwrap_or(0);
-            if since < best.1 {
-                best = (w, since);
+            if best.is_none_or(|(_, least)| since < least) {
+                best = Some((w, since));
             }
         }
-        best.0
+        best.map(|(w, _)| w)
+    }
+
+    /// The way of the sparse path end at `e` that is pinned: its window never moves again
+    /// while the arena lasts, so a probe may carry it ([`ProbeOp::End`]'s `first`).
+    fn pin(&self, e: u32) -> Option<u32> {
+        self.pins.get(e as usize).copied().filter(|&w| w != NONE)
+    }
+
+    /// The pinned window of the sparse path end at `e`, pinning the one that counted most
+    /// (`count(counter)`) if none is yet; none before any window counted.
+    pub(crate) fn pinned(&mut self, e: u32, count: impl Fn(usize) -> u64) -> Option<PathEnd> {
+        if self.pin(e).is_none() {
+            let hot = (e..e + self.ways(e))
+                .filter_map(|w| Some((w, count(self.memo(w)?.counter))))
+                .filter(|&(_, n)| n > 0)
+                .max_by_key(|&(w, n)| (n, std::cmp::Reverse(w)))?;
+            *self.pins.get_mut(e as usize)? = hot.0;
+        }
+        self.end(self.pin(e)?).copied()
     }
 
     /// Path end entry `i` (a way).
@@ -687,7 +714,11 @@ mod tests {
         // Way w's window counts at pool counter w.
         let mut counts = vec![0u64; WINDOWS as usize];
         for w in 0..ways {
-            assert_eq!(arena.victim(0, |c| counts[c]), w, "the empty ways first");
+            assert_eq!(
+                arena.victim(0, |c| counts[c]),
+                Some(w),
+                "the empty ways first"
+            );
             let memo = Memo {
                 func: 0,
                 table: 0,
@@ -695,7 +726,8 @@ mod tests {
                 sum: u128::from(w),
                 add: 0,
             };
-            let window = PathEnd::of(&end, &[Place::Sparse(0)]).unwrap();
+            let path_end = PathEnd::of(&end, &[Place::Sparse(0)]).unwrap();
+            let window = path_end.window(w as usize, 0, u128::from(w)).unwrap();
             arena.set_memo(w, window, memo);
             counts[w as usize] = 1;
         }
@@ -703,11 +735,32 @@ mod tests {
         for (w, c) in counts.iter_mut().enumerate() {
             *c += [50, 40, 3, 60, 9, 70, 80, 90][w];
         }
-        assert_eq!(arena.victim(0, |c| counts[c]), 2);
+        assert_eq!(arena.victim(0, |c| counts[c]), Some(2));
         for (w, c) in counts.iter_mut().enumerate() {
             *c += [5, 1, 7, 8, 2, 9, 10, 11][w];
         }
-        assert_eq!(arena.victim(0, |c| counts[c]), 1);
+        assert_eq!(arena.victim(0, |c| counts[c]), Some(1));
+        // Pinning takes the window that counted most (way 5: 80), which then stays
+        // pinned and never moves, though it counted least since the last miss.
+        let hot = arena.end(5).copied();
+        assert_eq!(hot.map(|h| h.base), Some(5));
+        assert_eq!(arena.pinned(0, |c| counts[c]), hot);
+        counts[3] += 1000;
+        assert_eq!(arena.pinned(0, |c| counts[c]), hot);
+        for (w, c) in counts.iter_mut().enumerate() {
+            *c += [5, 6, 7, 8, 9, 0, 0, 0][w];
+        }
+        assert_eq!(arena.victim(0, |c| counts[c]), Some(0));
+    }
+
+    /// No window is pinned before one counted.
+    #[test]
+    fn a_path_end_pins_no_window_before_one_counted() {
+        let mut arena = Arena::default();
+        let end = [Op::Count { table: 0, add: 0 }, Op::Set(0)];
+        assert_eq!(arena.store(&end, &[1], &[Place::Sparse(0)]), Step::End(0));
+        assert_eq!(arena.pinned(0, |_| 0), None);
+        assert_eq!(arena.victim(0, |_| 0), Some(0));
     }
 
     #[test]

@@ -221,9 +221,10 @@
 //! in the state's ends, even where the code knows the sum) and 7.6% in additions, against
 //! 7.0% in region-based mode's path ends of dense tables (`count`: immediates, and one
 //! known counter where the code knows the sum) and 1.7% in additions, for 81.8M and 89.9M
-//! paths. The flat paths that start at a loop head L have the contiguous numbers
-//! `[Val(ENTRY->L), Val(ENTRY->L) + NumPaths(L))`, so a back edge's sparse path end could
-//! keep a fixed window over them that probes give as immediates (not tried).
+//! paths (before the pinned windows below). The flat paths that start at a loop head L have
+//! the contiguous numbers `[Val(ENTRY->L), Val(ENTRY->L) + NumPaths(L))`, but a back edge's
+//! path end cannot tell that range: with increments on chords its assignment is not
+//! `Val(ENTRY->L)`, so a fixed window over it was not built.
 //! A call under a known key takes the key and sum left pending, which it sets anyway, and
 //! stores its frame's fields as immediates (35 instructions down to 24 at sort's insertion
 //! loop; `overhead --runs 3 --only flat`, three alternating rounds, medians before ->
@@ -240,15 +241,22 @@
 //! table once and then read at fixed displacements from it (6176b0b; same command, before
 //! -> after): coremark 3000 flat 0.376 -> 0.368 s, primes 400000 0.292 -> 0.284 s,
 //! strings 500000 0.496 -> 0.460 s, region-based sort 300000 0.500 -> 0.488 s and strings
-//! 0.520 -> 0.508 s, global-based unchanged. Tried and not kept: pinning a sparse path
-//! end's first window (it never moves while the arena lasts) and giving it in the probe as
-//! a [`ProbeOp::Count`](prof_events::ProbeOp). The emulator asks for a block's probes when it first translates the block,
-//! before any window exists, so that alone changed nothing (coremark 3000 flat
-//! 0.376-0.388 s either way); asking again when an event superblock forms made every guest
-//! slower (coremark 0.38 -> 0.54-0.64 s, sort 300000 0.45 -> 2.9 s), and so did asking
-//! again without pinning (coremark 0.56-0.68 s, sort 3.4-3.5 s, against 0.38-0.46 s and
-//! 0.49-0.67 s), likely because the sink answers for the activation on top when asked,
-//! which need not be the one a later part of the superblock runs in (not checked).
+//! 0.520 -> 0.508 s, global-based unchanged. A sparse path end's probe
+//! ([`ProbeOp::End`](prof_events::ProbeOp)) carries the sum after it, so that the code after
+//! it knows the sum (alone no faster: coremark 3000 flat 0.368 s before and after, primes
+//! 400000 0.284-0.288 s), and the window that counted most when the probe is asked for,
+//! pinned (it never moves while the arena lasts) and tried first: with the sum known, one
+//! known counter instead of the search of six ways. The emulator asks for a block's probes
+//! when it first translates the block, before any window exists, so it asks again for the
+//! path ends when an event superblock forms, but only for the parts that run in the
+//! activation the superblock starts in (up to its first call): the sink answers for the
+//! activation on top, and asking for every part, which a first try of pinning did, made
+//! every guest slower (coremark 0.38 -> 0.54-0.64 s, sort 300000 0.45 -> 2.9 s), likely
+//! because a callee's parts got the answers for its caller (not checked). Same command, three alternating rounds,
+//! medians before -> after: coremark 3000 flat 0.368 -> 0.344 s and global-based 0.380 ->
+//! 0.364 s (region-based, with dense tables, 0.344 s both in five rounds); primes 400000
+//! flat 0.284 s both; sort 300000 and strings 500000 flat 0.424 ->
+//! 0.428 s and 0.468 -> 0.472 s (within the noise: 0.424-0.428 and 0.460-0.480 s before).
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
 //! bounds checks (a few instructions a probe), and trying a sparse path end's windows
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s

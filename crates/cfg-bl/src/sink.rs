@@ -674,8 +674,19 @@ impl PathSink {
                 return;
             }
         };
+        // A memo for a way that has none.
+        let fresh = Memo {
+            func: f as u32,
+            table,
+            counter: usize::MAX,
+            sum,
+            add,
+        };
         let pool = &self.pool;
-        let w = self.arena.victim(e, |c| pool.count(c));
+        let Some(w) = self.arena.victim(e, |c| pool.count(c)) else {
+            // (Every way is pinned: the sum goes to the table.)
+            return self.count_sparse(fresh, sum, 1);
+        };
         let Some(&end) = self.arena.end(w) else {
             return;
         };
@@ -685,16 +696,7 @@ impl PathSink {
                 self.count_sparse(m, m.sum, n);
                 (Memo { sum, ..m }, true)
             }
-            None => {
-                let memo = Memo {
-                    func: f as u32,
-                    table,
-                    counter: usize::MAX,
-                    sum,
-                    add,
-                };
-                (memo, false)
-            }
+            None => (fresh, false),
         };
         let counter = if old { memo.counter } else { self.pool.alloc() };
         match end.window(counter, memo.add, memo.sum) {
@@ -2068,6 +2070,12 @@ impl Sink for PathSink {
                 None => ProbeOp::End {
                     end: e,
                     ways: self.arena.ways(e) as u8,
+                    // (Every way, a window of the path end's table, sets the path end's.)
+                    set: self.arena.end(e)?.set,
+                    first: {
+                        let pool = &self.pool;
+                        self.arena.pinned(e, |c| pool.count(c))
+                    },
                 },
             },
             Step::Action(a) => self.arena.probe(a)?,

@@ -152,8 +152,28 @@ impl Walker {
             // Every other one-way path end comes in the probe (it never changes).
             _ if ways == 1 && h % 2 == 0 => ProbeOp::Count(self.ends[e as usize]),
             // Some have no ways, and always miss.
-            _ if h % 17 == 0 => ProbeOp::End { end: e, ways: 0 },
-            _ => ProbeOp::End { end: e, ways },
+            _ if h % 17 == 0 => ProbeOp::End {
+                end: e,
+                ways: 0,
+                set: 0,
+                first: None,
+            },
+            // The sum after: mostly the ways' (as a path profile's), else another. A third
+            // are given their first way first (as a pinned window is), a third the reverse
+            // edge's path end's.
+            _ => ProbeOp::End {
+                end: e,
+                ways,
+                set: (h % 3 + h / 11 % 2) as i64,
+                first: match h / 23 % 3 {
+                    0 => Some(self.ends[e as usize]),
+                    1 => {
+                        let (reverse, _) = self.edge_end(to, from);
+                        Some(self.ends[reverse as usize])
+                    }
+                    _ => None,
+                },
+            },
         }
     }
 

@@ -166,7 +166,13 @@ impl Wild {
             },
             _ => match d.below(12) {
                 0..=2 => ProbeOp::Add(d.value()),
-                3 => ProbeOp::End { end, ways },
+                3 => ProbeOp::End {
+                    end,
+                    ways,
+                    set: d.value(),
+                    // Half given a way first, from the same wild lot.
+                    first: (d.below(2) == 0).then(|| self.ends[d.below(ends as u64) as usize]),
+                },
                 4 => ProbeOp::Count(self.ends[d.below(ends as u64) as usize]),
                 5 => ProbeOp::Push {
                     add: d.value(),

@@ -10,11 +10,13 @@
 //! delivering the edge event:
 //!
 //! 1. The probe *applies* if the state's `key` and `epoch` equal the probe's and, for
-//!    [`ProbeOp::End`], one of the path end's ways (the first that does) is in the state's
-//!    `ends`, its count in range (`sum + add < size`, computed in 128 bits) and its counter
-//!    in `counts` ([`ProbeOp::Count`]: its one path end, given in the probe).
+//!    [`ProbeOp::End`], one of the path end's ways (the first that does: the one given in
+//!    the probe, if any, then those in the state's `ends`) counts the sum: its count in
+//!    range (`sum + add < size`, computed in 128 bits) and its counter in `counts`
+//!    ([`ProbeOp::Count`]: its one path end, given in the probe).
 //! 2. If it applies: [`ProbeOp::Add`] adds to `sum`; [`ProbeOp::End`] and
-//!    [`ProbeOp::Count`] add one to that way's counter and set `sum`; then `key` becomes
+//!    [`ProbeOp::Count`] add one to that way's counter and set `sum` (to the probe's
+//!    `set` and the way's, respectively); then `key` becomes
 //!    the probe's `next`. The edge event is not delivered.
 //! 3. Otherwise nothing changes and the edge event is delivered, before any later probe
 //!    runs.
@@ -64,7 +66,7 @@ pub struct ProbeEnd {
     pub size: u64,
     /// Added to the sum before counting.
     pub add: i64,
-    /// The sum after the end.
+    /// The sum after the end (but for [`ProbeOp::End`], which carries its own).
     pub set: i64,
 }
 
@@ -74,13 +76,22 @@ pub enum ProbeOp {
     /// `sum += v` (sign-extended to 128 bits).
     Add(i64),
     /// The path end whose `ways` ways are the state's `ends` from index `end` on (read
-    /// when the probe runs, so the sink may change them): the first way that counts the
-    /// sum counts it (a sink keeps several windows of a sparse table's sums this way).
+    /// when the probe runs, so the sink may change them), after `first` if given: the
+    /// first way that counts the sum counts it (a sink keeps several windows of a sparse
+    /// table's sums this way), and the sum becomes `set`, not the way's: the sum after a
+    /// path end is the path end's, whichever window counted, so compiled code knows it
+    /// without reading the way.
     End {
         /// Index of the first way in `ends`.
         end: u32,
         /// Ways (at least 1).
         ways: u8,
+        /// The sum after.
+        set: i64,
+        /// A way tried before those in `ends`, given in the probe: a sink gives one that
+        /// does not change while the probe's epoch lasts (a window it pinned), so that
+        /// where compiled code knows the sum it knows the counter too.
+        first: Option<ProbeEnd>,
     },
     /// The path end given, counted as one way of [`ProbeOp::End`] is: a sink gives it for
     /// a path end that never changes while the probe's epoch lasts (a dense table's), so
@@ -445,12 +456,19 @@ pub fn apply(
     }
     match probe.op {
         ProbeOp::Add(v) => state.sum = state.sum.wrapping_add(v as i128 as u128),
-        ProbeOp::End { end, ways } => {
-            let Some(c) = counter(state.sum, end, ways, counts.len(), ends) else {
+        ProbeOp::End {
+            end,
+            ways,
+            set,
+            first,
+        } => {
+            let first = first.and_then(|f| way(state.sum, &f, counts.len()));
+            let Some((c, _)) = first.or_else(|| counter(state.sum, end, ways, counts.len(), ends))
+            else {
                 return false;
             };
-            counts[c.0] += 1;
-            state.sum = c.1 as i128 as u128;
+            counts[c] += 1;
+            state.sum = set as i128 as u128;
         }
         ProbeOp::Count(end) => {
             let Some(c) = way(state.sum, &end, counts.len()) else {
@@ -727,7 +745,12 @@ mod tests {
             key: 11,
             epoch: 1,
             next: 12,
-            op: ProbeOp::End { end: 0, ways: 1 },
+            op: ProbeOp::End {
+                end: 0,
+                ways: 1,
+                set: 7,
+                first: None,
+            },
         };
         assert!(!apply(&end, 0, &mut s, &mut counts, &ends));
         s.epoch = 1;
@@ -739,7 +762,12 @@ mod tests {
         let again = Probe { key: 12, ..end };
         assert!(!apply(&again, 0, &mut s, &mut counts, &ends));
         let missing = Probe {
-            op: ProbeOp::End { end: 1, ways: 1 },
+            op: ProbeOp::End {
+                end: 1,
+                ways: 1,
+                set: 7,
+                first: None,
+            },
             ..again
         };
         assert!(!apply(&missing, 0, &mut s, &mut counts, &ends));
@@ -766,7 +794,15 @@ mod tests {
             given.sum = sum;
             listed.sum = sum;
             let count = probe(0, ProbeOp::Count(end));
-            let end_op = probe(0, ProbeOp::End { end: 0, ways: 1 });
+            let end_op = probe(
+                0,
+                ProbeOp::End {
+                    end: 0,
+                    ways: 1,
+                    set: end.set,
+                    first: None,
+                },
+            );
             // Counter 2 + sum - 1 exists for sums 1 and 2 only (4 counters).
             let applied = apply(&count, 0, &mut given, &mut counts_given, &[]);
             assert_eq!(applied, (1..=2).contains(&sum), "{sum}");
@@ -779,8 +815,62 @@ mod tests {
     }
 
     #[test]
-    fn a_path_end_counts_in_the_first_way_that_holds_the_sum() {
-        // Two windows: sum 5 (at counter 0) and sum 9 (at counter 1).
+    fn a_path_end_tries_the_way_given_in_the_probe_before_those_in_ends() {
+        // In ends: sum 5 at counter 0, sum 9 at counter 1. Given: sums 5 and 6 at
+        // counters 2 and 3, then sums 5 and 6 at counters 3 and 4 (past the counters:
+        // sum 6 falls back to the ways in ends, which do not hold it).
+        let window = |base, sum: i64| ProbeEnd {
+            base,
+            size: 1,
+            add: -sum,
+            set: 0,
+        };
+        let ends = [window(0, 5), window(1, 9)];
+        let given = |base| ProbeEnd {
+            base,
+            size: 2,
+            add: -5,
+            set: 0,
+        };
+        let end = |first| Probe {
+            key: 0,
+            epoch: 0,
+            next: 0,
+            op: ProbeOp::End {
+                end: 0,
+                ways: 2,
+                set: 1,
+                first: Some(first),
+            },
+        };
+        for (first, sum, counter) in [
+            (given(2), 5, Some(2)),
+            (given(2), 6, Some(3)),
+            (given(2), 9, Some(1)),
+            (given(2), 7, None),
+            (given(3), 5, Some(3)),
+            (given(3), 6, None),
+        ] {
+            let mut counts = [0u64; 4];
+            let mut s = ProbeState {
+                sum,
+                ..ProbeState::default()
+            };
+            let applied = apply(&end(first), 0, &mut s, &mut counts, &ends);
+            assert_eq!(applied, counter.is_some(), "{sum}");
+            let mut want = [0u64; 4];
+            if let Some(c) = counter {
+                want[c] = 1;
+            }
+            assert_eq!(counts, want, "{sum}");
+            assert_eq!(s.sum, if applied { 1 } else { sum }, "{sum}");
+        }
+    }
+
+    #[test]
+    fn a_path_end_counts_in_the_first_way_that_holds_the_sum_and_sets_its_own() {
+        // Two windows: sum 5 (at counter 0) and sum 9 (at counter 1), whose sets the
+        // probe's set overrides.
         let ends = [
             ProbeEnd {
                 base: 0,
@@ -800,7 +890,12 @@ mod tests {
             key: 0,
             epoch: 0,
             next: 0,
-            op: ProbeOp::End { end: 0, ways },
+            op: ProbeOp::End {
+                end: 0,
+                ways,
+                set: 3,
+                first: None,
+            },
         };
         for (sum, ways, applies) in [(9, 2, true), (5, 2, true), (9, 1, false), (7, 2, false)] {
             let mut s = ProbeState {
@@ -812,6 +907,7 @@ mod tests {
                 applies,
                 "{sum}"
             );
+            assert_eq!(s.sum, if applies { 3 } else { sum }, "{sum}");
         }
         assert_eq!(counts, [1, 1]);
     }

@@ -36,7 +36,11 @@
 //! the parts and each exit's probe, instead of logging (see
 //! [`Source::parts`](crate::jit::Source)), and a probe that does not apply has that part's
 //! basic block's exit logged, so the run loop delivers it alone. After a bail-out, the
-//! events of the parts from the one it bailed out in are delivered.
+//! events of the parts from the one it bailed out in are delivered. Forming one asks the
+//! sink again for the path ends of the parts that run in the activation it starts in, and
+//! takes an answer that differs only by a way given first ([`ProbeOp::End`]'s `first`):
+//! by now a sparse table's path end may have a window the sink pinned, and with it the
+//! code counts a sum it knows at a counter it knows.
 //!
 //! Each event superblock is announced to the sink as a *trace* when formed
 //! ([`Sink::trace_formed`]). A sink that takes it receives each run as one
@@ -44,7 +48,7 @@
 //! events (the last part's exit still comes as an edge event): a counting sink then counts
 //! runs of traces and settles its per-block counts at the end.
 
-use prof_events::{BlockEnd, BlockId, Interest, Sink, TraceId, TracePart};
+use prof_events::{BlockEnd, BlockId, Interest, Probe, ProbeOp, Sink, TraceId, TracePart};
 
 use super::{scan_block, Block, BlockCache, NONE};
 use crate::jit::{runs_between_parts, PartProbes, Source, SUPER};
@@ -247,11 +251,46 @@ impl BlockCache {
             nparts: chosen.len() as u32,
         };
         let index = self.supers.len() as u32;
+        if probed {
+            self.refine_probes(&chosen, sink);
+        }
         sup.compiled = self.compile_super(&sup, index);
         self.supers.push(sup);
         self.blocks[head as usize].sup = index;
         self.supers_formed += 1;
         Some(index)
+    }
+
+    /// Asks `sink` again for the path ends ([`ProbeOp::End`]) among the exit probes of the
+    /// `chosen` parts that run in the activation the superblock starts in (up to its first
+    /// call), which the sink answers for now: a block asks for its probes when first
+    /// translated, before a sparse table's path end has a window it could pin and give
+    /// first, and by now it may have (a sink pins it only if it gives it). Only the way
+    /// given first may differ: any other answer leaves the probe as it was.
+    fn refine_probes<S: Sink + ?Sized>(&mut self, chosen: &[(u32, u32)], sink: &mut S) {
+        for &(slot, _) in chosen {
+            let Some(b) = self.blocks.get(slot as usize) else {
+                return;
+            };
+            let (info, call) = (
+                b.info(BlockId(self.id_base + slot)),
+                matches!(b.ends_with, BlockEnd::Call | BlockEnd::IndirectCall),
+            );
+            let Some(probes) = self.exit_probes.get_mut(slot as usize) else {
+                return;
+            };
+            for (to, probe) in probes.iter_mut().flatten() {
+                if let ProbeOp::End { first: None, .. } = probe.op {
+                    let again = sink.probe(&info, *to);
+                    if let Some(again) = again.filter(|a| refines(a, probe)) {
+                        *probe = again;
+                    }
+                }
+            }
+            if call {
+                return;
+            }
+        }
     }
 
     /// Compiles `sup` (to be event superblock `index`), logged, if compiled code is wanted
@@ -388,5 +427,26 @@ impl BlockCache {
             }
         }
         chosen
+    }
+}
+
+/// Whether `again` is `probe` (a path end with no way given first) with a way given first.
+fn refines(again: &Probe, probe: &Probe) -> bool {
+    match again.op {
+        ProbeOp::End {
+            end,
+            ways,
+            set,
+            first: Some(_),
+        } => {
+            let op = ProbeOp::End {
+                end,
+                ways,
+                set,
+                first: None,
+            };
+            Probe { op, ..*again } == *probe
+        }
+        _ => false,
     }
 }

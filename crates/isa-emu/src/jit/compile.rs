@@ -398,11 +398,35 @@ impl Compiler<'_> {
                 self.sum_plus(RAX, v, miss);
                 self.asm.store(RCX, SUM, RAX);
             }
-            ProbeOp::End { end, ways } => {
-                // (The end sets the sum in the state.)
-                let sum = self.pending.sum.take();
-                self.path_end(EndAt::Fixed { end, ways }, Sum::of(sum), miss);
-                self.count_end();
+            ProbeOp::End {
+                end,
+                ways,
+                set,
+                first,
+            } => {
+                let sum = Sum::of(self.pending.sum.take());
+                // The way given first, then (where it does not count) those in `ends`.
+                let mut counted = None;
+                if let Some(first) = first {
+                    let mut next = Vec::new();
+                    self.given_way(&first, sum, &mut next);
+                    counted = Some(self.asm.jmp());
+                    for j in next {
+                        self.asm.patch(j);
+                    }
+                }
+                self.path_end(EndAt::Fixed { end, ways }, sum, miss);
+                if let Some(j) = counted {
+                    self.asm.patch(j);
+                }
+                self.count_at(RAX);
+                // The sum after is the probe's, known: left pending if lazy, so that
+                // the additions and path ends after it are known too.
+                if lazy {
+                    self.pending.sum = Some(set);
+                } else {
+                    self.set_state(ProbeState::SUM, Val::Imm(set as u64));
+                }
             }
             ProbeOp::Count(end) => self.count_fixed(&end, miss, lazy),
             ProbeOp::Push { add, inner, set } => {
@@ -625,22 +649,42 @@ impl Compiler<'_> {
     /// counter is known too (it misses where it is out of the end's range or the
     /// counters).
     fn count_known(&mut self, end: &ProbeEnd, sum: i64, miss: &mut Vec<usize>) {
-        let index = sum
-            .checked_add(end.add)
-            .and_then(|i| u64::try_from(i).ok())
-            .filter(|&i| i < end.size)
-            .and_then(|i| end.base.checked_add(i));
-        match index {
-            Some(counter) => {
-                self.asm.mov_imm(RAX, counter);
-                self.asm
-                    .alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
-                miss.push(self.asm.jcc(Cc::Ae));
-                self.count_at(RAX);
-            }
-            None => miss.push(self.asm.jmp()),
-        }
+        self.given_way(end, Sum::Known(sum), miss);
+        self.count_at(RAX);
         self.pending.sum = Some(end.set);
+    }
+
+    /// Whether the way `end`, given in the probe, counts the sum `sum` (or the state's
+    /// rcx points to): falls through with rax = the counter if so, else jumps to a `next`.
+    /// Where the sum is known, so is the counter: only the counters' length is read. Uses
+    /// rdx.
+    fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) {
+        let counter = |sum: i64| {
+            let i = u64::try_from(sum.checked_add(end.add)?).ok()?;
+            (i < end.size).then(|| end.base.checked_add(i)).flatten()
+        };
+        // rax = sum + add, counted if below size (a negative one is above as unsigned), at
+        // base + rax if that is one of the counters.
+        if let Sum::Known(sum) = sum {
+            let Some(c) = counter(sum) else {
+                next.push(self.asm.jmp());
+                return;
+            };
+            self.asm.mov_imm(RAX, c);
+        } else {
+            match sum {
+                Sum::Reg(r) => self.asm.mov(RAX, r),
+                _ => self.asm.load(RAX, RCX, ProbeState::SUM as i32),
+            }
+            self.plus(RAX, end.add, next);
+            self.alu_u64(Alu::Cmp, RAX, end.size);
+            next.push(self.asm.jcc(Cc::Ae));
+            self.alu_u64(Alu::Add, RAX, end.base);
+            next.push(self.asm.jcc(Cc::B));
+        }
+        let a = &mut *self.asm;
+        a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+        next.push(a.jcc(Cc::Ae));
     }
 
     /// Stores what is pending ([`pending`](Self::pending)) in the state the context points
@@ -953,16 +997,8 @@ impl Compiler<'_> {
     /// immediates. Uses rax and rdx.
     /// The sum it sets is left pending if `lazy` ([`Compiler::pending`]).
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
-        // rax = sum + add, counted if below size (a negative one is above as unsigned), at
-        // base + rax if that is one of the counters.
-        self.sum_plus(RAX, end.add, miss);
-        self.alu_u64(Alu::Cmp, RAX, end.size);
-        miss.push(self.asm.jcc(Cc::Ae));
-        self.alu_u64(Alu::Add, RAX, end.base);
-        miss.push(self.asm.jcc(Cc::B));
+        self.given_way(end, Sum::State, miss);
         let a = &mut *self.asm;
-        a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
-        miss.push(a.jcc(Cc::Ae));
         if lazy {
             self.pending.sum = Some(end.set);
         } else {
@@ -2107,7 +2143,16 @@ mod guard_tests {
         let add = ProbeOp::Add(1);
         let (a, b) = (
             probe(1, 2, add),
-            probe(1, 2, ProbeOp::End { end: 0, ways: 1 }),
+            probe(
+                1,
+                2,
+                ProbeOp::End {
+                    end: 0,
+                    ways: 1,
+                    set: 0,
+                    first: None,
+                },
+            ),
         );
         assert_eq!(Guard::shared([&a, &b]), Some(Guard { key: 1, epoch: 2 }));
         assert_eq!(Guard::shared([&a, &probe(3, 2, add)]), None, "another key");
