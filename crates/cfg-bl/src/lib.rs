@@ -257,6 +257,14 @@
 //! 0.364 s (region-based, with dense tables, 0.344 s both in five rounds); primes 400000
 //! flat 0.284 s both; sort 300000 and strings 500000 flat 0.424 ->
 //! 0.428 s and 0.468 -> 0.472 s (within the noise: 0.424-0.428 and 0.460-0.480 s before).
+//! A probed event superblock may end in a return with a probe, which its exit runs, instead
+//! of leaving for the return's block (primes' `__umodti3`, strings' and sort's leaf
+//! functions): `--runs 5`, four alternating rounds, medians: strings 500000 flat 0.465 ->
+//! 0.454 s, sort 300000 flat 0.426 -> 0.428 s; primes 400000 flat 0.284-0.288 s either way
+//! (`--runs 3`, three rounds). A pop whose sum the code knows, counting a known counter
+//! (measured as a bound by counting every such pop at counter 0, not kept), ran coremark
+//! 3000 region-based 0.348 -> 0.344 s and global-based 0.360 -> 0.356 s: too little to
+//! give pops a pinned window too.
 //! Tried and measured no faster, so not kept: immediates for the returns' and path ends'
 //! bounds checks (a few instructions a probe), and trying a sparse path end's windows
 //! newest first, replacing the one that counted least (coremark 3000, flat: 0.376-0.380 s

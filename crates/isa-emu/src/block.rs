@@ -360,6 +360,9 @@ pub(crate) struct BlockCache {
     /// The probes compiled into each block's fixed exits, by the exit's next pc (parallel
     /// to `blocks`): a probed event superblock's parts run them too.
     exit_probes: Vec<[Option<(u64, Probe)>; 2]>,
+    /// Per block: its return's probe, if it ends in a return that has one (a probed event
+    /// superblock may end in it).
+    pub(crate) ret_probes: Vec<Option<Probe>>,
     /// The event superblocks, and their parts (ranges of `parts` and `part_events`).
     pub supers: Vec<EventSuper>,
     parts: Vec<Part>,
@@ -405,6 +408,7 @@ impl BlockCache {
             event_supers: false,
             probing: false,
             exit_probes: Vec::new(),
+            ret_probes: Vec::new(),
             supers: Vec::new(),
             parts: Vec::new(),
             part_events: Vec::new(),
@@ -518,6 +522,7 @@ impl BlockCache {
         }
         self.blocks.push(block);
         self.exit_probes.push(probes);
+        self.ret_probes.push(ret_probe);
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
@@ -645,6 +650,7 @@ impl BlockCache {
         self.id_base += self.blocks.len() as u32;
         self.blocks.clear();
         self.exit_probes.clear();
+        self.ret_probes.clear();
         self.insns.clear();
         self.meta.clear();
         self.index.clear();

@@ -32,8 +32,9 @@
 //! In runs with probes (see [`BlockCache::set_probing`]), an event superblock that passes
 //! no call, return or indirect jump without a probe is *probed*: it takes the parts whose
 //! probe to the next one adds to the sum, ends a path or makes a call that only opens the
-//! callee's frame ([`runs_between_parts`]), its code runs those probes between
-//! the parts and each exit's probe, instead of logging (see
+//! callee's frame ([`runs_between_parts`]), and may end in a return with a probe; its
+//! code runs those probes between the parts and each exit's probe (the return's too, as
+//! a block's code does), instead of logging (see
 //! [`Source::parts`](crate::jit::Source)), and a probe that does not apply has that part's
 //! basic block's exit logged, so the run loop delivers it alone. After a bail-out, the
 //! events of the parts from the one it bailed out in are delivered. Forming one asks the
@@ -339,7 +340,10 @@ impl BlockCache {
             count: sup.count,
             logged: true,
             probes: [None, None],
-            ret_probe: None,
+            // (A probed superblock may end in a return: its exit runs the return's probe.)
+            ret_probe: parts
+                .last()
+                .and_then(|p| *self.ret_probes.get(p.slot as usize)?),
             site: None,
             parts: &parts,
         };
@@ -349,7 +353,7 @@ impl BlockCache {
     /// How many of the parts `chosen` (a walk's) a probed event superblock takes: blocks
     /// with only edge events, each but the last with a probe to the next that
     /// [`runs_between_parts`] (the code runs it between them), the last leaving by a fixed
-    /// exit (whose stubs run its probes).
+    /// exit (whose stubs run its probes) or a return with a probe (which its exit runs).
     fn probed_len(&self, chosen: &[(u32, u32)]) -> usize {
         let block = |i: usize| &self.blocks[chosen[i].0 as usize];
         let leads = |i: usize| {
@@ -374,10 +378,16 @@ impl BlockCache {
                 block(n - 1).ends_with,
                 BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough | BlockEnd::Call
             )
+            && self.ret_probe(chosen[n - 1].0).is_none()
         {
             n -= 1;
         }
         n
+    }
+
+    /// The probe of the return the block in `slot` ends in, if it has one.
+    fn ret_probe(&self, slot: u32) -> Option<Probe> {
+        *self.ret_probes.get(slot as usize)?
     }
 
     /// The parts of the event superblock starting with `head`, each with the instructions
