@@ -299,7 +299,12 @@
 //! 0.496 s region-based and 0.516 -> 0.498 s global-based (same command, medians of four
 //! rounds). Two runs of `cargo xtask bench-paths --runs 5` at 4b97afd gave geomean flat
 //! 1.43x/1.46x, region-based 1.48x/1.50x, global-based 1.48x/1.52x and no-op 1.17x/1.18x:
-//! within the noise of the table's runs.
+//! within the noise of the table's runs. Two runs at 014a817 (pinned windows, returns
+//! ending probed superblocks) gave geomean flat 1.39x/1.41x, region-based 1.49x/1.48x,
+//! global-based 1.47x/1.50x and no-op 1.16x/1.18x; coremark 3000 flat 1.55x/1.58x and
+//! global-based 1.60x/1.63x (1.71x/1.74x and 1.75x/1.79x at 4b97afd), but chase's run with
+//! no sink took 0.320 s and 0.372 s instead of about 0.25 s, which lowers its ratios (flat
+//! 1.28x/1.27x) and the geomeans with them.
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
