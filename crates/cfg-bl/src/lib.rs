@@ -243,8 +243,8 @@
 //! strings 500000 0.496 -> 0.460 s, region-based sort 300000 0.500 -> 0.488 s and strings
 //! 0.520 -> 0.508 s, global-based unchanged. A sparse path end's probe
 //! ([`ProbeOp::End`](prof_events::ProbeOp)) carries the sum after it, so that the code after
-//! it knows the sum (alone no faster: coremark 3000 flat 0.368 s before and after, primes
-//! 400000 0.284-0.288 s), and the window that counted most when the probe is asked for,
+//! it knows the sum (alone within the noise: coremark 3000 flat 0.368-0.376 s before,
+//! 0.368 s after; primes 400000 0.284-0.288 s before, 0.284-0.292 s after), and the window that counted most when the probe is asked for,
 //! pinned (it never moves while the arena lasts) and tried first: with the sum known, one
 //! known counter instead of the search of six ways. The emulator asks for a block's probes
 //! when it first translates the block, before any window exists, so it asks again for the
