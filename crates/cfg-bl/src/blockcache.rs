@@ -560,9 +560,9 @@ impl Arena {
     /// (flat) moved windows 164 000 times at one path end of main whose paths have six hot
     /// sums.
     pub(crate) fn victim(&mut self, e: u32, count: impl Fn(usize) -> u64) -> Option<u32> {
-        let mut best = None;
+        let (mut best, pinned) = (None, self.pin(e));
         for w in e..e + self.ways(e).max(1) {
-            if self.pin(e) == Some(w) {
+            if pinned == Some(w) {
                 continue;
             }
             let now = self.memo(w).map(|m| count(m.counter));

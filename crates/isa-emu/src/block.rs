@@ -362,7 +362,7 @@ pub(crate) struct BlockCache {
     exit_probes: Vec<[Option<(u64, Probe)>; 2]>,
     /// Per block: its return's probe, if it ends in a return that has one (a probed event
     /// superblock may end in it).
-    pub(crate) ret_probes: Vec<Option<Probe>>,
+    ret_probes: Vec<Option<Probe>>,
     /// The event superblocks, and their parts (ranges of `parts` and `part_events`).
     pub supers: Vec<EventSuper>,
     parts: Vec<Part>,

@@ -298,6 +298,11 @@ impl BlockCache {
     /// and its code is worth compiling; returns its handle or `NONE`. (Its code logs each
     /// run, from which the run loop delivers the parts' events; see [`jit`](crate::jit).)
     fn compile_super(&mut self, sup: &EventSuper, index: u32) -> u32 {
+        // A probed superblock may end in a return: its exit runs the return's probe.
+        let last = (sup.parts + sup.nparts).checked_sub(1);
+        let ret_probe = last
+            .filter(|_| sup.probed)
+            .and_then(|i| self.ret_probe(self.parts.get(i as usize)?.slot));
         let range = sup.first as usize..(sup.first + sup.len) as usize;
         let (Some(jit), Some(insns), Some(meta)) = (
             self.jit.as_mut(),
@@ -340,10 +345,7 @@ impl BlockCache {
             count: sup.count,
             logged: true,
             probes: [None, None],
-            // (A probed superblock may end in a return: its exit runs the return's probe.)
-            ret_probe: parts
-                .last()
-                .and_then(|p| *self.ret_probes.get(p.slot as usize)?),
+            ret_probe,
             site: None,
             parts: &parts,
         };
@@ -442,21 +444,9 @@ impl BlockCache {
 
 /// Whether `again` is `probe` (a path end with no way given first) with a way given first.
 fn refines(again: &Probe, probe: &Probe) -> bool {
-    match again.op {
-        ProbeOp::End {
-            end,
-            ways,
-            set,
-            first: Some(_),
-        } => {
-            let op = ProbeOp::End {
-                end,
-                ways,
-                set,
-                first: None,
-            };
-            Probe { op, ..*again } == *probe
-        }
+    let mut bare = *again;
+    match &mut bare.op {
+        ProbeOp::End { first, .. } => first.take().is_some() && bare == *probe,
         _ => false,
     }
 }

@@ -409,8 +409,9 @@ impl Compiler<'_> {
                 let mut counted = None;
                 if let Some(first) = first {
                     let mut next = Vec::new();
-                    self.given_way(&first, sum, &mut next);
-                    counted = Some(self.asm.jmp());
+                    if self.given_way(&first, sum, &mut next) {
+                        counted = Some(self.asm.jmp());
+                    }
                     for j in next {
                         self.asm.patch(j);
                     }
@@ -649,16 +650,20 @@ impl Compiler<'_> {
     /// counter is known too (it misses where it is out of the end's range or the
     /// counters).
     fn count_known(&mut self, end: &ProbeEnd, sum: i64, miss: &mut Vec<usize>) {
-        self.given_way(end, Sum::Known(sum), miss);
-        self.count_at(RAX);
+        if self.given_way(end, Sum::Known(sum), miss) {
+            self.count_at(RAX);
+        } else {
+            miss.push(self.asm.jmp());
+        }
         self.pending.sum = Some(end.set);
     }
 
     /// Whether the way `end`, given in the probe, counts the sum `sum` (or the state's
     /// rcx points to): falls through with rax = the counter if so, else jumps to a `next`.
-    /// Where the sum is known, so is the counter: only the counters' length is read. Uses
-    /// rdx.
-    fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) {
+    /// Where the sum is known, so is the counter: only the counters' length is read; where
+    /// it is known out of the way's range, nothing is emitted and this returns false (the
+    /// way never counts). Uses rdx.
+    fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> bool {
         let counter = |sum: i64| {
             let i = u64::try_from(sum.checked_add(end.add)?).ok()?;
             (i < end.size).then(|| end.base.checked_add(i)).flatten()
@@ -667,15 +672,11 @@ impl Compiler<'_> {
         // base + rax if that is one of the counters.
         if let Sum::Known(sum) = sum {
             let Some(c) = counter(sum) else {
-                next.push(self.asm.jmp());
-                return;
+                return false;
             };
             self.asm.mov_imm(RAX, c);
         } else {
-            match sum {
-                Sum::Reg(r) => self.asm.mov(RAX, r),
-                _ => self.asm.load(RAX, RCX, ProbeState::SUM as i32),
-            }
+            self.sum_into(RAX, sum);
             self.plus(RAX, end.add, next);
             self.alu_u64(Alu::Cmp, RAX, end.size);
             next.push(self.asm.jcc(Cc::Ae));
@@ -685,6 +686,7 @@ impl Compiler<'_> {
         let a = &mut *self.asm;
         a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
         next.push(a.jcc(Cc::Ae));
+        true
     }
 
     /// Stores what is pending ([`pending`](Self::pending)) in the state the context points
@@ -977,12 +979,8 @@ impl Compiler<'_> {
     /// that is one of the counters; falls through with rax = the counter if so, else jumps
     /// to a `next`.
     fn way_counts(&mut self, sum: Sum, disp: i32, next: &mut Vec<usize>) {
+        self.sum_into(RAX, sum);
         let a = &mut *self.asm;
-        match sum {
-            Sum::Known(sum) => a.mov_imm(RAX, sum as u64),
-            Sum::State => a.load(RAX, RCX, ProbeState::SUM as i32),
-            Sum::Reg(r) => a.mov(RAX, r),
-        }
         a.alu_mem(W::Q, Alu::Add, RAX, RDX, disp + END_ADD);
         next.push(a.jcc(Cc::O));
         a.alu_mem(W::Q, Alu::Cmp, RAX, RDX, disp + END_SIZE);
@@ -997,6 +995,7 @@ impl Compiler<'_> {
     /// immediates. Uses rax and rdx.
     /// The sum it sets is left pending if `lazy` ([`Compiler::pending`]).
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
+        // (On the state's sum it emits its checks: it may count.)
         self.given_way(end, Sum::State, miss);
         let a = &mut *self.asm;
         if lazy {

@@ -270,11 +270,11 @@ mod tests {
         }
         assert_eq!(held(&site), first);
         // The code ran the probes of the second and the last way often, the others once.
-        let (hot, hotter) = (first[1], first[Site::WAYS - 1]);
+        let (hot, warm) = (first[1], first[Site::WAYS - 1]);
         for (way, to) in site.ways.iter_mut().zip(&first) {
             way.runs = match *to {
                 t if t == hot => 1000,
-                t if t == hotter => 500,
+                t if t == warm => 500,
                 _ => 1,
             };
         }
@@ -285,7 +285,7 @@ mod tests {
             site.learn(restart(0), to, SiteKind::Jump);
         }
         let held = held(&site);
-        assert!(held.contains(&hot) && held.contains(&hotter), "{held:x?}");
+        assert!(held.contains(&hot) && held.contains(&warm), "{held:x?}");
         assert!(held.contains(rare.last().unwrap()), "{held:x?}");
         assert_eq!(site.asked as usize, 2 * Site::WAYS + 1);
     }
