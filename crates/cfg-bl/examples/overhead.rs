@@ -22,8 +22,8 @@ use cfg_bl::{LazyProgram, Mode};
 use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config, Machine};
 use prof_events::{
-    BlockEnd, BlockInfo, Control, Edge, EdgeKind, Interest, Probe, ProbeEnd, ProbeLease, ProbeOp,
-    ProbeState, Sink,
+    BlockEnd, BlockInfo, Control, Edge, Interest, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState,
+    Sink,
 };
 
 fn machine(elf: &[u8], argv: &[String]) -> Machine {
@@ -112,14 +112,12 @@ impl Sink for NoOpProbes {
         Interest::EDGE
     }
 
-    /// A return whose probe missed pops the frames up to its own, as the probe would have.
-    fn edge(&mut self, edge: &Edge) -> Control {
-        if edge.kind == EdgeKind::Return {
-            let open = self.state.open();
-            if let Some(at) = open.iter().rposition(|f| f.ret == edge.to) {
-                self.state.depth = at as u64;
-            }
-        }
+    /// Any event takes over the open frames, as the path sink does: their calls'
+    /// activations are then the sink's, and their returns come as events. (Keeping them
+    /// instead left a call past a full stack, as in sort's merge sort deeper than
+    /// [`FRAMES`](prof_events::FRAMES), and every call below it, to the run loop.)
+    fn edge(&mut self, _: &Edge) -> Control {
+        self.state.depth = 0;
         Control::Continue
     }
 
