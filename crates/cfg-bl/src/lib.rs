@@ -189,7 +189,12 @@
 //! running with probes at all (blocks chained through probed stubs instead of the
 //! superblocks of a run with no sink) already costs more than 1.2x on sort and primes, and
 //! the flat profile's additions and path ends multiply that by 1.23x-1.24x (geomean of the
-//! same two runs; 1.33x-1.37x on sort and primes).
+//! same two runs; 1.33x-1.37x on sort and primes). These no-op figures overstate sort's:
+//! the no-op sink then kept the open frames where an event reached it, so past sort's merge
+//! sort deeper than [`FRAMES`](prof_events::FRAMES) every call, and the code below it, went
+//! through the run loop; since 82f153d it takes them over, as the path sink does (sort
+//! 300000 no-op: 0.408/0.408/0.436 s -> 0.392 s in three alternating rounds of
+//! `overhead --runs 3 --only no-op`, 0.272 s with no sink).
 //!
 //! What each kind of code costs, from `profkit --perf-map`, which names the emulator's
 //! compiled code by guest block and by what it does (`perf record -F 4000 -e cpu-clock
@@ -308,6 +313,12 @@
 //! global-based 1.60x/1.63x (1.71x/1.74x and 1.75x/1.79x at 4b97afd), but chase's run with
 //! no sink took 0.320 s and 0.372 s instead of about 0.25 s, which lowers its ratios (flat
 //! 1.28x/1.27x) and the geomeans with them.
+//! Additions to a sum the code does not know are deferred between a probed superblock's
+//! parts (one check that the state's sum lies within ±2^62, then a delta known when
+//! compiled, which the path end adds to the sum it reads): coremark 3000 flat 0.344 ->
+//! 0.328 s, region-based 0.348 -> 0.344 s, global-based 0.352 s both (medians of three
+//! alternating rounds of `overhead --runs 3 --only MODE`); sort 300000, strings 500000,
+//! primes 400000 and crc 1048576 flat within the noise (two rounds each).
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
@@ -328,8 +339,9 @@
 //! stores the guest registers it changed where it leaves, a region entry or exit or a call
 //! that does more than open the callee's frame (a path end or region entry with it) ends
 //! it, and every probe whose sum the code does not know runs its own instructions (an
-//! increment is added to the sum in memory, a path end checks its bounds and adds to a
-//! counter). Blocks with floating point
+//! increment outside a superblock's parts is added to the sum in memory, a path end checks
+//! its bounds and adds to a counter).
+//! Blocks with floating point
 //! are not compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and
 //! with hammocks as regions many region steps have no probe.
 

@@ -62,19 +62,37 @@ impl Val {
     }
 }
 
-/// Where a probe finds the sum it reads: the state's, a register's, or known when compiled.
+/// Where a probe finds the sum it reads: the state's, a register's, known when compiled,
+/// or the state's plus an addition not yet stored ([`Ahead::Plus`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sum {
     State,
     Reg(Reg),
     Known(i64),
+    Plus(i32),
 }
 
 impl Sum {
-    /// A sum known when compiled, or else the state's.
-    fn of(known: Option<i64>) -> Sum {
-        known.map_or(Sum::State, Sum::Known)
+    /// The sum where the code is ahead of the state, or else the state's.
+    fn of(ahead: Option<Ahead>) -> Sum {
+        match ahead {
+            None => Sum::State,
+            Some(Ahead::Known(v)) => Sum::Known(v),
+            Some(Ahead::Plus(d)) => Sum::Plus(d),
+        }
     }
+}
+
+/// What the code knows of the sum's low half that the state does not hold yet (see
+/// [`Compiler::pending`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ahead {
+    /// The sum, known when compiled (after a path end, which sets it).
+    Known(i64),
+    /// The state's sum plus this, the additions since: the first checked the state's sum
+    /// within ±2^62 ([`Compiler::defer_add`]), and this stays a nonzero 32-bit one, so no
+    /// sum on the way leaves 64 bits and every addition deferred would have applied.
+    Plus(i32),
 }
 
 /// A path end's ways: `ways` from index `end` on, or those the [`SiteProbe`] r14 points to
@@ -178,6 +196,10 @@ struct Compiler<'a> {
     /// kind, the run loop, a block chained to) gets them stored first
     /// ([`Compiler::settle`]).
     pending: Unstored,
+    /// Additions under the known guard may be deferred where the sum is the state's
+    /// ([`defer_add`](Self::defer_add)): between a probed superblock's parts, where more
+    /// probes follow that take them.
+    defer: bool,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
     /// What each stretch of the code does (see [`Compiled::sections`]).
@@ -189,7 +211,7 @@ struct Compiler<'a> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Unstored {
     key: Option<u64>,
-    sum: Option<i64>,
+    sum: Option<Ahead>,
 }
 
 impl Compiler<'_> {
@@ -375,10 +397,8 @@ impl Compiler<'_> {
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
         if guarded && matches!(probe.op, ProbeOp::Call { .. }) {
-            if let Some(sum) = std::mem::take(&mut self.pending).sum {
-                caller = Sum::Known(sum);
-            }
-        } else if !lazy {
+            caller = Sum::of(std::mem::take(&mut self.pending).sum);
+        } else if self.stores_pending(probe) {
             self.settle();
         } else if self.known_sum(probe, miss) {
             self.next_key(probe, true);
@@ -424,7 +444,7 @@ impl Compiler<'_> {
                 // The sum after is the probe's, known: left pending if lazy, so that
                 // the additions and path ends after it are known too.
                 if lazy {
-                    self.pending.sum = Some(set);
+                    self.pending.sum = Some(Ahead::Known(set));
                 } else {
                     self.set_state(ProbeState::SUM, Val::Imm(set as u64));
                 }
@@ -606,6 +626,15 @@ impl Compiler<'_> {
         self.next_key(probe, lazy);
     }
 
+    /// Whether `probe`'s code stores what is pending before it runs: all but additions,
+    /// path ends and calls under the known guard, which take it. A caller whose code
+    /// stores what was pending before a probe where it misses settles first for such a
+    /// probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
+    fn stores_pending(&self, probe: &Probe) -> bool {
+        let takes = leaves_pending(&probe.op) || matches!(probe.op, ProbeOp::Call { .. });
+        !(takes && self.guard == Some(Guard::of(probe)))
+    }
+
     /// The state gets `probe`'s next key: stored, or left pending if `lazy`. A probe
     /// applies only where the state's key is its key, which nothing in it changes: one
     /// that keeps it need not store it.
@@ -620,17 +649,17 @@ impl Compiler<'_> {
         }
     }
 
-    /// An addition or path end under the known guard whose code the known sum makes
-    /// shorter or needless: an addition to a known sum is one at compile time, and a
-    /// path end of a known sum counts a known counter. False for any other (whose code
-    /// then reads the state's sum: the known one is stored first if an addition would
-    /// leave the signed 64-bit range, where the code misses).
+    /// An addition or path end under the known guard whose code what the code knows of
+    /// the sum makes shorter or needless: an addition to a known sum is one at compile
+    /// time, as is one to additions deferred ([`Ahead::Plus`]), and a path end of a known
+    /// sum counts a known counter. False for any other (whose code then reads the state's
+    /// sum: what is pending is stored first where an addition would leave its range).
     fn known_sum(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
         match (probe.op, self.pending.sum) {
             (ProbeOp::Add(0), _) => true,
-            (ProbeOp::Add(v), Some(sum)) => match sum.checked_add(v) {
+            (ProbeOp::Add(v), Some(Ahead::Known(sum))) => match sum.checked_add(v) {
                 Some(sum) => {
-                    self.pending.sum = Some(sum);
+                    self.pending.sum = Some(Ahead::Known(sum));
                     true
                 }
                 None => {
@@ -638,12 +667,46 @@ impl Compiler<'_> {
                     false
                 }
             },
-            (ProbeOp::Count(end), Some(sum)) => {
+            (ProbeOp::Add(v), Some(Ahead::Plus(d))) => {
+                match i32::try_from(i64::from(d) + v) {
+                    Ok(d) => self.pending.sum = (d != 0).then_some(Ahead::Plus(d)),
+                    // The addition, on the sum with the ones deferred, stored (a miss
+                    // stores what was pending: they are stored once).
+                    Err(_) => {
+                        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+                        self.sum_into(RAX, Sum::Plus(d));
+                        self.plus(RAX, v, miss);
+                        self.asm.store(RCX, ProbeState::SUM as i32, RAX);
+                        self.pending.sum = None;
+                    }
+                }
+                true
+            }
+            (ProbeOp::Add(v), None) if self.defer => self.defer_add(v, miss),
+            (ProbeOp::Count(end), Some(Ahead::Known(sum))) => {
                 self.count_known(&end, sum, miss);
                 true
             }
             _ => false,
         }
+    }
+
+    /// An addition of `v` to the state's sum, deferred ([`Ahead::Plus`]) if it is a 32-bit
+    /// one: where the state's sum lies within ±2^62 (else it misses) the sum stays in
+    /// 64 bits however many such additions follow, until what is pending is stored or a
+    /// probe reads the sum. False (nothing emitted) for a wider addition.
+    fn defer_add(&mut self, v: i64, miss: &mut Vec<usize>) -> bool {
+        let Ok(v) = i32::try_from(v) else {
+            return false;
+        };
+        // The sum doubled overflows exactly where it lies outside [-2^62, 2^62).
+        let a = &mut *self.asm;
+        a.load(RCX, RSI, Ctx::PROBE as i32);
+        a.load(RAX, RCX, ProbeState::SUM as i32);
+        a.alu(W::Q, Alu::Add, RAX, RAX);
+        miss.push(a.jcc(Cc::O));
+        self.pending.sum = Some(Ahead::Plus(v));
+        true
     }
 
     /// [`ProbeOp::Count`] of the path end `end` where the sum is known to be `sum`: its
@@ -655,7 +718,7 @@ impl Compiler<'_> {
         } else {
             miss.push(self.asm.jmp());
         }
-        self.pending.sum = Some(end.set);
+        self.pending.sum = Some(Ahead::Known(end.set));
     }
 
     /// Whether the way `end`, given in the probe, counts the sum `sum` (or the state's
@@ -706,8 +769,12 @@ impl Compiler<'_> {
         if let Some(key) = unstored.key {
             self.set_state(ProbeState::KEY, Val::Imm(key));
         }
-        if let Some(sum) = unstored.sum {
-            self.set_state(ProbeState::SUM, Val::Imm(sum as u64));
+        match unstored.sum {
+            Some(Ahead::Known(sum)) => self.set_state(ProbeState::SUM, Val::Imm(sum as u64)),
+            Some(Ahead::Plus(d)) => self
+                .asm
+                .alu_mem_imm(Alu::Add, RCX, ProbeState::SUM as i32, d),
+            None => {}
         }
     }
 
@@ -823,6 +890,10 @@ impl Compiler<'_> {
             Sum::Reg(reg) => self.asm.mov(dst, reg),
             Sum::Known(v) => self.asm.mov_imm(dst, v as u64),
             Sum::State => self.asm.load(dst, RCX, ProbeState::SUM as i32),
+            Sum::Plus(d) => {
+                self.asm.load(dst, RCX, ProbeState::SUM as i32);
+                self.asm.alu_imm(W::Q, Alu::Add, dst, d);
+            }
         }
     }
 
@@ -995,11 +1066,12 @@ impl Compiler<'_> {
     /// immediates. Uses rax and rdx.
     /// The sum it sets is left pending if `lazy` ([`Compiler::pending`]).
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
-        // (On the state's sum it emits its checks: it may count.)
-        self.given_way(end, Sum::State, miss);
+        // (On a sum not known it emits its checks: it may count.)
+        let sum = Sum::of(self.pending.sum.take());
+        self.given_way(end, sum, miss);
         let a = &mut *self.asm;
         if lazy {
-            self.pending.sum = Some(end.set);
+            self.pending.sum = Some(Ahead::Known(end.set));
         } else {
             a.mov_imm(RDX, end.set as u64);
             a.store(RCX, ProbeState::SUM as i32, RDX);
@@ -1192,9 +1264,16 @@ impl Compiler<'_> {
         let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
         // Where the probe does not apply, it changed nothing: what is still to store is
         // what was pending before it.
+        if probe.is_some_and(|p| self.stores_pending(p)) {
+            self.settle();
+        }
         let pending = self.pending;
         match probe {
-            Some(p) => self.probe(p, &mut miss),
+            Some(p) => {
+                self.defer = true;
+                self.probe(p, &mut miss);
+                self.defer = false;
+            }
             None => miss.push(self.asm.jmp()),
         }
         if !miss.is_empty() {
@@ -1233,6 +1312,9 @@ impl Compiler<'_> {
         // A probe that applies stands for the record (the exit's event); one that does not
         // logs it and returns, so that the run loop delivers it before any other probe runs.
         let mut miss = Vec::new();
+        if probe.is_some_and(|p| self.stores_pending(p)) {
+            self.settle();
+        }
         let before = self.pending;
         let full = match probe {
             Some(p) => {
@@ -1919,6 +2001,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         returns: Vec::new(),
         guard: None,
         pending: Unstored::default(),
+        defer: false,
         start,
         sections: vec![(0, Section::Code("prologue"))],
     };
