@@ -44,6 +44,8 @@ pub struct EdgeClass {
 pub struct Level {
     /// Children in order of first appearance.
     pub children: Vec<Child>,
+    /// Per child: its index in `children` (its node in the region's DAG).
+    pub index: HashMap<Child, usize>,
     /// Entry children, in order of first appearance.
     pub entries: Vec<Child>,
     /// Exit children, in order of first appearance.
@@ -59,6 +61,7 @@ impl Level {
     fn child(&mut self, c: Child) {
         if let std::collections::hash_map::Entry::Vacant(v) = self.out_order.entry(c) {
             v.insert(Vec::new());
+            self.index.insert(c, self.children.len());
             self.children.push(c);
         }
     }
@@ -206,15 +209,9 @@ impl Hierarchy {
 
     fn check_acyclic(&self) -> Result<(), Error> {
         for (r, level) in self.levels.iter().enumerate() {
-            let index: HashMap<Child, usize> = level
-                .children
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (*c, i))
-                .collect();
             let mut dag = crate::numbering::Dag::new(level.children.len(), 0, 0);
             for (a, b) in &level.edges {
-                dag.add_edge(index[a], index[b]);
+                dag.add_edge(level.index[a], level.index[b]);
             }
             dag.topo_order().map_err(|_| {
                 Error::Cyclic(format!(

@@ -491,10 +491,9 @@ impl Symbolic<'_> {
 
     /// Region-based: the DAG node of child `c` of region `r`.
     fn rb_node(&self, r: RegionId, c: Child) -> Result<usize, Error> {
-        self.hier.levels[r]
-            .children
-            .iter()
-            .position(|x| *x == c)
+        let index = self.hier.levels.get(r).and_then(|l| l.index.get(&c));
+        index
+            .copied()
             .ok_or_else(|| Error::Invalid(format!("child {c:?} not in region {r}")))
     }
 
