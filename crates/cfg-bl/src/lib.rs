@@ -318,7 +318,11 @@
 //! compiled, which the path end adds to the sum it reads): coremark 3000 flat 0.344 ->
 //! 0.328 s, region-based 0.348 -> 0.344 s, global-based 0.352 s both (medians of three
 //! alternating rounds of `overhead --runs 3 --only MODE`); sort 300000, strings 500000,
-//! primes 400000 and crc 1048576 flat within the noise (two rounds each).
+//! primes 400000 and crc 1048576 flat within the noise (two rounds each). Three runs of
+//! `cargo xtask bench-paths --runs 5` at 57923a3 gave geomean flat 1.41x/1.42x/1.42x,
+//! region-based 1.50x/1.53x/1.51x, global-based 1.51x/1.52x/1.52x and no-op
+//! 1.16x/1.19x/1.18x; coremark 3000 flat 1.56x/1.54x/1.54x, with its run with no sink
+//! taking 0.208-0.210 s (0.215-0.220 s at 014a817), so its ratio hides the shorter time.
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
