@@ -635,6 +635,15 @@ impl Compiler<'_> {
         !(takes && self.guard == Some(Guard::of(probe)))
     }
 
+    /// Stores what is pending before `probe` if its code would store it itself
+    /// ([`stores_pending`](Self::stores_pending)), for a caller whose code stores what was
+    /// pending before the probe where it misses.
+    fn settle_before(&mut self, probe: Option<&Probe>) {
+        if probe.is_some_and(|p| self.stores_pending(p)) {
+            self.settle();
+        }
+    }
+
     /// The state gets `probe`'s next key: stored, or left pending if `lazy`. A probe
     /// applies only where the state's key is its key, which nothing in it changes: one
     /// that keeps it need not store it.
@@ -668,11 +677,12 @@ impl Compiler<'_> {
                 }
             },
             (ProbeOp::Add(v), Some(Ahead::Plus(d))) => {
-                match i32::try_from(i64::from(d) + v) {
-                    Ok(d) => self.pending.sum = (d != 0).then_some(Ahead::Plus(d)),
+                let sum = i64::from(d).checked_add(v);
+                match sum.and_then(|sum| i32::try_from(sum).ok()) {
+                    Some(d) => self.pending.sum = (d != 0).then_some(Ahead::Plus(d)),
                     // The addition, on the sum with the ones deferred, stored (a miss
                     // stores what was pending: they are stored once).
-                    Err(_) => {
+                    None => {
                         self.asm.load(RCX, RSI, Ctx::PROBE as i32);
                         self.sum_into(RAX, Sum::Plus(d));
                         self.plus(RAX, v, miss);
@@ -1262,11 +1272,9 @@ impl Compiler<'_> {
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
         let mut miss = Vec::new();
         let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
+        self.settle_before(probe);
         // Where the probe does not apply, it changed nothing: what is still to store is
         // what was pending before it.
-        if probe.is_some_and(|p| self.stores_pending(p)) {
-            self.settle();
-        }
         let pending = self.pending;
         match probe {
             Some(p) => {
@@ -1312,9 +1320,7 @@ impl Compiler<'_> {
         // A probe that applies stands for the record (the exit's event); one that does not
         // logs it and returns, so that the run loop delivers it before any other probe runs.
         let mut miss = Vec::new();
-        if probe.is_some_and(|p| self.stores_pending(p)) {
-            self.settle();
-        }
+        self.settle_before(probe);
         let before = self.pending;
         let full = match probe {
             Some(p) => {
