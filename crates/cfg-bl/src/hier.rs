@@ -13,10 +13,15 @@
 //! virtual exit node. A child with no predecessor (successor) in the hierarchical graph is
 //! made an entry (exit), so every child lies on some path.
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
 
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
+
+/// The maps of a hierarchy: keyed by children and filled per edge when a function is first
+/// instrumented, so a fast fixed hash (std's SipHash guards against keys an adversary
+/// chooses, which a CFG's children are not).
+pub type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use crate::cfg::Cfg;
 use crate::structure::{Child, RegionId, RegionTree};
@@ -182,7 +187,7 @@ impl Hierarchy {
             }
         }
         for level in levels.iter_mut() {
-            let mut has_pred: HashMap<Child, bool> = HashMap::new();
+            let mut has_pred: HashMap<Child, bool> = HashMap::default();
             for &(_, b) in &level.edges {
                 has_pred.insert(b, true);
             }

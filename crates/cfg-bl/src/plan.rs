@@ -410,12 +410,7 @@ fn region_graphs(hier: &Hierarchy) -> Vec<AugGraph> {
                 level.children.iter().map(|&c| AugNode::Child(c)).collect();
             nodes.push(AugNode::Source);
             nodes.push(AugNode::Sink);
-            let idx: HashMap<Child, usize> = level
-                .children
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (*c, i))
-                .collect();
+            let idx = &level.index;
             let mut g = AugGraph::new(nodes, k, k + 1);
             for c in &level.entries {
                 g.edge(k, idx[c]);
