@@ -157,6 +157,8 @@ impl Sink for NoOpProbes {
             end: 0,
             ways: 1,
             pairs: 1,
+            // (Its path end never changes, as a dense table's.)
+            first: Some(self.ends[0]),
         }))
     }
 }

@@ -318,7 +318,12 @@
 //! compiled, which the path end adds to the sum it reads): coremark 3000 flat 0.344 ->
 //! 0.328 s, region-based 0.348 -> 0.344 s, global-based 0.352 s both (medians of three
 //! alternating rounds of `overhead --runs 3 --only MODE`); sort 300000, strings 500000,
-//! primes 400000 and crc 1048576 flat within the noise (two rounds each). Three runs of
+//! primes 400000 and crc 1048576 flat within the noise (two rounds each). A return's probe
+//! carries a dense table's path end as its way to try first, as a path end's does, so its
+//! code counts without reading the way from the ends: sort 300000 flat 0.436 -> 0.422 s
+//! (medians of six alternating rounds of `--runs 3`), strings 500000, primes 400000 and
+//! coremark 3000 within the noise (0.464 s both; 0.284 -> 0.288 s over seven rounds;
+//! 0.324 -> 0.328 s). Three runs of
 //! `cargo xtask bench-paths --runs 5` at 57923a3 gave geomean flat 1.41x/1.42x/1.42x,
 //! region-based 1.50x/1.53x/1.51x, global-based 1.51x/1.52x/1.52x and no-op
 //! 1.16x/1.19x/1.18x; coremark 3000 flat 1.56x/1.54x/1.54x, with its run with no sink

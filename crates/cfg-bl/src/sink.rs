@@ -1143,6 +1143,8 @@ impl PathSink {
                 end,
                 ways: self.arena.ways(end) as u8,
                 pairs,
+                // A dense table's path end, which never changes, comes in the probe.
+                first: self.arena.fixed_end(end),
             },
         })
     }

@@ -275,15 +275,23 @@ impl Walker {
     }
 
     /// The probe of a return from the block at `from` (to `to`, where it does not apply).
+    /// A third are given their way first (as a dense table's is), a third the first path
+    /// end's.
     fn return_of(&mut self, from: u64, to: u64) -> Probe {
+        let end = self.return_end(from);
         Probe {
             key: from,
             epoch: self.state.epoch,
             next: to,
             op: ProbeOp::Return {
-                end: self.return_end(from),
+                end,
                 ways: 1,
                 pairs: 0,
+                first: match mix(from, 1) % 3 {
+                    0 => Some(self.ends[end as usize]),
+                    1 => Some(self.ends[0]),
+                    _ => None,
+                },
             },
         }
     }

@@ -241,6 +241,9 @@ impl Wild {
                 end,
                 ways,
                 pairs: [0, COUNTERS as u32, u32::MAX][d.below(3) as usize],
+                // Half given a way first, from the same wild lot.
+                first: (d.below(2) == 0)
+                    .then(|| self.ends[d.below(self.ends.len() as u64) as usize]),
             },
         }
     }

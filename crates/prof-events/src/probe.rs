@@ -130,9 +130,10 @@ pub enum ProbeOp {
         enter: Option<(i64, i64)>,
     },
     /// A return (on a return's indirect exit), if the top frame returns where the jump
-    /// goes and the callee saved no sum: the path end of `end` and `ways` counts the sum as [`ProbeOp::End`] does,
-    /// `counts[pairs]` counts the call and return taken, and the frame pops: `sum` and
-    /// `key` become its resumed sum and `resume` (the probe's `next` is not used).
+    /// goes and the callee saved no sum: the path end of `end` and `ways`, after `first`
+    /// if given, counts the sum as [`ProbeOp::End`] does, `counts[pairs]` counts the call
+    /// and return taken, and the frame pops: `sum` and `key` become its resumed sum and
+    /// `resume` (the probe's `next` is not used).
     Return {
         /// Index of the path end's first way in `ends`.
         end: u32,
@@ -140,6 +141,10 @@ pub enum ProbeOp {
         ways: u8,
         /// The counter of calls whose return compiled code took.
         pairs: u32,
+        /// A way tried before those in `ends`, given in the probe, as [`ProbeOp::End`]'s
+        /// `first` is: a sink gives one that does not change while the probe's epoch lasts
+        /// (a dense table's path end), so that compiled code need not read it from `ends`.
+        first: Option<ProbeEnd>,
     },
     /// A tail call (on a jump's or branch's exit to another function), if a frame is open
     /// (so compiled code made the call it ends) and the activation that ends saved no sum
@@ -462,8 +467,7 @@ pub fn apply(
             set,
             first,
         } => {
-            let first = first.and_then(|f| way(state.sum, &f, counts.len()));
-            let Some((c, _)) = first.or_else(|| counter(state.sum, end, ways, counts.len(), ends))
+            let Some((c, _)) = first_counter(state.sum, first, end, ways, counts.len(), ends)
             else {
                 return false;
             };
@@ -530,7 +534,12 @@ pub fn apply(
                 state.save(push);
             }
         }
-        ProbeOp::Return { end, ways, pairs } => {
+        ProbeOp::Return {
+            end,
+            ways,
+            pairs,
+            first,
+        } => {
             let top = (state.depth as usize).checked_sub(1);
             let Some(&frame) = top.and_then(|t| state.frames.get(t)) else {
                 return false;
@@ -539,7 +548,8 @@ pub fn apply(
             if frame.ret != to || pairs >= counts.len() || state.saved != state.floor {
                 return false;
             }
-            let Some((c, _)) = counter(state.sum, end, ways, counts.len(), ends) else {
+            let Some((c, _)) = first_counter(state.sum, first, end, ways, counts.len(), ends)
+            else {
                 return false;
             };
             counts[c] += 1;
@@ -699,6 +709,19 @@ fn counter(
 ) -> Option<(usize, i64)> {
     let mut ways = ends.iter().skip(end as usize).take(usize::from(ways));
     ways.find_map(|end| way(sum, end, counts))
+}
+
+/// [`counter`] after the way `first`, if given.
+fn first_counter(
+    sum: u128,
+    first: Option<ProbeEnd>,
+    end: u32,
+    ways: u8,
+    counts: usize,
+    ends: &[ProbeEnd],
+) -> Option<(usize, i64)> {
+    let first = first.and_then(|f| way(sum, &f, counts));
+    first.or_else(|| counter(sum, end, ways, counts, ends))
 }
 
 /// The counter (below `counts`) that path end `end` counts `sum` in, and the sum it
@@ -937,6 +960,58 @@ mod tests {
     }
 
     #[test]
+    fn a_return_counts_in_the_way_given_first_then_in_its_ways() {
+        // The ways in `ends`: sum 9 at counter 0. The way given: sums 4 and 5 at 2 and 3.
+        let ends = [ProbeEnd {
+            base: 0,
+            size: 1,
+            add: -9,
+            set: 0,
+        }];
+        let given = ProbeEnd {
+            base: 2,
+            size: 2,
+            add: -4,
+            set: 0,
+        };
+        let ret = Probe {
+            key: 0,
+            epoch: 0,
+            next: 0,
+            op: ProbeOp::Return {
+                end: 0,
+                ways: 1,
+                pairs: 1,
+                first: Some(given),
+            },
+        };
+        for (sum, counter) in [(4, Some(2)), (5, Some(3)), (9, Some(0)), (6, None)] {
+            let mut counts = [0u64; 4];
+            let mut s = ProbeState {
+                sum,
+                depth: 1,
+                ..ProbeState::default()
+            };
+            s.frames[0] = Frame {
+                ret: 0x100,
+                resume: 7,
+                resumed: 3,
+                ..Frame::default()
+            };
+            let applied = apply(&ret, 0x100, &mut s, &mut counts, &ends);
+            assert_eq!(applied, counter.is_some(), "{sum}");
+            let mut want = [0u64; 4];
+            if let Some(c) = counter {
+                want[c] = 1;
+                want[1] = 1;
+            }
+            assert_eq!(counts, want, "{sum}");
+            let after = if applied { (3, 7, 0) } else { (sum, 0, 1) };
+            assert_eq!((s.sum, s.key, s.depth), after, "{sum}");
+        }
+    }
+
+    #[test]
     fn calls_push_frames_that_their_returns_pop() {
         // The callees' one path end: sum 4 - 4 = 0 at counter 0; pairs at counter 1.
         let ends = [ProbeEnd {
@@ -993,6 +1068,7 @@ mod tests {
                 end: 0,
                 ways: 1,
                 pairs: 1,
+                first: None,
             },
         };
         // Not to the top frame's return address: no change.
@@ -1523,6 +1599,7 @@ mod tests {
             end: 0,
             ways: 1,
             pairs: 7,
+            first: None,
         };
         assert!(run(&mut s, &mut counts, push, 0));
         assert!(run(&mut s, &mut counts, call(None), 0));

@@ -425,21 +425,7 @@ impl Compiler<'_> {
                 first,
             } => {
                 let sum = Sum::of(self.pending.sum.take());
-                // The way given first, then (where it does not count) those in `ends`.
-                let mut counted = None;
-                if let Some(first) = first {
-                    let mut next = Vec::new();
-                    if self.given_way(&first, sum, &mut next) {
-                        counted = Some(self.asm.jmp());
-                    }
-                    for j in next {
-                        self.asm.patch(j);
-                    }
-                }
-                self.path_end(EndAt::Fixed { end, ways }, sum, miss);
-                if let Some(j) = counted {
-                    self.asm.patch(j);
-                }
+                self.first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 self.count_at(RAX);
                 // The sum after is the probe's, known: left pending if lazy, so that
                 // the additions and path ends after it are known too.
@@ -595,7 +581,12 @@ impl Compiler<'_> {
                     c.restart(EndAt::Fixed { end, ways }, Val::Imm(pairs.into()), miss)
                 });
             }
-            ProbeOp::Return { end, ways, pairs } => {
+            ProbeOp::Return {
+                end,
+                ways,
+                pairs,
+                first,
+            } => {
                 // r14 = the top frame, depth - 1 (one of the state's: a depth of 0 wraps
                 // above them, as does one a sink lent past them), which must return where
                 // the jump goes (in r12).
@@ -609,7 +600,8 @@ impl Compiler<'_> {
                 a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
                 let pairs = Val::Imm(pairs.into());
-                self.activation_end(EndAt::Fixed { end, ways }, pairs, miss);
+                self.activation_checks(pairs, miss);
+                self.first_then_ways(first, EndAt::Fixed { end, ways }, Sum::State, miss);
                 self.count_at(RAX);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
@@ -1185,11 +1177,10 @@ impl Compiler<'_> {
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
-    /// The checks and the way search of a return, a tail call or a restart that ends the
-    /// current activation at the path end `at`, counting it in `counts[pairs]`: the
-    /// activation saved no sum (the state's `saved` is its `floor`) and `pairs` is a
-    /// counter; then [`path_end`](Self::path_end). Uses rax and rdx.
-    fn activation_end(&mut self, at: EndAt, pairs: Val, miss: &mut Vec<usize>) {
+    /// The checks of a return, a tail call or a restart that ends the current activation,
+    /// counting it in `counts[pairs]`: the activation saved no sum (the state's `saved` is
+    /// its `floor`) and `pairs` is a counter. Uses rax and rdx.
+    fn activation_checks(&mut self, pairs: Val, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
@@ -1207,14 +1198,41 @@ impl Compiler<'_> {
                 miss.push(self.asm.jcc(Cc::Ae));
             }
         }
-        self.path_end(at, Sum::State, miss);
+    }
+
+    /// The way search of a path end given first (`first`), then, where that way does not
+    /// count the sum, of those at `at`: falls through with rax = the counter (and rdx =
+    /// the way where one at `at` counts, see [`path_end`](Self::path_end)), else jumps to
+    /// a `miss`. Uses rax and rdx.
+    fn first_then_ways(
+        &mut self,
+        first: Option<ProbeEnd>,
+        at: EndAt,
+        sum: Sum,
+        miss: &mut Vec<usize>,
+    ) {
+        let mut counted = None;
+        if let Some(first) = first {
+            let mut next = Vec::new();
+            if self.given_way(&first, sum, &mut next) {
+                counted = Some(self.asm.jmp());
+            }
+            for j in next {
+                self.asm.patch(j);
+            }
+        }
+        self.path_end(at, sum, miss);
+        if let Some(j) = counted {
+            self.asm.patch(j);
+        }
     }
 
     /// The current activation ends at the path end `at` and the next starts with the sum
     /// it sets (a tail call's callee, or a restart's), counted in `counts[pairs]`; rcx
     /// points to the state again after. Uses rax and rdx.
     fn restart(&mut self, at: EndAt, pairs: Val, miss: &mut Vec<usize>) {
-        self.activation_end(at, pairs, miss);
+        self.activation_checks(pairs, miss);
+        self.path_end(at, Sum::State, miss);
         self.count_end();
         self.count_pairs(pairs);
     }
@@ -2261,6 +2279,7 @@ mod guard_tests {
             end: 0,
             ways: 1,
             pairs: 0,
+            first: None,
         };
         assert_eq!(Guard::after(&probe(1, 2, ret)), None, "the frame's key");
         assert_eq!(Guard::after(&probe(1, NO_EPOCH, ProbeOp::Add(1))), None);
