@@ -76,6 +76,11 @@ impl Draw {
         (end, ways)
     }
 
+    /// A way given first: for half of the probes, one from the same wild lot.
+    fn first(&mut self, ends: &[ProbeEnd]) -> Option<ProbeEnd> {
+        (self.below(2) == 0).then(|| ends[self.below(ends.len() as u64) as usize])
+    }
+
     fn maybe(&mut self) -> Option<i64> {
         (self.below(3) == 0).then(|| self.value())
     }
@@ -170,8 +175,7 @@ impl Wild {
                     end,
                     ways,
                     set: d.value(),
-                    // Half given a way first, from the same wild lot.
-                    first: (d.below(2) == 0).then(|| self.ends[d.below(ends as u64) as usize]),
+                    first: d.first(&self.ends),
                 },
                 4 => ProbeOp::Count(self.ends[d.below(ends as u64) as usize]),
                 5 => ProbeOp::Push {
@@ -241,9 +245,7 @@ impl Wild {
                 end,
                 ways,
                 pairs: [0, COUNTERS as u32, u32::MAX][d.below(3) as usize],
-                // Half given a way first, from the same wild lot.
-                first: (d.below(2) == 0)
-                    .then(|| self.ends[d.below(self.ends.len() as u64) as usize]),
+                first: d.first(&self.ends),
             },
         }
     }

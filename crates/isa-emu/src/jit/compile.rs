@@ -414,8 +414,11 @@ impl Compiler<'_> {
             // An edge that adds nothing only moves the key.
             ProbeOp::Add(0) => {}
             ProbeOp::Add(v) => {
-                // (A path's running sum may dip below 0 on the way.)
-                self.sum_plus(RAX, v, miss);
+                // (A path's running sum may dip below 0 on the way.) On what is pending,
+                // where `known_sum` could not fold the addition into it.
+                let sum = Sum::of(self.pending.sum.take());
+                self.sum_into(RAX, sum);
+                self.plus(RAX, v, miss);
                 self.asm.store(RCX, SUM, RAX);
             }
             ProbeOp::End {
@@ -653,44 +656,26 @@ impl Compiler<'_> {
     /// An addition or path end under the known guard whose code what the code knows of
     /// the sum makes shorter or needless: an addition to a known sum is one at compile
     /// time, as is one to additions deferred ([`Ahead::Plus`]), and a path end of a known
-    /// sum counts a known counter. False for any other (whose code then reads the state's
-    /// sum: what is pending is stored first where an addition would leave its range).
+    /// sum counts a known counter. False for any other (whose code then reads the sum with
+    /// what is pending: an addition that would leave its range does so and stores it).
     fn known_sum(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
-        match (probe.op, self.pending.sum) {
-            (ProbeOp::Add(0), _) => true,
-            (ProbeOp::Add(v), Some(Ahead::Known(sum))) => match sum.checked_add(v) {
-                Some(sum) => {
-                    self.pending.sum = Some(Ahead::Known(sum));
-                    true
-                }
-                None => {
-                    self.settle();
-                    false
-                }
-            },
-            (ProbeOp::Add(v), Some(Ahead::Plus(d))) => {
-                let sum = i64::from(d).checked_add(v);
-                match sum.and_then(|sum| i32::try_from(sum).ok()) {
-                    Some(d) => self.pending.sum = (d != 0).then_some(Ahead::Plus(d)),
-                    // The addition, on the sum with the ones deferred, stored (a miss
-                    // stores what was pending: they are stored once).
-                    None => {
-                        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
-                        self.sum_into(RAX, Sum::Plus(d));
-                        self.plus(RAX, v, miss);
-                        self.asm.store(RCX, ProbeState::SUM as i32, RAX);
-                        self.pending.sum = None;
-                    }
-                }
-                true
+        let folded = match (probe.op, self.pending.sum) {
+            (ProbeOp::Add(0), _) => Some(self.pending.sum),
+            (ProbeOp::Add(v), Some(Ahead::Known(sum))) => {
+                sum.checked_add(v).map(|sum| Some(Ahead::Known(sum)))
             }
-            (ProbeOp::Add(v), None) if self.defer => self.defer_add(v, miss),
-            (ProbeOp::Count(end), Some(Ahead::Known(sum))) => {
-                self.count_known(&end, sum, miss);
-                true
+            (ProbeOp::Add(v), Some(Ahead::Plus(d))) => i64::from(d)
+                .checked_add(v)
+                .and_then(|d| i32::try_from(d).ok())
+                .map(|d| (d != 0).then_some(Ahead::Plus(d))),
+            (ProbeOp::Add(v), None) if self.defer => return self.defer_add(v, miss),
+            (ProbeOp::Count(end), Some(Ahead::Known(_))) => {
+                self.count_fixed(&end, miss, true);
+                return true;
             }
-            _ => false,
-        }
+            _ => None,
+        };
+        folded.map(|sum| self.pending.sum = sum).is_some()
     }
 
     /// An addition of `v` to the state's sum, deferred ([`Ahead::Plus`]) if it is a 32-bit
@@ -709,18 +694,6 @@ impl Compiler<'_> {
         miss.push(a.jcc(Cc::O));
         self.pending.sum = Some(Ahead::Plus(v));
         true
-    }
-
-    /// [`ProbeOp::Count`] of the path end `end` where the sum is known to be `sum`: its
-    /// counter is known too (it misses where it is out of the end's range or the
-    /// counters).
-    fn count_known(&mut self, end: &ProbeEnd, sum: i64, miss: &mut Vec<usize>) {
-        if self.given_way(end, Sum::Known(sum), miss) {
-            self.count_at(RAX);
-        } else {
-            miss.push(self.asm.jmp());
-        }
-        self.pending.sum = Some(Ahead::Known(end.set));
     }
 
     /// Whether the way `end`, given in the probe, counts the sum `sum` (or the state's
@@ -1064,21 +1037,23 @@ impl Compiler<'_> {
         next.push(a.jcc(Cc::Ae));
     }
 
-    /// [`ProbeOp::Count`] of the path end `end` on the state rcx points to: its values are
-    /// immediates. Uses rax and rdx.
-    /// The sum it sets is left pending if `lazy` ([`Compiler::pending`]).
+    /// [`ProbeOp::Count`] of the path end `end`, whose values are immediates, on the sum
+    /// pending, if any, or else the state rcx points to: where the sum is known, so is
+    /// the counter (and one out of the end's range always misses). The sum it sets is
+    /// left pending if `lazy` ([`Compiler::pending`]). Uses rax and rdx.
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
-        // (On a sum not known it emits its checks: it may count.)
         let sum = Sum::of(self.pending.sum.take());
-        self.given_way(end, sum, miss);
-        let a = &mut *self.asm;
+        if self.given_way(end, sum, miss) {
+            self.count_at(RAX);
+        } else {
+            miss.push(self.asm.jmp());
+        }
         if lazy {
             self.pending.sum = Some(Ahead::Known(end.set));
         } else {
-            a.mov_imm(RDX, end.set as u64);
-            a.store(RCX, ProbeState::SUM as i32, RDX);
+            self.asm.mov_imm(RDX, end.set as u64);
+            self.asm.store(RCX, ProbeState::SUM as i32, RDX);
         }
-        self.count_at(RAX);
     }
 
     /// `dst = sum + add` (the state rcx points to), jumping to a `miss` if that overflows.
