@@ -123,8 +123,11 @@
 //!   the edge profile counts once but that did not run again.
 //! - **Traversal.** RB_PProf and GPProf visit every edge once from the entries and insert code
 //!   that depends only on the edge's class; [`plan`] builds the same code edge by edge.
-//! - **Unresolved indirect jumps** (jump tables) end the activation's paths at the jump and
-//!   restart them at the target (see [`recover`] and [`sink`]).
+//! - **Indirect jumps.** A `switch`'s jump table whose targets the code view resolves
+//!   ([`CodeView::jump_tables`](prof_events::CodeView::jump_tables): isa-emu follows the
+//!   values registers may hold) gives flow edges from the jump to each target, so paths run
+//!   through the `switch`. An unresolved indirect jump ends the activation's paths at the
+//!   jump and restarts them at the target (see [`recover`] and [`sink`]).
 //!
 //! ## Overhead
 //!

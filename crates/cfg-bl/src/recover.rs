@@ -11,13 +11,14 @@
 //! | call, indirect call, system call | `Flow` to the return site, and `Leave` (the program may end there: `exit`) |
 //! | return, halt, undecodable | `Leave` |
 //! | any block that cannot reach a `Leave` edge (an endless loop: `j .` after a bare-metal exit's store to `tohost`) | `Leave` in addition: only the program's end leaves it |
-//! | indirect jump | `Leave`; the function is swept linearly over its symbol, every instruction starts a block, and [`EdgeKind::Resync`] edges lead from the entry to every block: a profile restarts at the jump's target |
+//! | indirect jump, its jump table resolved ([`CodeView::jump_tables`]) | `Flow` to each target |
+//! | indirect jump, unresolved (then every indirect jump of the function is) | `Leave`; the function is swept linearly over its symbol, every instruction starts a block, and [`EdgeKind::Resync`] edges lead from the entry to every block: a profile restarts at the jump's target |
 //!
 //! A branch, jump or fall-through to another function's entry leaves the function. Calls are
 //! recorded as [`CallSite`]s. Functions larger than [`MAX_INSNS`] instructions are cut there
 //! (the cut block leaves the function).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use foldhash::fast::FixedState;
 use petgraph::graph::NodeIndex;
@@ -138,53 +139,25 @@ pub fn recover_function<S: std::hash::BuildHasher>(
     // phase 2 walks in address order (ordered maps cost a tree search per instruction).
     let mut insns: HashMap<u64, InsnInfo, FixedState> = HashMap::default();
     let mut leaders: Vec<u64> = vec![entry];
-    let mut work = vec![entry];
-    while let Some(mut pc) = work.pop() {
-        while insns.len() < MAX_INSNS && !insns.contains_key(&pc) {
-            let Some(i) = code.insn(pc) else { break };
-            insns.insert(pc, i);
-            let next = pc.wrapping_add(u64::from(i.len));
-            let mut lead = |a: u64, work: &mut Vec<u64>| {
-                if !foreign(a) {
-                    leaders.push(a);
-                    work.push(a);
-                }
-            };
-            match i.flow {
-                FlowClass::None => {
-                    pc = next;
-                    continue;
-                }
-                FlowClass::Branch { target } => {
-                    lead(target, &mut work);
-                    lead(next, &mut work);
-                }
-                FlowClass::Jump { target } => lead(target, &mut work),
-                FlowClass::Call { .. } | FlowClass::IndirectCall | FlowClass::Syscall => {
-                    lead(next, &mut work)
-                }
-                FlowClass::Return | FlowClass::IndirectJump | FlowClass::Halt => {}
-            }
-            break;
-        }
-    }
-    // An unresolved indirect jump (a jump table) may land on any instruction of the
-    // function: sweep its symbol linearly and start a block at every instruction.
+    follow(code, &foreign, vec![entry], &mut insns, &mut leaders);
+    // Indirect jumps: through the jump tables the code view resolves, whose targets are
+    // followed too, or else (any jump not resolved) as jumps that may land on any
+    // instruction of the function: its symbol is swept linearly and every instruction
+    // starts a block.
+    let mut tables = BTreeMap::new();
     if insns.values().any(|i| i.flow == FlowClass::IndirectJump) {
-        let name = code.symbol(entry).map(|(n, _)| n.to_string());
-        let mut pc = entry;
-        while insns.len() < MAX_INSNS && (pc == entry || !functions.contains(&pc)) {
-            let same = match (&name, code.symbol(pc)) {
-                (Some(n), Some((m, _))) => n == m,
-                _ => false,
-            };
-            let Some(i) = code.insn(pc).filter(|_| same) else {
-                break;
-            };
-            insns.insert(pc, i);
-            pc = pc.wrapping_add(u64::from(i.len));
+        tables = code.jump_tables(entry, &foreign).unwrap_or_default();
+        let targets: Vec<u64> = tables.values().flatten().copied().collect();
+        follow(code, &foreign, targets.clone(), &mut insns, &mut leaders);
+        leaders.extend(targets);
+        let unresolved = insns
+            .iter()
+            .any(|(pc, i)| i.flow == FlowClass::IndirectJump && !tables.contains_key(pc));
+        if unresolved {
+            tables.clear();
+            sweep(code, entry, functions, &mut insns);
+            leaders.extend(insns.keys().copied());
         }
-        leaders.extend(insns.keys().copied());
     }
     let mut insns: Vec<(u64, InsnInfo)> = insns.into_iter().collect();
     insns.sort_unstable_by_key(|&(pc, _)| pc);
@@ -264,10 +237,17 @@ pub fn recover_function<S: std::hash::BuildHasher>(
                     });
                 }
             }
-            Some(FlowClass::IndirectJump) => {
-                indirect = true;
-                cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
-            }
+            Some(FlowClass::IndirectJump) => match tables.get(&pc) {
+                Some(targets) => {
+                    for &t in targets {
+                        flow_to(&mut cfg, t);
+                    }
+                }
+                None => {
+                    indirect = true;
+                    cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
+                }
+            },
             Some(FlowClass::Return | FlowClass::Halt) => {
                 cfg.graph.add_edge(n, Cfg::exit(), EdgeKind::Leave);
             }
@@ -285,6 +265,70 @@ pub fn recover_function<S: std::hash::BuildHasher>(
     }
     leave_dead_ends(&mut cfg);
     cfg
+}
+
+/// Follows the code from `work` (phase 1 of [`recover_function`]): every instruction
+/// reached by fall-through, branch and jump targets that are not `foreign`, into `insns`,
+/// and the blocks' leaders into `leaders`.
+fn follow(
+    code: &dyn CodeView,
+    foreign: &dyn Fn(u64) -> bool,
+    mut work: Vec<u64>,
+    insns: &mut HashMap<u64, InsnInfo, FixedState>,
+    leaders: &mut Vec<u64>,
+) {
+    while let Some(mut pc) = work.pop() {
+        while insns.len() < MAX_INSNS && !insns.contains_key(&pc) {
+            let Some(i) = code.insn(pc) else { break };
+            insns.insert(pc, i);
+            let next = pc.wrapping_add(u64::from(i.len));
+            let mut lead = |a: u64, work: &mut Vec<u64>| {
+                if !foreign(a) {
+                    leaders.push(a);
+                    work.push(a);
+                }
+            };
+            match i.flow {
+                FlowClass::None => {
+                    pc = next;
+                    continue;
+                }
+                FlowClass::Branch { target } => {
+                    lead(target, &mut work);
+                    lead(next, &mut work);
+                }
+                FlowClass::Jump { target } => lead(target, &mut work),
+                FlowClass::Call { .. } | FlowClass::IndirectCall | FlowClass::Syscall => {
+                    lead(next, &mut work)
+                }
+                FlowClass::Return | FlowClass::IndirectJump | FlowClass::Halt => {}
+            }
+            break;
+        }
+    }
+}
+
+/// Sweeps the symbol of the function at `entry` linearly into `insns`, up to another
+/// function's entry: the instructions an unresolved indirect jump may land on.
+fn sweep<S: std::hash::BuildHasher>(
+    code: &dyn CodeView,
+    entry: u64,
+    functions: &HashSet<u64, S>,
+    insns: &mut HashMap<u64, InsnInfo, FixedState>,
+) {
+    let name = code.symbol(entry).map(|(n, _)| n.to_string());
+    let mut pc = entry;
+    while insns.len() < MAX_INSNS && (pc == entry || !functions.contains(&pc)) {
+        let same = match (&name, code.symbol(pc)) {
+            (Some(n), Some((m, _))) => n == m,
+            _ => false,
+        };
+        let Some(i) = code.insn(pc).filter(|_| same) else {
+            break;
+        };
+        insns.insert(pc, i);
+        pc = pc.wrapping_add(u64::from(i.len));
+    }
 }
 
 /// Gives every block that cannot reach the virtual exit a [`EdgeKind::Leave`] edge: code
@@ -378,6 +422,90 @@ mod tests {
         // g's indirect jump: only its entry block is reachable, resync edges cover it.
         let g = &p.functions[p.by_entry[&0x200]];
         assert_eq!(g.node_count(), 3);
+    }
+
+    /// [`Code`] whose code view resolves the jump tables `tables` (of every function).
+    struct Switch(Code, Option<BTreeMap<u64, Vec<u64>>>);
+
+    impl CodeView for Switch {
+        fn insn(&self, addr: u64) -> Option<InsnInfo> {
+            self.0.insn(addr)
+        }
+        fn text(&self, _: u64) -> Option<String> {
+            None
+        }
+        fn symbol(&self, addr: u64) -> Option<(&str, u64)> {
+            (0x100..0x118).contains(&addr).then(|| ("f", addr - 0x100))
+        }
+        fn functions(&self) -> Vec<u64> {
+            vec![0x100]
+        }
+        fn jump_tables(&self, _: u64, _: &dyn Fn(u64) -> bool) -> Option<BTreeMap<u64, Vec<u64>>> {
+            self.1.clone()
+        }
+    }
+
+    #[test]
+    fn a_resolved_jump_table_gives_flow_edges_and_an_unresolved_one_resyncs() {
+        use FlowClass::*;
+        // 0x100 nop; 0x104 jr (cases 0x108, 0x110); 0x108 nop; 0x10c ret;
+        // 0x110 bnez -> 0x100; 0x114 ret.
+        let code = || {
+            Code(BTreeMap::from([
+                (0x100, None),
+                (0x104, IndirectJump),
+                (0x108, None),
+                (0x10c, Return),
+                (0x110, Branch { target: 0x100 }),
+                (0x114, Return),
+            ]))
+        };
+        let tables = BTreeMap::from([(0x104, vec![0x108, 0x110])]);
+        let f = recover_function(
+            &Switch(code(), Some(tables)),
+            0x100,
+            &HashSet::<u64>::from([0x100]),
+        );
+        let blocks: Vec<(u64, u64)> = f
+            .graph
+            .node_indices()
+            .skip(2)
+            .map(|n| (f.graph[n].start, f.graph[n].end))
+            .collect();
+        assert_eq!(
+            blocks,
+            [
+                (0x100, 0x108),
+                (0x108, 0x110),
+                (0x110, 0x114),
+                (0x114, 0x118)
+            ]
+        );
+        let kinds = |from: usize| -> Vec<(usize, EdgeKind)> {
+            let mut v: Vec<_> = f
+                .graph
+                .edges(NodeIndex::new(from))
+                .map(|e| (petgraph::visit::EdgeRef::target(&e).index(), *e.weight()))
+                .collect();
+            v.sort_by_key(|&(t, _)| t);
+            v
+        };
+        assert_eq!(kinds(2), [(3, EdgeKind::Flow), (4, EdgeKind::Flow)]);
+        assert_eq!(kinds(0), [(2, EdgeKind::Start)]);
+        // Unresolved: every instruction starts a block, each entered from the entry.
+        let f = recover_function(
+            &Switch(code(), Option::None),
+            0x100,
+            &HashSet::<u64>::from([0x100]),
+        );
+        assert_eq!(f.node_count(), 2 + 6);
+        assert_eq!(
+            f.graph
+                .edge_weights()
+                .filter(|&&k| k == EdgeKind::Resync)
+                .count(),
+            5
+        );
     }
 
     #[test]

@@ -2058,10 +2058,14 @@ impl Sink for PathSink {
             let call = matches!(block.ends_with, BlockEnd::Call | BlockEnd::IndirectCall);
             return call.then(|| self.call_probe(id, f, node, to)).flatten();
         }
-        if block.ends_with == BlockEnd::IndirectJump {
-            return self.restart_probe(id, f, node, to);
-        }
-        let entry = Some(usize::from(to != block.end));
+        let entry = match block.ends_with {
+            // An unresolved jump restarts the activation; a jump table's is a flow edge.
+            BlockEnd::IndirectJump if !self.functions.get(f)?.resync.is_empty() => {
+                return self.restart_probe(id, f, node, to);
+            }
+            BlockEnd::IndirectJump => None,
+            _ => Some(usize::from(to != block.end)),
+        };
         let Some((next, step)) = self.successor(id, to, entry, None) else {
             return self.tail_probe(id, f, node, to);
         };

@@ -347,6 +347,26 @@ impl ElfImage {
         ]))
     }
 
+    /// The `len` bytes (at most 8) at `addr`, little-endian, if they lie in one segment the
+    /// program cannot write (zero past its file bytes).
+    pub(crate) fn read_only(&self, addr: u64, len: u8) -> Option<u64> {
+        let i = self
+            .segments
+            .partition_point(|s| s.vaddr <= addr)
+            .checked_sub(1)?;
+        let s = &self.segments[i];
+        let end = addr.checked_add(u64::from(len))?;
+        if s.write || end > s.end() || len > 8 {
+            return None;
+        }
+        let at = usize::try_from(addr - s.vaddr).ok()?;
+        let mut bytes = [0u8; 8];
+        for (k, b) in bytes.iter_mut().take(usize::from(len)).enumerate() {
+            *b = s.data.get(at + k).copied().unwrap_or(0);
+        }
+        Some(u64::from_le_bytes(bytes))
+    }
+
     /// `[start, end)` of every executable segment.
     pub fn exec_ranges(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.segments

@@ -100,6 +100,7 @@ mod exec;
 pub mod fpu;
 pub mod insn;
 mod jit;
+mod jump_table;
 pub mod linux;
 mod machine;
 pub mod memory;

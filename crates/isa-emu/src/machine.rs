@@ -1,5 +1,6 @@
 //! The machine: a hart, its memory, an environment, the block cache, and the run loop.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use prof_events::{
@@ -1464,6 +1465,15 @@ impl CodeView for Machine {
     fn functions(&self) -> Vec<u64> {
         self.image.functions()
     }
+
+    /// The file's tables: read-only data is as loaded.
+    fn jump_tables(
+        &self,
+        entry: u64,
+        leaves: &dyn Fn(u64) -> bool,
+    ) -> Option<BTreeMap<u64, Vec<u64>>> {
+        self.image.jump_tables(entry, leaves)
+    }
 }
 
 /// The code of the file as loaded, before it runs: what a [`Machine`]'s view shows of a
@@ -1488,5 +1498,13 @@ impl CodeView for ElfImage {
 
     fn functions(&self) -> Vec<u64> {
         ElfImage::functions(self)
+    }
+
+    fn jump_tables(
+        &self,
+        entry: u64,
+        leaves: &dyn Fn(u64) -> bool,
+    ) -> Option<BTreeMap<u64, Vec<u64>>> {
+        crate::jump_table::resolve(self, entry, leaves)
     }
 }

@@ -40,7 +40,7 @@ struct Walker {
     indirect_calls: u64,
     /// Tail calls handled.
     tails: u64,
-    /// Indirect jumps handled (restarts, where calls have probes).
+    /// Indirect jumps handled (restarts or additions, where calls have probes).
     restarts: u64,
     /// Edges enter and leave regions too (see [`Walker::op`]).
     regions: bool,
@@ -321,9 +321,9 @@ impl Walker {
     }
 
     /// The probe of an indirect jump from the block at `from` to `to`, where calls have
-    /// probes: the activation restarts there, through the edge's path end, counted in
-    /// `counts[0]` (in a region, saving a sum, at every other target where edges enter
-    /// regions).
+    /// probes: at every third target an addition (a jump table's flow edge), else the
+    /// activation restarts there, through the edge's path end, counted in `counts[0]` (in
+    /// a region, saving a sum, at every other target where edges enter regions).
     fn restart_of(&mut self, from: u64, to: u64) -> Probe {
         let (end, ways) = self.edge_end(from, to);
         let h = mix(from, to);
@@ -331,12 +331,16 @@ impl Walker {
             key: from,
             epoch: self.state.epoch,
             next: to,
-            op: ProbeOp::Restart {
-                end,
-                ways,
-                pairs: 0,
-                // Where edges enter regions, every other target is in one.
-                push: (self.regions && h % 2 == 0).then_some((h % 7) as i64),
+            op: if h / 19 % 3 == 0 {
+                ProbeOp::Add((h % 5) as i64 - 1)
+            } else {
+                ProbeOp::Restart {
+                    end,
+                    ways,
+                    pairs: 0,
+                    // Where edges enter regions, every other target is in one.
+                    push: (self.regions && h % 2 == 0).then_some((h % 7) as i64),
+                }
             },
         }
     }
@@ -448,6 +452,8 @@ impl Sink for Walker {
             BlockEnd::Call | BlockEnd::IndirectCall => None,
             BlockEnd::Jump if self.tail(block.start, to) => Some(self.tail_of(block.start, to)),
             BlockEnd::IndirectJump if self.calls => Some(self.restart_of(block.start, to)),
+            // (Its event changes the sum otherwise: see `nowhere`.)
+            BlockEnd::IndirectJump if self.nowhere => None,
             _ => Some(self.probe_of(block.start, to)),
         }
     }

@@ -1,5 +1,7 @@
 //! A read-only, ISA-independent view of a program's code.
 
+use std::collections::BTreeMap;
+
 /// The control-flow class of one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FlowClass {
@@ -69,5 +71,19 @@ pub trait CodeView {
     /// Entry addresses of the program's functions, ascending (from symbols where present).
     fn functions(&self) -> Vec<u64> {
         Vec::new()
+    }
+
+    /// The targets of every indirect jump in the function at `entry` (the code reached from
+    /// it up to transfers to where `leaves` holds: other functions' entries), each
+    /// ascending, by the jump's address: the jump tables of its `switch`es. `None` where
+    /// one of them is not known (the default): an analysis must then take every indirect
+    /// jump of the function as one that may go anywhere in it.
+    fn jump_tables(
+        &self,
+        entry: u64,
+        leaves: &dyn Fn(u64) -> bool,
+    ) -> Option<BTreeMap<u64, Vec<u64>>> {
+        let _ = (entry, leaves);
+        None
     }
 }

@@ -30,8 +30,9 @@
 //! ([`ProbeOp::Tail`]) applies only while a frame is open and leaves it. A sink finds
 //! frames open when compiled code made calls whose returns it did not take: the calls'
 //! activations are then the sink's to keep (the driver calls the sink only after the code
-//! stopped). An indirect jump's exit has a probe for one target too, where the activation
-//! restarts at it ([`ProbeOp::Restart`]).
+//! stopped). An indirect jump's exit has a probe for one target too: an addition where the
+//! jump is a flow edge (a jump table's), or where the activation restarts at it
+//! ([`ProbeOp::Restart`]).
 //!
 //! Hierarchical profiles save the outer path's sum on entering a region and restore it on
 //! leaving ([`ProbeOp::Push`], [`ProbeOp::PushEnd`], [`ProbeOp::Pop`], [`ProbeOp::PopEnd`],

@@ -770,6 +770,16 @@ impl Compiler<'_> {
                 self.call(operands, Sum::State, miss);
             }
             SiteKind::Jump => {
+                // A jump table's target adds to the sum (no ways); an unresolved jump's
+                // restarts the activation.
+                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
+                let restart = self.asm.jcc(Cc::Ne);
+                self.sum_into(RAX, Sum::State);
+                self.alu_val(Alu::Add, RAX, at(SiteProbe::ADD), RDX);
+                miss.push(self.asm.jcc(Cc::O));
+                self.asm.store(RCX, ProbeState::SUM as i32, RAX);
+                let added = self.asm.jmp();
+                self.asm.patch(restart);
                 // Where the restart saves a sum, the stack must have room, and the sum is
                 // saved after.
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
@@ -782,6 +792,7 @@ impl Compiler<'_> {
                 self.asm.load(R12, R14, SiteProbe::PUSH);
                 self.save(R12);
                 self.asm.patch(none);
+                self.asm.patch(added);
             }
         }
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));

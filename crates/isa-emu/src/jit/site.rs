@@ -82,7 +82,8 @@ pub(crate) enum SiteKind {
     /// An indirect call: [`ProbeOp::Call`]s whose callee saves no sum first and whose
     /// caller's path goes on.
     Call,
-    /// An indirect jump: [`ProbeOp::Restart`]s of at most [`Site::END_WAYS`] ways.
+    /// An indirect jump: [`ProbeOp::Restart`]s of at most [`Site::END_WAYS`] ways, or
+    /// [`ProbeOp::Add`]s (a jump table's targets, flow edges of the function).
     Jump,
 }
 
@@ -125,13 +126,16 @@ impl SiteKind {
                 push.unwrap_or(0) as u64,
                 0,
             ]),
+            // (No ways: the code tells an addition from a restart by that.)
+            (SiteKind::Jump, ProbeOp::Add(add)) => Some([0, 0, 0, 0, 0, add as u64]),
             (SiteKind::Call | SiteKind::Jump, _) => None,
         }
     }
 }
 
 /// A [`Site`]'s probe for one target; the code reads its fields as those of a
-/// [`ProbeOp::Call`] or [`ProbeOp::Restart`] probe, by the site's [`SiteKind`].
+/// [`ProbeOp::Call`], [`ProbeOp::Restart`] or [`ProbeOp::Add`] probe, by the site's
+/// [`SiteKind`] and, at a jump, its ways.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SiteProbe {
@@ -141,8 +145,8 @@ pub(crate) struct SiteProbe {
     pub key: u64,
     pub epoch: u64,
     pub next: u64,
-    /// A call's operands ([`call_operands`]), or a restart's `end`, `ways`, `pairs`,
-    /// whether it saves a sum and the sum.
+    /// A call's operands ([`call_operands`]), a restart's `end`, `ways`, `pairs`,
+    /// whether it saves a sum and the sum, or an addition's 0 ways and, last, the addition.
     pub operands: [u64; 6],
     /// Times the code ran the probe since it was learned, halved at each
     /// [`Site::learn`] (which replaces the way run least).
@@ -165,6 +169,8 @@ impl SiteProbe {
     pub(crate) const PUSHES: i32 = Self::OPERANDS + 24;
     /// See [`END`](Self::END).
     pub(crate) const PUSH: i32 = Self::OPERANDS + 32;
+    /// An addition's operand (its `ways`, at [`WAYS`](Self::WAYS), are 0).
+    pub(crate) const ADD: i32 = Self::OPERANDS + 40;
     pub(crate) const RUNS: i32 = Self::OPERANDS + 48;
 
     const EMPTY: SiteProbe = SiteProbe {
