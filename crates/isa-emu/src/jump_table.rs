@@ -126,6 +126,14 @@ impl Val {
         }
     }
 
+    /// The values, if a set.
+    fn into_set(self) -> Option<Vec<u64>> {
+        match self {
+            Val::Any => None,
+            Val::Set(s) => Some(s),
+        }
+    }
+
     /// The values either may hold.
     fn join(&self, other: &Val) -> Val {
         match (self, other) {
@@ -316,8 +324,14 @@ pub(crate) fn resolve(
             return None;
         }
         let insn = code.insn(pc)?;
-        let r = at[&pc].0.clone();
+        let mut r = at[&pc].0.clone();
         let next = pc.wrapping_add(u64::from(insn.len));
+        // A jump that links a register other than a link register (`jal t1, f`) is no
+        // call, but it still writes the return address.
+        let rd = usize::from(insn.rd);
+        if matches!(insn.op, Op::Jal | Op::Jalr) && (1..32).contains(&rd) {
+            r[rd] = Val::one(next);
+        }
         let mut out: Vec<(u64, Regs)> = Vec::new();
         match insn.op {
             Op::Jal | Op::Jalr if matches!(insn.rd, 1 | 5) => out.push((next, after_call(&r))),
@@ -346,7 +360,6 @@ pub(crate) fn resolve(
                 out.extend(refine(&insn, false, &r).map(|r| (next, r)));
             }
             Op::Ecall => {
-                let mut r = r;
                 r[10] = Val::Any;
                 r[11] = Val::Any;
                 out.push((next, r));
@@ -354,8 +367,6 @@ pub(crate) fn resolve(
             Op::Ebreak | Op::Illegal => {}
             Op::Mret => return None,
             _ => {
-                let mut r = r;
-                let rd = usize::from(insn.rd);
                 if crate::exec::writes_xreg(insn.op) && (1..32).contains(&rd) {
                     r[rd] = result(code, &insn, pc, &r);
                 }
@@ -389,15 +400,6 @@ pub(crate) fn resolve(
         }
     }
     Some(jumps)
-}
-
-impl Val {
-    fn into_set(self) -> Option<Vec<u64>> {
-        match self {
-            Val::Any => None,
-            Val::Set(s) => Some(s),
-        }
-    }
 }
 
 #[cfg(test)]
