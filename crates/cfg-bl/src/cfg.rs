@@ -152,6 +152,12 @@ impl Cfg {
         self.graph.node_count()
     }
 
+    /// Whether the function has an indirect jump whose targets recovery did not resolve:
+    /// its paths end at such a jump and restart at the target ([`EdgeKind::Resync`] edges).
+    pub fn restarts(&self) -> bool {
+        self.graph.edge_weights().any(|&k| k == EdgeKind::Resync)
+    }
+
     /// A node's label for reports: its name, or its start address in hex.
     pub fn label(&self, n: NodeIndex) -> String {
         let b = &self.graph[n];

@@ -3,13 +3,15 @@
 //! hammocks with `--hammocks`, or given per function in a file with `--regions`) of a whole
 //! program, from [`cfg_bl`], rendered as text (hottest paths with symbols) or JSON.
 //!
-//! JSON schema: `{"mode", "options", "stats", "functions": [{"name", "entry", "paths":
-//! [{"region", "number", "count", "blocks"}]}]}`. `options` records what shaped the profile:
-//! `hammocks` (bool), `shrink` (bool, global mode; `null` otherwise), `weights`
-//! (`"estimate"` or `"measured"`) and `user_regions` (the functions a regions file named,
-//! as given). `entry` is the function's address; `region` is 0 for
-//! the function and `n` for the function's n-th region (larger regions first: loops,
-//! outermost first); `number` is the path sum (a JSON number when it fits in 64 bits, else
+//! JSON schema: `{"mode", "options", "stats", "functions": [{"name", "entry", "restarts",
+//! "paths": [{"region", "number", "count", "blocks"}]}]}`. `options` records what shaped
+//! the profile: `hammocks` (bool), `shrink` (bool, global mode; `null` otherwise),
+//! `weights` (`"estimate"` or `"measured"`) and `user_regions` (the functions a regions
+//! file named, as given). `entry` is the function's address; `restarts` is true where the
+//! function has an indirect jump whose targets were not resolved (no `switch` jump table
+//! that the emulator's code view resolves): its paths end at such a jump and restart at
+//! the target. `region` is 0 for the function and `n` for the function's n-th region
+//! (larger regions first: loops, outermost first); `number` is the path sum (a JSON number when it fits in 64 bits, else
 //! a decimal string); `blocks` lists the path's blocks in order as start addresses, an inner
 //! region as `{"region": n}`. Paths of a function are sorted by count, descending.
 //!
@@ -332,15 +334,24 @@ impl<'a> PathReport<'a> {
     /// The hottest `top` paths with symbols.
     pub fn to_text(&self, top: usize) -> String {
         let total: u64 = self.rows.iter().map(|r| r.count).sum();
+        let mut restarting: Vec<usize> = self.rows.iter().map(|r| r.function).collect();
+        restarting.sort_unstable();
+        restarting.dedup();
+        restarting.retain(|&f| {
+            let inst = self.sink.functions.get(f).and_then(|f| f.inst.as_ref());
+            inst.is_some_and(|i| i.hier.cfg.restarts())
+        });
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{} path profile ({}): {} distinct paths, {} path executions ({})",
+            "{} path profile ({}): {} distinct paths, {} path executions ({}; {} of the functions \
+             restart paths at indirect jumps not resolved)",
             self.mode.name(),
             self.options.summary(self.mode),
             thousands(self.rows.len() as u64),
             thousands(total),
-            Self::stats_text(&self.sink.stats)
+            Self::stats_text(&self.sink.stats),
+            restarting.len()
         );
         let _ = writeln!(s, "{:>14}  {:>6}  function / region: path", "count", "%");
         for row in self.rows.iter().take(top) {
@@ -391,6 +402,7 @@ impl<'a> PathReport<'a> {
             functions.push(json!({
                 "name": inst.hier.cfg.name,
                 "entry": inst.hier.cfg.addr,
+                "restarts": inst.hier.cfg.restarts(),
                 "paths": paths,
             }));
         }

@@ -35,6 +35,7 @@ fn paths_json_has_the_schema_and_the_guest_exit_code() {
         let mut nested = 0;
         for f in functions {
             assert!(f["name"].is_string() && f["entry"].is_u64(), "{f}");
+            assert!(f["restarts"].is_boolean(), "{f}");
             for p in f["paths"].as_array().expect("paths") {
                 assert!(p["region"].is_u64() && p["count"].is_u64(), "{p}");
                 assert!(p["number"].is_u64() || p["number"].is_string(), "{p}");
