@@ -13,7 +13,7 @@
 //!
 //! | step | module | what |
 //! |---|---|---|
-//! | CFG | [`cfg`](mod@cfg), [`recover`] | one CFG per function: blocks, edges, virtual entry and exit, call sites; recovered from a [`prof_events::CodeView`] |
+//! | CFG | [`cfg`](mod@cfg), [`recover`] | one CFG per function: blocks, edges (a `switch`'s jump table's targets where the code view resolves it), virtual entry and exit, call sites; recovered from a [`prof_events::CodeView`] |
 //! | structure | [`structure`], [`hammock`] | backedges (DFS retreating edges), dominators, natural loops, SESE hammocks, the region tree (or regions given by the user) |
 //! | hierarchy | [`hier`] | how every edge crosses regions; each region's hierarchical graph (inner regions as single nodes); representative paths |
 //! | numbering | [`numbering`] | NumPaths and edge values on a DAG, regeneration of a path from its number, increments on the chords of a maximum spanning tree |

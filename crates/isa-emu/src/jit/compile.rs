@@ -374,8 +374,8 @@ impl Compiler<'_> {
     /// when its sum is one, and sign-extends the low half into the high one after the code
     /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
     /// next key, and the sum where it is known, [`pending`](Self::pending); a call under it
-    /// takes what is pending (it sets the key and the sum); any other probe stores what is
-    /// pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
+    /// takes what is pending and leaves the callee's key and sum pending; any other probe
+    /// stores what is pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
     /// registers, free once the exit stored the guest registers); a return's jump target
     /// is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
@@ -392,11 +392,12 @@ impl Compiler<'_> {
         // left pending. Anything else reads or sets the state's key, so it gets the one
         // pending first.
         let guarded = self.guard == Some(Guard::of(probe));
-        let lazy = guarded && leaves_pending(&probe.op);
+        let call = matches!(probe.op, ProbeOp::Call { .. });
+        let lazy = guarded && (leaves_pending(&probe.op) || call);
         // A call under the known guard sets the key and the sum itself: what is pending
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
-        if guarded && matches!(probe.op, ProbeOp::Call { .. }) {
+        if guarded && call {
             caller = Sum::of(std::mem::take(&mut self.pending).sum);
         } else if self.stores_pending(probe) {
             self.settle();
@@ -532,7 +533,11 @@ impl Compiler<'_> {
                 self.set_state(ProbeState::SUM, Val::Imm(set as u64));
             }
             ProbeOp::Call {
-                push, end, enter, ..
+                push,
+                end,
+                enter,
+                start,
+                ..
             } => {
                 if let Some((operands, _)) = call_operands(&probe.op) {
                     let operands = operands.map(Val::Imm);
@@ -562,6 +567,13 @@ impl Compiler<'_> {
                             c.count_at(R13);
                         }
                     });
+                    // The callee's sum: left pending under the known guard, so that its
+                    // additions and path ends after the call know it.
+                    if lazy {
+                        self.pending.sum = Some(Ahead::Known(start));
+                    } else {
+                        self.set_state(ProbeState::SUM, Val::Imm(start as u64));
+                    }
                 }
             }
             ProbeOp::Tail {
@@ -828,6 +840,7 @@ impl Compiler<'_> {
     fn call(&mut self, operands: [Val; 6], sum: Sum, miss: &mut Vec<usize>) {
         let resumed = self.call_checks(operands, sum, miss);
         self.call_open(operands, resumed);
+        self.set_state(ProbeState::SUM, operands[5]);
     }
 
     /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
@@ -884,8 +897,9 @@ impl Compiler<'_> {
     }
 
     /// The frame [`call_checks`](Self::call_checks) found room for (rdx) opens with the
-    /// caller's sum when it resumes, `resumed`, and the callee's sum is set. Uses rax.
-    fn call_open(&mut self, [_, ret, resume, _, site, start]: [Val; 6], resumed: Sum) {
+    /// caller's sum when it resumes, `resumed` (the callee's sum is the caller's to set).
+    /// Uses rax.
+    fn call_open(&mut self, [_, ret, resume, _, site, _]: [Val; 6], resumed: Sum) {
         const AT: i32 = ProbeState::FRAMES as i32;
         match resumed {
             Sum::Known(v) => self.store_val(RDX, AT + Frame::RESUMED as i32, Val::Imm(v as u64)),
@@ -908,7 +922,6 @@ impl Compiler<'_> {
         a.load(RAX, RCX, ProbeState::SAVED as i32);
         a.store(RCX, ProbeState::FLOOR as i32, RAX);
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
-        self.set_state(ProbeState::SUM, start);
     }
 
     /// Stores `value` in the state's field at `offset` (rcx points to the state). Uses rax.
