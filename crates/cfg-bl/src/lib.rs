@@ -183,6 +183,16 @@
 //! near 1.2x flat. A path end alone is at least a counter's address and an increment in
 //! memory; the calls and returns of call-heavy code keep frames in memory too.
 //!
+//! For scale, the same guests compiled natively for the host (`gcc -O2 -o G
+//! guests/src/G.c -lm`; `perf stat -r 7 -e task-clock`, 2026-11-29) run coremark 3000 in
+//! 89 ms, sort 300000 in 162 ms, primes 400000 in 38 ms, strings 500000 in 88 ms and crc
+//! 1048576 in 29 ms: the emulator with no sink (the table's runs) is only 1.7x (sort) to
+//! 4.7x (primes) slower, so the fifth of its time that 1.2x allows is 0.3-0.9x of the
+//! native run's time. GCC's own edge profiling,
+//! counters on a spanning tree's chords in native, register-allocated code (`-O2
+//! -fprofile-arcs -fprofile-update=single`), costs 1.15x (coremark), 1.00x (sort), 1.06x
+//! (primes), 1.32x (strings) and 1.79x (crc) there: 14 ms, 0, 2 ms, 28 ms and 23 ms.
+//!
 //! Where it goes: `cargo xtask bench-paths` also runs the example's `no-op` sink, whose
 //! probes have a flat profile's shape (an addition of 0 on every fixed exit, calls and
 //! returns that keep their frames, restarts on indirect jumps) but no additions or path
@@ -339,6 +349,20 @@
 //! out-edges, to nearly every child, was quadratic (7c81af0). `profkit paths --mode flat`
 //! on coremark 10, 20 runs a round, three rounds alternating builds from before and after
 //! the three: 31.6-36.6 ms -> 27.0-27.9 ms a run.
+//! A `switch` compiled to a jump table was an unresolved indirect jump: coremark's
+//! `next_token` was swept (every instruction a block, a NumPaths past the dense tables),
+//! its paths ended at the jump and restarted at the target. Its table's targets are now
+//! flow edges ([`recover`]), whose probes at the jump's site are additions (a034896); and
+//! a call under the known guard leaves the callee's sum pending, so that the callee's path
+//! ends in the same superblock count known counters (f82bacf). Both, against 2f4babf
+//! (`overhead --runs 3 --only MODE`, alternating rounds, medians; runs with no sink moved
+//! between 0.21 and 0.38 s on the shared machine): coremark 3000 flat 0.332 -> 0.320 s
+//! (five rounds), region-based 0.350 -> 0.338 s and global-based 0.370 -> 0.364 s (four),
+//! strings 500000 flat 0.460 -> 0.452 s (five), sort 300000 flat 0.436 s both (five).
+//! Two runs of `cargo xtask bench-paths --runs 5` at f82bacf gave geomean flat
+//! 1.36x/1.35x, region-based 1.43x/1.46x, global-based 1.45x/1.50x and no-op 1.13x/1.14x,
+//! with coremark's run with no sink taking 0.296 and 0.248 s (0.208-0.210 s at 57923a3)
+//! and chase's 0.364 and 0.352 s, which lowers their ratios.
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
