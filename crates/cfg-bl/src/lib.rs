@@ -359,10 +359,12 @@
 //! between 0.21 and 0.38 s on the shared machine): coremark 3000 flat 0.332 -> 0.320 s
 //! (five rounds), region-based 0.350 -> 0.338 s and global-based 0.370 -> 0.364 s (four),
 //! strings 500000 flat 0.460 -> 0.452 s (five), sort 300000 flat 0.436 s both (five).
-//! Two runs of `cargo xtask bench-paths --runs 5` at f82bacf gave geomean flat
-//! 1.36x/1.35x, region-based 1.43x/1.46x, global-based 1.45x/1.50x and no-op 1.13x/1.14x,
-//! with coremark's run with no sink taking 0.296 and 0.248 s (0.208-0.210 s at 57923a3)
-//! and chase's 0.364 and 0.352 s, which lowers their ratios.
+//! Three runs of `cargo xtask bench-paths --runs 5` of this code (f82bacf, b5368a1) gave
+//! geomean flat 1.36x/1.35x/1.38x, region-based 1.43x/1.46x/1.47x, global-based
+//! 1.45x/1.50x/1.44x and no-op 1.13x/1.14x/1.14x, with coremark's run with no sink taking
+//! 0.296, 0.248 and 0.216 s (0.208-0.210 s at 57923a3) and chase's 0.364, 0.352 and
+//! 0.344 s (0.170-0.224 s), which moves their ratios: within the noise of the runs at
+//! 57923a3 and 1cbd783 above.
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
