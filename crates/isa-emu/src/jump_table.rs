@@ -43,8 +43,11 @@ use crate::insn::{Insn, Op};
 /// guests has 33 entries).
 pub(crate) const MAX_VALUES: usize = 64;
 
-/// Instructions followed in one function, at most (as CFG recovery's bound).
-const MAX_INSNS: usize = 200_000;
+/// Instructions followed in one function, at most: past them the function is not
+/// resolved (its indirect jumps restart paths). Each instruction followed keeps up to 32
+/// sets of [`MAX_VALUES`] values, so this bounds the analysis's memory on hostile code (a
+/// `switch` of real code lies in a function of a few thousand instructions at most).
+const MAX_INSNS: usize = 20_000;
 
 /// Times an instruction's values may grow before the registers that still grow there are
 /// taken as any value: a loop's counter would otherwise grow one value per pass.
@@ -556,6 +559,17 @@ mod tests {
         let (mut p, _) = program(&bounded(&[], A6), A6);
         p.insns.insert(cases[1], op(Op::Jalr, 0, A5, 0, 0));
         assert_eq!(resolve_in(&p), None);
+    }
+
+    #[test]
+    fn a_function_past_the_bound_is_not_resolved() {
+        // (The code runs past 0x9000, which `resolve_in` takes for another function.)
+        let nops = vec![op(Op::Addi, 0, 0, 0, 0); MAX_INSNS];
+        let (p, _) = program(&bounded(&nops, A6), A6);
+        assert_eq!(resolve(&p, ENTRY, &|_| false), None);
+        let (p, cases) = program(&bounded(&nops[..MAX_INSNS - 100], A6), A6);
+        let tables = resolve(&p, ENTRY, &|_| false).expect("resolved");
+        assert_eq!(tables.into_values().collect::<Vec<_>>(), [cases]);
     }
 
     #[test]
