@@ -148,8 +148,8 @@ pub fn recover_function<S: std::hash::BuildHasher>(
     if insns.values().any(|i| i.flow == FlowClass::IndirectJump) {
         tables = code.jump_tables(entry, &foreign).unwrap_or_default();
         let targets: Vec<u64> = tables.values().flatten().copied().collect();
-        follow(code, &foreign, targets.clone(), &mut insns, &mut leaders);
-        leaders.extend(targets);
+        leaders.extend(&targets);
+        follow(code, &foreign, targets, &mut insns, &mut leaders);
         let unresolved = insns
             .iter()
             .any(|(pc, i)| i.flow == FlowClass::IndirectJump && !tables.contains_key(pc));

@@ -184,20 +184,14 @@ fn result(code: &dyn Code, insn: &Insn, pc: u64, r: &Regs) -> Val {
         Op::Addiw => a.map(|x| sext32(x.wrapping_add(imm))),
         Op::Xori => a.map(|x| x ^ imm),
         Op::Ori => a.map(|x| x | imm),
-        // Any value masked by a few bits: every combination of them.
+        // Any value masked by a few bits: every combination of them (the mask's submasks,
+        // each the one before less one, masked).
         Op::Andi if *a == Val::Any && imm.count_ones() <= MAX_VALUES.ilog2() => {
-            let bits: Vec<u64> = (0..64).map(|i| 1 << i).filter(|b| imm & b != 0).collect();
-            Val::of(
-                (0..1u64 << bits.len())
-                    .map(|m| {
-                        bits.iter()
-                            .enumerate()
-                            .filter(|(i, _)| m >> i & 1 == 1)
-                            .map(|(_, b)| b)
-                            .sum()
-                    })
-                    .collect(),
-            )
+            let mut submasks = vec![imm];
+            while let Some(&m) = submasks.last().filter(|&&m| m != 0) {
+                submasks.push((m - 1) & imm);
+            }
+            Val::of(submasks)
         }
         Op::Andi => a.map(|x| x & imm),
         Op::Slli => a.map(|x| x << shamt),
@@ -237,9 +231,11 @@ fn condition(op: Op) -> Option<fn(u64, u64) -> bool> {
 }
 
 /// The registers on the edge of branch `insn` where its condition is `holds`, or `None`
-/// if no values they may hold take that edge.
+/// if no values they may hold take that edge (any other instruction: as they are).
 fn refine(insn: &Insn, holds: bool, r: &Regs) -> Option<Regs> {
-    let cond = condition(insn.op)?;
+    let Some(cond) = condition(insn.op) else {
+        return Some(r.clone());
+    };
     let test = |x: u64, y: u64| cond(x, y) == holds;
     let (i, j) = (usize::from(insn.rs1), usize::from(insn.rs2));
     let (a, b) = (&r[i], &r[j]);

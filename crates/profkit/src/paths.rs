@@ -11,9 +11,10 @@
 //! function has an indirect jump whose targets were not resolved (no `switch` jump table
 //! that the emulator's code view resolves): its paths end at such a jump and restart at
 //! the target. `region` is 0 for the function and `n` for the function's n-th region
-//! (larger regions first: loops, outermost first); `number` is the path sum (a JSON number when it fits in 64 bits, else
-//! a decimal string); `blocks` lists the path's blocks in order as start addresses, an inner
-//! region as `{"region": n}`. Paths of a function are sorted by count, descending.
+//! (larger regions first: loops, outermost first); `number` is the path sum (a JSON
+//! number when it fits in 64 bits, else a decimal string); `blocks` lists the path's
+//! blocks in order as start addresses, an inner region as `{"region": n}`. Paths of a
+//! function are sorted by count, descending.
 //!
 //! Regions file (`--regions FILE`, [`parse_regions`]): a JSON object whose keys name
 //! functions, by symbol or by entry address, and whose values list that function's regions,

@@ -787,8 +787,7 @@ impl Compiler<'_> {
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
                 let restart = self.asm.jcc(Cc::Ne);
                 self.sum_into(RAX, Sum::State);
-                self.alu_val(Alu::Add, RAX, at(SiteProbe::ADD), RDX);
-                miss.push(self.asm.jcc(Cc::O));
+                self.plus_val(RAX, at(SiteProbe::ADD), miss);
                 self.asm.store(RCX, ProbeState::SUM as i32, RAX);
                 let added = self.asm.jmp();
                 self.asm.patch(restart);
@@ -1106,7 +1105,12 @@ impl Compiler<'_> {
 
     /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
     fn plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
-        self.alu_u64(Alu::Add, dst, add as u64);
+        self.plus_val(dst, Val::Imm(add as u64), miss);
+    }
+
+    /// [`plus`](Self::plus) of a value that may be a site's field. Uses rdx.
+    fn plus_val(&mut self, dst: Reg, add: Val, miss: &mut Vec<usize>) {
+        self.alu_val(Alu::Add, dst, add, RDX);
         miss.push(self.asm.jcc(Cc::O));
     }
 
