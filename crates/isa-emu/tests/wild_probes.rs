@@ -87,7 +87,8 @@ impl Draw {
 }
 
 /// The path ends: windows that count (sums 0..16 at the counters' start, the next 16 at
-/// the next ones), and windows that must not: past the counters, straddling their end,
+/// the next ones), and windows that must not: past the counters, straddling their end
+/// (one from the last counter on, whose sum after is the one past it),
 /// wrapping around the address space, of sizes that overflow.
 fn ends() -> Vec<ProbeEnd> {
     let counters = COUNTERS as u64;
@@ -102,6 +103,8 @@ fn ends() -> Vec<ProbeEnd> {
         end(16, 16, -16, 1),
         end(32, 64, 3, 2),
         end(counters - 4, 16, 0, 0),
+        // Sum 0 counts at the last counter, sum 1 at the first past them.
+        end(counters - 1, 4, 0, 1),
         end(counters, 1, 0, 0),
         end(u64::MAX, 2, 0, 3),
         end(u64::MAX - 8, u64::MAX, 0, 0),

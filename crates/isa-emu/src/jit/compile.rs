@@ -95,6 +95,22 @@ enum Ahead {
     Plus(i32),
 }
 
+/// Where a way that counts has found its counter: in rax, or known when compiled (its
+/// byte offset in the counters, a 32-bit displacement).
+#[derive(Clone, Copy, Debug)]
+enum Counter {
+    Rax,
+    At(i32),
+}
+
+impl Counter {
+    /// The counter at index `c`, if its offset is a 32-bit displacement.
+    fn at(c: u64) -> Option<Counter> {
+        let disp = c.checked_mul(8)?;
+        i32::try_from(disp).ok().map(Counter::At)
+    }
+}
+
 /// A path end's ways: `ways` from index `end` on, or those the [`SiteProbe`] r14 points to
 /// names (at most [`Site::END_WAYS`]).
 #[derive(Clone, Copy, Debug)]
@@ -429,8 +445,7 @@ impl Compiler<'_> {
                 first,
             } => {
                 let sum = Sum::of(self.pending.sum.take());
-                self.first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
-                self.count_at(RAX);
+                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 // The sum after is the probe's, known: left pending if lazy, so that
                 // the additions and path ends after it are known too.
                 if lazy {
@@ -616,8 +631,7 @@ impl Compiler<'_> {
                 miss.push(a.jcc(Cc::Ne));
                 let pairs = Val::Imm(pairs.into());
                 self.activation_checks(pairs, miss);
-                self.first_then_ways(first, EndAt::Fixed { end, ways }, Sum::State, miss);
-                self.count_at(RAX);
+                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, Sum::State, miss);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
                 a.load(RAX, R14, AT + Frame::RESUMED as i32);
@@ -709,11 +723,12 @@ impl Compiler<'_> {
     }
 
     /// Whether the way `end`, given in the probe, counts the sum `sum` (or the state's
-    /// rcx points to): falls through with rax = the counter if so, else jumps to a `next`.
-    /// Where the sum is known, so is the counter: only the counters' length is read; where
-    /// it is known out of the way's range, nothing is emitted and this returns false (the
-    /// way never counts). Uses rdx.
-    fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> bool {
+    /// rcx points to): falls through with the counter if so (returned), else jumps to a
+    /// `next`. Where the sum is known, so is the counter: only the counters' length is
+    /// read, and the count adds to it at its displacement; where the sum is known out of
+    /// the way's range, nothing is emitted and this returns `None` (the way never
+    /// counts). Uses rax and rdx.
+    fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> Option<Counter> {
         let counter = |sum: i64| {
             let i = u64::try_from(sum.checked_add(end.add)?).ok()?;
             (i < end.size).then(|| end.base.checked_add(i)).flatten()
@@ -721,9 +736,13 @@ impl Compiler<'_> {
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
         if let Sum::Known(sum) = sum {
-            let Some(c) = counter(sum) else {
-                return false;
-            };
+            let c = counter(sum)?;
+            if let Some(Counter::At(disp)) = Counter::at(c) {
+                let a = &mut *self.asm;
+                a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, disp / 8);
+                next.push(a.jcc(Cc::Be));
+                return Some(Counter::At(disp));
+            }
             self.asm.mov_imm(RAX, c);
         } else {
             self.sum_into(RAX, sum);
@@ -736,7 +755,7 @@ impl Compiler<'_> {
         let a = &mut *self.asm;
         a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
         next.push(a.jcc(Cc::Ae));
-        true
+        Some(Counter::Rax)
     }
 
     /// Stores what is pending ([`pending`](Self::pending)) in the state the context points
@@ -1066,10 +1085,9 @@ impl Compiler<'_> {
     /// left pending if `lazy` ([`Compiler::pending`]). Uses rax and rdx.
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
         let sum = Sum::of(self.pending.sum.take());
-        if self.given_way(end, sum, miss) {
-            self.count_at(RAX);
-        } else {
-            miss.push(self.asm.jmp());
+        match self.given_way(end, sum, miss) {
+            Some(counter) => self.count(counter),
+            None => miss.push(self.asm.jmp()),
         }
         if lazy {
             self.pending.sum = Some(Ahead::Known(end.set));
@@ -1204,10 +1222,9 @@ impl Compiler<'_> {
     }
 
     /// The way search of a path end given first (`first`), then, where that way does not
-    /// count the sum, of those at `at`: falls through with rax = the counter (and rdx =
-    /// the way where one at `at` counts, see [`path_end`](Self::path_end)), else jumps to
-    /// a `miss`. Uses rax and rdx.
-    fn first_then_ways(
+    /// count the sum, of those at `at`, and the count: jumps to a `miss` if no way counts
+    /// the sum. Uses rax and rdx.
+    fn count_first_then_ways(
         &mut self,
         first: Option<ProbeEnd>,
         at: EndAt,
@@ -1217,7 +1234,8 @@ impl Compiler<'_> {
         let mut counted = None;
         if let Some(first) = first {
             let mut next = Vec::new();
-            if self.given_way(&first, sum, &mut next) {
+            if let Some(counter) = self.given_way(&first, sum, &mut next) {
+                self.count(counter);
                 counted = Some(self.asm.jmp());
             }
             for j in next {
@@ -1225,6 +1243,7 @@ impl Compiler<'_> {
             }
         }
         self.path_end(at, sum, miss);
+        self.count_at(RAX);
         if let Some(j) = counted {
             self.asm.patch(j);
         }
@@ -1242,17 +1261,12 @@ impl Compiler<'_> {
 
     /// Counts an activation in `counts[pairs]` (checked in range). Uses rax.
     fn count_pairs(&mut self, pairs: Val) {
-        // (A counter at a known index: its displacement from the counters.)
-        let disp = match pairs {
-            Val::Imm(p) => p.checked_mul(8).and_then(|d| i32::try_from(d).ok()),
+        let known = match pairs {
+            Val::Imm(p) => Counter::at(p),
             Val::Site(_) => None,
         };
-        match disp {
-            Some(disp) => {
-                let a = &mut *self.asm;
-                a.load(RAX, RSI, Ctx::COUNTS as i32);
-                a.alu_mem_imm(Alu::Add, RAX, disp, 1);
-            }
+        match known {
+            Some(counter) => self.count(counter),
             None => {
                 self.val(RAX, pairs);
                 self.count_at(RAX);
@@ -1273,6 +1287,18 @@ impl Compiler<'_> {
         self.asm.load(RDX, RDX, END_SET);
         self.asm.store(RCX, ProbeState::SUM as i32, RDX);
         self.count_at(RAX);
+    }
+
+    /// Adds one to `counter` (checked in range). Uses rax.
+    fn count(&mut self, counter: Counter) {
+        match counter {
+            Counter::Rax => self.count_at(RAX),
+            Counter::At(disp) => {
+                let a = &mut *self.asm;
+                a.load(RAX, RSI, Ctx::COUNTS as i32);
+                a.alu_mem_imm(Alu::Add, RAX, disp, 1);
+            }
+        }
     }
 
     /// Adds one to the counter whose index is in `index` (checked in range). Uses rax.
