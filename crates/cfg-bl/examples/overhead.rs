@@ -129,6 +129,11 @@ impl Sink for NoOpProbes {
         })
     }
 
+    /// As a flat path profile's.
+    fn saves_sums(&mut self) -> bool {
+        false
+    }
+
     fn probe(&mut self, block: &BlockInfo, _to: u64) -> Option<Probe> {
         Some(Self::probe_of(match block.ends_with {
             BlockEnd::Call | BlockEnd::IndirectCall => ProbeOp::Call {

@@ -2046,6 +2046,12 @@ impl Sink for PathSink {
         })
     }
 
+    /// A flat profile saves no sums: its only region is the function, which no edge
+    /// enters or leaves but calls and returns.
+    fn saves_sums(&mut self) -> bool {
+        self.regions != RegionChoice::Flat
+    }
+
     /// The cached step of the flow edge from `block` to `to` for the function the top
     /// activation runs, entered at the block's start, when it is an addition or a path
     /// end (composed and cached now, as a miss would): the hot path's hit, as a probe; for

@@ -47,8 +47,8 @@ mod event_super;
 use std::collections::HashMap;
 
 use prof_events::{
-    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, ProbeOp, Sink,
-    TracePart,
+    BlockEnd, BlockId, BlockInfo, Edge, EdgeKind, FlowClass, Interest, Probe, ProbeOp, ProbeState,
+    Sink, TracePart,
 };
 
 use crate::decode::decode;
@@ -357,6 +357,8 @@ pub(crate) struct BlockCache {
     /// Compile the sink's probes into blocks with only edge events (see
     /// [`set_probing`](Self::set_probing)).
     probing: bool,
+    /// The sink's probes may save sums ([`Sink::saves_sums`]).
+    saves_sums: bool,
     /// The probes compiled into each block's fixed exits, by the exit's next pc (parallel
     /// to `blocks`): a probed event superblock's parts run them too.
     exit_probes: Vec<[Option<(u64, Probe)>; 2]>,
@@ -407,6 +409,7 @@ impl BlockCache {
             superblocks: false,
             event_supers: false,
             probing: false,
+            saves_sums: true,
             exit_probes: Vec::new(),
             ret_probes: Vec::new(),
             supers: Vec::new(),
@@ -560,12 +563,28 @@ impl BlockCache {
     /// logs its exit and returns: see [`Source::probes`]). Event superblocks that pass a
     /// call, a return or an indirect jump no probe runs deliver their parts' events;
     /// elsewhere they are *probed*: their code runs each part's probe to the next (see
-    /// [`event_super`]).
-    pub fn set_probing(&mut self, on: bool) {
+    /// [`event_super`]). `saves_sums` is the sink's [`Sink::saves_sums`]: where it is
+    /// false, the code leaves the floor out of calls and returns, and its probes that save
+    /// a sum never apply (see [`lends`](Self::lends)).
+    pub fn set_probing(&mut self, on: bool, saves_sums: bool) {
         if (on || self.probing) && !self.blocks.is_empty() {
             self.flush();
         }
         self.probing = on;
+        self.saves_sums = saves_sums;
+        if let Some(jit) = self.jit.as_mut() {
+            jit.saves_sums = saves_sums;
+        }
+    }
+
+    /// Whether compiled code may run probes on `state`: its sum is a signed 64-bit one
+    /// (the low half the code works on) and, for a sink that saves no sums, it keeps its
+    /// promise (no sum saved, every floor 0), which the code's calls and returns assume.
+    pub fn lends(&self, state: &ProbeState) -> bool {
+        let sum = state.sum as u64 as i64 as i128 as u128 == state.sum;
+        let floors =
+            || state.saved == 0 && state.floor == 0 && state.open().iter().all(|f| f.floor == 0);
+        sum && (self.saves_sums || floors())
     }
 
     /// Sets superblock mode (see the module docs for when the machine turns it on).

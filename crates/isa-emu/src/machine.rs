@@ -344,7 +344,8 @@ impl Machine {
         let quiet = chaining && watches_blocks && !may_stop;
         let probing = quiet && sink.probe_state().is_some();
         self.cache.set_event_superblocks(quiet);
-        self.cache.set_probing(probing);
+        self.cache
+            .set_probing(probing, !probing || sink.saves_sums());
         let outcome = if self.config.single_step {
             self.run_loop::<true, S>(sink, run_interest)
         } else {
@@ -608,12 +609,10 @@ impl Machine {
                 || (block.compiled != NONE && (block.interest.is_empty() || logging))
             {
                 let entry = sup.map_or(Entry::Block(slot), Entry::Super);
-                // What probes run on, lent for the code's run (re-asked after every event) if
-                // its sum is a signed 64-bit one, the low half compiled probes work on.
+                // What probes run on, lent for the code's run (re-asked after every event)
+                // where the code can run probes on it (see `BlockCache::lends`).
                 let mut lease = if logging { sink.probe_state() } else { None };
-                let mut lease = lease
-                    .as_mut()
-                    .filter(|l| l.state.sum as u64 as i64 as i128 as u128 == l.state.sum);
+                let mut lease = lease.as_mut().filter(|l| cache.lends(&*l.state));
                 let probes = lease.as_deref_mut().map_or(Probes::NONE, Probes::of);
                 let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probes);
                 let epoch = lease.map(|l| {

@@ -443,6 +443,11 @@ impl Sink for Walker {
         })
     }
 
+    /// Only edges that enter regions, and calls, tail calls and restarts into them, save.
+    fn saves_sums(&mut self) -> bool {
+        self.regions
+    }
+
     /// Probes for the exits its edge events treat as fixed (a call's only with `calls`).
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
         match block.ends_with {

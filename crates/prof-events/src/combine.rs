@@ -232,6 +232,14 @@ impl<A: Sink, B: Sink> Sink for Both<A, B> {
         }
     }
 
+    /// Whether the probing member's probes may save sums.
+    fn saves_sums(&mut self) -> bool {
+        match self.a.probe_state() {
+            Some(_) => self.a.saves_sums(),
+            None => self.b.saves_sums(),
+        }
+    }
+
     /// The probing member's probe, for a block the other member wants no event of.
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
         self.probing(block, |s, b| s.probe(b, to))

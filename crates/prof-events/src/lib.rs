@@ -323,6 +323,21 @@ pub trait Sink {
         None
     }
 
+    /// Whether this sink's probes may save sums ([`ProbeOp::Push`] and its kin, or a call,
+    /// tail call or restart that saves one). Asked once when a run starts, in runs where
+    /// [`Sink::probe_state`] returned a state.
+    ///
+    /// A sink that returns `false` (a flat path profile's) promises that its state's
+    /// `saved` and `floor`, and the `floor` of every frame it lends, stay 0. The driver
+    /// may then leave out of its compiled calls and returns the floor that they would
+    /// save, check and restore, and never run a probe that saves a sum (its event is
+    /// delivered instead); it lends no state that breaks the promise. The default, `true`,
+    /// is always correct.
+    #[inline]
+    fn saves_sums(&mut self) -> bool {
+        true
+    }
+
     /// The probe for the exit of `block` to `to`, a fixed next pc (a branch's target or
     /// fall-through, a jump's or call's target), if the sink has one; `None` where it wants
     /// the event. Asked when `block` was just announced by [`Sink::interest`] with
@@ -416,6 +431,10 @@ macro_rules! forward_sink {
                 (**self).probe_state()
             }
             #[inline(always)]
+            fn saves_sums(&mut self) -> bool {
+                (**self).saves_sums()
+            }
+            #[inline(always)]
             fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {
                 (**self).probe(block, to)
             }
@@ -485,6 +504,10 @@ impl<S: Sink> Sink for Option<S> {
     #[inline]
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
         self.as_mut().and_then(Sink::probe_state)
+    }
+    #[inline]
+    fn saves_sums(&mut self) -> bool {
+        self.as_mut().is_none_or(Sink::saves_sums)
     }
     #[inline]
     fn probe(&mut self, block: &BlockInfo, to: u64) -> Option<Probe> {

@@ -42,7 +42,9 @@
 //! applies only above the floor, and a return or a tail call only where the ending
 //! activation saved none. A sink finds sums saved when compiled code entered regions that
 //! it did not leave: they are then the sink's to keep, each the region's of the
-//! activation whose floor it is above.
+//! activation whose floor it is above. A sink whose probes never save a sum (a flat path
+//! profile's) says so ([`Sink::saves_sums`]), and the driver's calls and returns then
+//! leave the floor alone.
 //!
 //! The driver may always deliver the event instead (code that is not compiled, a run that
 //! cannot use the probes), so **a sink's edge event must do exactly what its probe does**
@@ -52,6 +54,7 @@
 //! its state change in the order the program ran.
 //!
 //! [`Sink::probe_state`]: crate::Sink::probe_state
+//! [`Sink::saves_sums`]: crate::Sink::saves_sums
 //! [`Sink::probe`]: crate::Sink::probe
 //! [`Sink::probe_return`]: crate::Sink::probe_return
 

@@ -216,6 +216,11 @@ struct Compiler<'a> {
     /// ([`defer_add`](Self::defer_add)): between a probed superblock's parts, where more
     /// probes follow that take them.
     defer: bool,
+    /// The sink's probes may save sums ([`prof_events::Sink::saves_sums`]): where they
+    /// do not, the state lent holds no sum saved and every floor is 0 (the run loop lends
+    /// no other), so calls and returns need not save, check or restore the floor, and a
+    /// probe that saves a sum never applies.
+    saves: bool,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
     /// What each stretch of the code does (see [`Compiled::sections`]).
@@ -638,8 +643,10 @@ impl Compiler<'_> {
                 a.store(RCX, SUM, RAX);
                 a.load(RAX, R14, AT + Frame::RESUME as i32);
                 a.store(RCX, ProbeState::KEY as i32, RAX);
-                a.load(RAX, R14, AT + Frame::FLOOR as i32);
-                a.store(RCX, ProbeState::FLOOR as i32, RAX);
+                if self.saves {
+                    a.load(RAX, R14, AT + Frame::FLOOR as i32);
+                    a.store(RCX, ProbeState::FLOOR as i32, RAX);
+                }
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
                 return;
             }
@@ -934,11 +941,16 @@ impl Compiler<'_> {
             self.store_val(RDX, AT + field as i32, value);
         }
         // The callee's floor is the sums saved so far; the caller's returns with the frame.
+        // (Both 0 where no sum is ever saved.)
         let a = &mut *self.asm;
-        a.load(RAX, RCX, ProbeState::FLOOR as i32);
-        a.store(RDX, AT + Frame::FLOOR as i32, RAX);
-        a.load(RAX, RCX, ProbeState::SAVED as i32);
-        a.store(RCX, ProbeState::FLOOR as i32, RAX);
+        if self.saves {
+            a.load(RAX, RCX, ProbeState::FLOOR as i32);
+            a.store(RDX, AT + Frame::FLOOR as i32, RAX);
+            a.load(RAX, RCX, ProbeState::SAVED as i32);
+            a.store(RCX, ProbeState::FLOOR as i32, RAX);
+        } else {
+            a.store_imm(RDX, AT + Frame::FLOOR as i32, 0);
+        }
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
     }
 
@@ -1152,6 +1164,10 @@ impl Compiler<'_> {
     /// Jumps to a `miss` unless the stack of saved sums of the state rcx points to has room
     /// for `n` more.
     fn room_for(&mut self, n: u8, miss: &mut Vec<usize>) {
+        if !self.saves {
+            miss.push(self.asm.jmp());
+            return;
+        }
         let a = &mut *self.asm;
         let most = SAVES as i32 - i32::from(n);
         a.alu_mem_imm(Alu::Cmp, RCX, ProbeState::SAVED as i32, most);
@@ -1202,10 +1218,12 @@ impl Compiler<'_> {
     /// counting it in `counts[pairs]`: the activation saved no sum (the state's `saved` is
     /// its `floor`) and `pairs` is a counter. Uses rax and rdx.
     fn activation_checks(&mut self, pairs: Val, miss: &mut Vec<usize>) {
-        let a = &mut *self.asm;
-        a.load(RAX, RCX, ProbeState::SAVED as i32);
-        a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
-        miss.push(a.jcc(Cc::Ne));
+        if self.saves {
+            let a = &mut *self.asm;
+            a.load(RAX, RCX, ProbeState::SAVED as i32);
+            a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+            miss.push(a.jcc(Cc::Ne));
+        }
         match pairs.imm32() {
             Some(p) => {
                 let a = &mut *self.asm;
@@ -2036,7 +2054,12 @@ impl Source<'_> {
 /// later patch ([`Stub`]) to go on at the body of the block it leads to, if that block's
 /// whole count fits in the budget left: the code then runs block after block without
 /// returning, and the budget tells the run loop how many instructions retired.
-pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Option<Compiled> {
+pub(crate) fn compile(
+    asm: &mut Asm,
+    src: &Source<'_>,
+    first_stub: u32,
+    saves: bool,
+) -> Option<Compiled> {
     let start = asm.code.len();
     for r in SAVED {
         asm.push(r);
@@ -2055,6 +2078,7 @@ pub(crate) fn compile(asm: &mut Asm, src: &Source<'_>, first_stub: u32) -> Optio
         guard: None,
         pending: Unstored::default(),
         defer: false,
+        saves,
         start,
         sections: vec![(0, Section::Code("prologue"))],
     };

@@ -344,6 +344,10 @@ pub(crate) struct Jit {
     idle: Box<Cell<ProbeState>>,
     /// Where each compiled block's code is named, if anywhere.
     perf_map: Option<PerfMap>,
+    /// The sink's probes may save sums (see [`BlockCache::set_probing`]).
+    ///
+    /// [`BlockCache::set_probing`]: crate::block::BlockCache::set_probing
+    pub saves_sums: bool,
 }
 
 impl std::fmt::Debug for Jit {
@@ -372,6 +376,7 @@ impl Jit {
                 ..ProbeState::default()
             })),
             perf_map,
+            saves_sums: true,
         })
     }
 
@@ -397,7 +402,7 @@ impl Jit {
     /// or the buffer is full.
     pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
-        let compiled = compile::compile(&mut self.asm, src, self.code.stubs())?;
+        let compiled = compile::compile(&mut self.asm, src, self.code.stubs(), self.saves_sums)?;
         let handle = self.code.append(
             &self.asm.code,
             (compiled.body, compiled.verified),
