@@ -634,9 +634,12 @@ impl Compiler<'_> {
                 a.alu(W::Q, Alu::Add, R14, RCX);
                 a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
+                // (Under the known guard, the sum pending; the key it sets supersedes
+                // the one pending.)
+                let sum = Sum::of(std::mem::take(&mut self.pending).sum);
                 let pairs = Val::Imm(pairs.into());
                 self.activation_checks(pairs, miss);
-                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, Sum::State, miss);
+                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
                 a.load(RAX, R14, AT + Frame::RESUMED as i32);
@@ -655,11 +658,12 @@ impl Compiler<'_> {
     }
 
     /// Whether `probe`'s code stores what is pending before it runs: all but additions,
-    /// path ends and calls under the known guard, which take it. A caller whose code
+    /// path ends, calls and returns under the known guard, which take it. A caller whose code
     /// stores what was pending before a probe where it misses settles first for such a
     /// probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
     fn stores_pending(&self, probe: &Probe) -> bool {
-        let takes = leaves_pending(&probe.op) || matches!(probe.op, ProbeOp::Call { .. });
+        let takes = leaves_pending(&probe.op)
+            || matches!(probe.op, ProbeOp::Call { .. } | ProbeOp::Return { .. });
         !(takes && self.guard == Some(Guard::of(probe)))
     }
 
@@ -2164,16 +2168,19 @@ pub(crate) fn compile(
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
             // Return and site probes, the record and the run loop read the state's key
-            // (the next pc, in rax, waits in rdx meanwhile).
-            if c.pending != Unstored::default() {
+            // (the next pc, in rax, waits in rdx meanwhile), but for a return's probe
+            // under the known guard, which takes what is pending (a miss stores it).
+            let ret_probe = src.ret_probe.filter(|_| src.logged);
+            if c.pending != Unstored::default() && ret_probe.is_none_or(|p| c.stores_pending(&p)) {
                 c.asm.mov(RDX, RAX);
                 c.settle();
                 c.asm.mov(RAX, RDX);
             }
             // A return's probe that applies stands for the record, as a fixed exit's does.
-            let applied = match (src.ret_probe, src.site) {
-                (Some(p), _) if src.logged => {
+            let applied = match (ret_probe, src.site) {
+                (Some(p), _) => {
                     let mut miss = Vec::new();
+                    let before = c.pending;
                     c.asm.mov(R12, RAX);
                     c.probe(&p, &mut miss);
                     c.asm.mov(RAX, R12);
@@ -2181,6 +2188,7 @@ pub(crate) fn compile(
                     for j in miss {
                         c.asm.patch(j);
                     }
+                    c.store(before);
                     c.asm.mov(RAX, R12);
                     Some(applied)
                 }
