@@ -487,15 +487,22 @@ impl Arena {
             (
                 None,
                 [count @ Op::Count { .. }, Op::Pop]
-                | [count @ Op::Count { .. }, Op::Add(_), Op::Pop],
+                | [count @ Op::Count { .. }, Op::Add(_), Op::Pop]
+                | [count @ Op::Count { .. }, Op::Pop, Op::Add(_)],
             ) => {
+                let add = match rest {
+                    [.., Op::Pop, Op::Add(v)] => signed_64(*v)?,
+                    _ => 0,
+                };
                 let (end, ways) = counts(*count, 0)?;
-                ProbeOp::Pop { end, ways, add: 0 }
-            }
-            (None, [count @ Op::Count { .. }, Op::Pop, Op::Add(v)]) => {
-                let add = signed_64(*v)?;
-                let (end, ways) = counts(*count, 0)?;
-                ProbeOp::Pop { end, ways, add }
+                // (A dense table's path end, given in the probe as a return's is.)
+                let first = self.fixed_end(end);
+                ProbeOp::Pop {
+                    end,
+                    ways,
+                    add,
+                    first,
+                }
             }
             (
                 None,
@@ -927,9 +934,12 @@ mod tests {
             Some(ProbeOp::Pop {
                 end: e,
                 ways: 1,
-                add: 0
+                add: 0,
+                // A dense table's, given in the probe.
+                first: arena.end(e).copied(),
             })
         );
+        assert!(arena.fixed_end(e).is_some());
         assert_eq!(arena.end(e).map(|end| end.add), Some(1));
         let far = [Op::Push(1 << 70), Op::Set(0)];
         assert_eq!(arena.store(&far, &[1], &[]), Step::Action(4));

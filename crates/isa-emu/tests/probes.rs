@@ -118,6 +118,7 @@ impl Walker {
                 end: e,
                 ways,
                 add: (h / 17 % 2) as i64 * add,
+                first: self.first(e, from, to),
             },
             2 => ProbeOp::PushEnd {
                 add,
@@ -158,22 +159,28 @@ impl Walker {
                 set: 0,
                 first: None,
             },
-            // The sum after: mostly the ways' (as a path profile's), else another. A third
-            // are given their first way first (as a pinned window is), a third the reverse
-            // edge's path end's.
+            // The sum after: mostly the ways' (as a path profile's), else another; given a
+            // way first (see `first`).
             _ => ProbeOp::End {
                 end: e,
                 ways,
                 set: (h % 3 + h / 11 % 2) as i64,
-                first: match h / 23 % 3 {
-                    0 => Some(self.ends[e as usize]),
-                    1 => {
-                        let (reverse, _) = self.edge_end(to, from);
-                        Some(self.ends[reverse as usize])
-                    }
-                    _ => None,
-                },
+                first: self.first(e, from, to),
             },
+        }
+    }
+
+    /// The way given first in the path end `e` of the edge from `from` to `to`: for a
+    /// third of the edges its own first way (as a pinned window is), for a third the
+    /// reverse edge's path end's.
+    fn first(&mut self, e: u32, from: u64, to: u64) -> Option<ProbeEnd> {
+        match mix(from, to) / 23 % 3 {
+            0 => Some(self.ends[e as usize]),
+            1 => {
+                let (reverse, _) = self.edge_end(to, from);
+                Some(self.ends[reverse as usize])
+            }
+            _ => None,
         }
     }
 

@@ -209,6 +209,7 @@ impl Wild {
                     end,
                     ways,
                     add: d.value(),
+                    first: d.first(&self.ends),
                 },
                 8 => ProbeOp::Through {
                     add: d.value(),

@@ -225,6 +225,9 @@ pub enum ProbeOp {
         ways: u8,
         /// Added to the saved sum (the edge's value in the outer region).
         add: i64,
+        /// A way tried before those in `ends`, given in the probe, as
+        /// [`ProbeOp::End`]'s `first` is (a dense table's path end, which never changes).
+        first: Option<ProbeEnd>,
     },
     /// Leaving a region at a path's end straight into a path end of the region around it
     /// (`count; sum = pop(); count; sum = set`: a loop's exit that is also the outer loop's
@@ -624,10 +627,15 @@ pub fn apply(
             counts[c.0] += 1;
             state.sum = c.1 as i128 as u128;
         }
-        ProbeOp::Pop { end, ways, add } => {
+        ProbeOp::Pop {
+            end,
+            ways,
+            add,
+            first,
+        } => {
             let top = state.own_top();
             let sum = top.and_then(|t| state.saves[t].checked_add(add));
-            let c = counter(state.sum, end, ways, counts.len(), ends);
+            let c = first_counter(state.sum, first, end, ways, counts.len(), ends);
             let (Some(top), Some(sum), Some((c, _))) = (top, sum, c) else {
                 return false;
             };
@@ -1338,6 +1346,7 @@ mod tests {
             end: 0,
             ways: 1,
             add: 0,
+            first: None,
         };
         assert!(run(&mut s, &mut counts, push));
         assert_eq!((s.sum, s.key, s.saved_sums()), (1, 2, &[15][..]));
@@ -1348,6 +1357,30 @@ mod tests {
         s.sum = 2;
         assert!(!run(&mut s, &mut counts, pop));
         assert_eq!((s.sum, s.key, counts), (2, 1, [0, 1, 0, 0]));
+        // A way given first counts where it can (sum 2 at counter 1 + 2 - 2), else the
+        // ways in `ends` do (sum 3 at counter 3).
+        let first = ProbeEnd {
+            base: 1,
+            size: 1,
+            add: -2,
+            set: 0,
+        };
+        let pop_first = ProbeOp::Pop {
+            end: 0,
+            ways: 1,
+            add: 0,
+            first: Some(first),
+        };
+        let mut firsts = [0u64; 4];
+        for (sum, after) in [(2, [0, 1, 0, 0]), (3, [0, 1, 0, 1])] {
+            // Saves 2 + 5.
+            s.sum = 2;
+            assert!(run(&mut s, &mut firsts, push));
+            s.sum = sum;
+            assert!(run(&mut s, &mut firsts, pop_first));
+            assert_eq!((s.sum, s.saved, firsts), (7, 0, after));
+        }
+        s.sum = 2;
         // A region entered at a path end counts `set` (3) and sets the end's sum.
         let push_end = ProbeOp::PushEnd {
             add: -2,
@@ -1455,6 +1488,7 @@ mod tests {
             end: 0,
             ways: 1,
             add,
+            first: None,
         };
         assert!(run(&mut s, &mut counts, out(2)));
         assert_eq!(
@@ -1587,6 +1621,7 @@ mod tests {
             end: 0,
             ways: 1,
             add: 0,
+            first: None,
         };
         let call = |push| ProbeOp::Call {
             add: 0,

@@ -395,10 +395,11 @@ impl Compiler<'_> {
     /// when its sum is one, and sign-extends the low half into the high one after the code
     /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
     /// next key, and the sum where it is known, [`pending`](Self::pending); a call under it
-    /// takes what is pending and leaves the callee's key and sum pending; any other probe
-    /// stores what is pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
-    /// registers, free once the exit stored the guest registers); a return's jump target
-    /// is in r12.
+    /// takes what is pending and leaves the callee's key and sum pending, and a return
+    /// under it takes what is pending (a caller stores it where the return misses); any
+    /// other probe stores what is pending first, then its own key. Uses rax, rcx and rdx,
+    /// and r12 to r15 (cache registers, free once the exit stored the guest registers); a
+    /// return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(probe.op.name()));
@@ -481,11 +482,15 @@ impl Compiler<'_> {
                 self.save_inner(inner);
                 self.count_end();
             }
-            ProbeOp::Pop { end, ways, add } => {
+            ProbeOp::Pop {
+                end,
+                ways,
+                add,
+                first,
+            } => {
                 // The top saved sum + add pops after the count.
                 self.top_saved_plus(add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, Sum::State, miss);
-                self.count_at(RAX);
+                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, Sum::State, miss);
                 let a = &mut *self.asm;
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, 1);
                 a.store(RCX, SUM, R12);
@@ -658,9 +663,9 @@ impl Compiler<'_> {
     }
 
     /// Whether `probe`'s code stores what is pending before it runs: all but additions,
-    /// path ends, calls and returns under the known guard, which take it. A caller whose code
-    /// stores what was pending before a probe where it misses settles first for such a
-    /// probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
+    /// path ends, calls and returns under the known guard, which take it. A caller whose
+    /// code stores what was pending before a probe where it misses settles first for such
+    /// a probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
     fn stores_pending(&self, probe: &Probe) -> bool {
         let takes = leaves_pending(&probe.op)
             || matches!(probe.op, ProbeOp::Call { .. } | ProbeOp::Return { .. });
