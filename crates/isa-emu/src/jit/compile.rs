@@ -395,9 +395,10 @@ impl Compiler<'_> {
     /// when its sum is one, and sign-extends the low half into the high one after the code
     /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
     /// next key, and the sum where it is known, [`pending`](Self::pending); a call under it
-    /// takes what is pending and leaves the callee's key and sum pending, and a return
-    /// under it takes what is pending (a caller stores it where the return misses); any
-    /// other probe stores what is pending first, then its own key. Uses rax, rcx and rdx,
+    /// takes what is pending and leaves the callee's key and sum pending, a region exit
+    /// ([`ProbeOp::Pop`]) under it takes the sum pending and leaves its next key pending,
+    /// and a return under it takes what is pending (a caller stores it where the return
+    /// misses); any other probe stores what is pending first, then its own key. Uses rax, rcx and rdx,
     /// and r12 to r15 (cache registers, free once the exit stored the guest registers); a
     /// return's jump target is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
@@ -415,7 +416,8 @@ impl Compiler<'_> {
         // pending first.
         let guarded = self.guard == Some(Guard::of(probe));
         let call = matches!(probe.op, ProbeOp::Call { .. });
-        let lazy = guarded && (leaves_pending(&probe.op) || call);
+        let pop = matches!(probe.op, ProbeOp::Pop { .. });
+        let lazy = guarded && (leaves_pending(&probe.op) || call || pop);
         // A call under the known guard sets the key and the sum itself: what is pending
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
@@ -488,9 +490,11 @@ impl Compiler<'_> {
                 add,
                 first,
             } => {
-                // The top saved sum + add pops after the count.
+                // The top saved sum + add pops after the count (of the sum pending, under
+                // the known guard).
+                let sum = Sum::of(self.pending.sum.take());
                 self.top_saved_plus(add, miss);
-                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, Sum::State, miss);
+                self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 let a = &mut *self.asm;
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, 1);
                 a.store(RCX, SUM, R12);
@@ -663,12 +667,16 @@ impl Compiler<'_> {
     }
 
     /// Whether `probe`'s code stores what is pending before it runs: all but additions,
-    /// path ends, calls and returns under the known guard, which take it. A caller whose
+    /// path ends, calls, region exits ([`ProbeOp::Pop`]) and returns under the known
+    /// guard, which take it. A caller whose
     /// code stores what was pending before a probe where it misses settles first for such
     /// a probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
     fn stores_pending(&self, probe: &Probe) -> bool {
         let takes = leaves_pending(&probe.op)
-            || matches!(probe.op, ProbeOp::Call { .. } | ProbeOp::Return { .. });
+            || matches!(
+                probe.op,
+                ProbeOp::Call { .. } | ProbeOp::Return { .. } | ProbeOp::Pop { .. }
+            );
         !(takes && self.guard == Some(Guard::of(probe)))
     }
 
