@@ -416,8 +416,7 @@ impl Compiler<'_> {
         // pending first.
         let guarded = self.guard == Some(Guard::of(probe));
         let call = matches!(probe.op, ProbeOp::Call { .. });
-        let pop = matches!(probe.op, ProbeOp::Pop { .. });
-        let lazy = guarded && (leaves_pending(&probe.op) || call || pop);
+        let lazy = guarded && takes_pending(&probe.op);
         // A call under the known guard sets the key and the sum itself: what is pending
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
@@ -468,7 +467,12 @@ impl Compiler<'_> {
                 self.sum_plus(R12, add, miss);
                 self.save(R12);
                 self.save_inner(inner);
-                self.set_state(ProbeState::SUM, Val::Imm(set as u64));
+                // The sum after, known: left pending if lazy, as a path end's.
+                if lazy {
+                    self.pending.sum = Some(Ahead::Known(set));
+                } else {
+                    self.set_state(ProbeState::SUM, Val::Imm(set as u64));
+                }
             }
             ProbeOp::PushEnd {
                 add,
@@ -672,12 +676,7 @@ impl Compiler<'_> {
     /// code stores what was pending before a probe where it misses settles first for such
     /// a probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
     fn stores_pending(&self, probe: &Probe) -> bool {
-        let takes = leaves_pending(&probe.op)
-            || matches!(
-                probe.op,
-                ProbeOp::Call { .. } | ProbeOp::Return { .. } | ProbeOp::Pop { .. }
-            );
-        !(takes && self.guard == Some(Guard::of(probe)))
+        !(takes_pending(&probe.op) && self.guard == Some(Guard::of(probe)))
     }
 
     /// Stores what is pending before `probe` if its code would store it itself
@@ -1126,10 +1125,11 @@ impl Compiler<'_> {
         }
     }
 
-    /// `dst = sum + add` (the state rcx points to), jumping to a `miss` if that overflows.
-    /// Uses rdx.
+    /// `dst = sum + add`, the sum pending or else the state's (rcx points to it), jumping
+    /// to a `miss` if that overflows. Uses rdx.
     fn sum_plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
-        self.asm.load(dst, RCX, ProbeState::SUM as i32);
+        let sum = Sum::of(self.pending.sum.take());
+        self.sum_into(dst, sum);
         self.plus(dst, add, miss);
     }
 
@@ -1994,6 +1994,26 @@ fn leaves_pending(op: &ProbeOp) -> bool {
         op,
         ProbeOp::Add(_) | ProbeOp::End { .. } | ProbeOp::Count(_)
     )
+}
+
+/// Whether a probe of `op` under the known guard takes what is pending ([`Compiler::pending`])
+/// instead of having it stored first: an addition or a path end, which leave their next
+/// key, and the sum where it is known, pending ([`leaves_pending`]); a call, which leaves
+/// the callee's; a region entry ([`ProbeOp::Push`], whose sum after is known, and
+/// [`ProbeOp::PushEnd`]), a region passed through ([`ProbeOp::Through`]) or exit
+/// ([`ProbeOp::Pop`]), which read the sum pending and leave their next key pending; and a
+/// return, which sets the key and sum from its frame.
+fn takes_pending(op: &ProbeOp) -> bool {
+    leaves_pending(op)
+        || matches!(
+            op,
+            ProbeOp::Call { .. }
+                | ProbeOp::Return { .. }
+                | ProbeOp::Pop { .. }
+                | ProbeOp::Push { .. }
+                | ProbeOp::PushEnd { .. }
+                | ProbeOp::Through { .. }
+        )
 }
 
 /// A [`ProbeOp::Call`] that only opens the callee's frame (no path end or region entry
