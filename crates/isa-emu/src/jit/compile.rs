@@ -393,14 +393,14 @@ impl Compiler<'_> {
     /// counting out of range or out of its counters), and falls through where it applied.
     /// Works on the sum's low half, a signed 64-bit sum: the run loop lends the state only
     /// when its sum is one, and sign-extends the low half into the high one after the code
-    /// ran. An addition or path end under the known [`guard`](Self::guard) leaves its
-    /// next key, and the sum where it is known, [`pending`](Self::pending); a call under it
-    /// takes what is pending and leaves the callee's key and sum pending, a region exit
-    /// ([`ProbeOp::Pop`]) under it takes the sum pending and leaves its next key pending,
-    /// and a return under it takes what is pending (a caller stores it where the return
-    /// misses); any other probe stores what is pending first, then its own key. Uses rax, rcx and rdx,
-    /// and r12 to r15 (cache registers, free once the exit stored the guest registers); a
-    /// return's jump target is in r12.
+    /// ran. A probe under the known [`guard`](Self::guard) takes what is
+    /// [`pending`](Self::pending) but for a tail call's and a restart's
+    /// ([`takes_pending`]): it leaves its next key pending, and the sum after where it is
+    /// known (a call the callee's key and sum; a return sets its frame's); a caller stores
+    /// what was pending before the probe where it misses. Any other probe stores what is
+    /// pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
+    /// registers, free once the exit stored the guest registers); a return's jump target
+    /// is in r12.
     fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(probe.op.name()));
@@ -411,9 +411,9 @@ impl Compiler<'_> {
     /// [`probe`](Self::probe)'s code.
     fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
-        // Additions and path ends under the known guard read and write no key: theirs is
-        // left pending. Anything else reads or sets the state's key, so it gets the one
-        // pending first.
+        // Probes under the known guard that take what is pending read no key: their next
+        // is left pending (a call's is the callee's; a return sets its frame's). Tail
+        // calls and restarts, and probes under another guard, get the one pending first.
         let guarded = self.guard == Some(Guard::of(probe));
         let call = matches!(probe.op, ProbeOp::Call { .. });
         let lazy = guarded && takes_pending(&probe.op);
@@ -512,7 +512,9 @@ impl Compiler<'_> {
             } => {
                 // r12 = the top saved sum, which the outer path end counts; with `pop`, the
                 // one below must be the activation's too. r13 = the inner path end's
-                // counter; both are found before either counts.
+                // counter; both are found before either counts. The inner one counts the
+                // sum pending.
+                let sum = Sum::of(self.pending.sum.take());
                 self.top_saved_plus(0, miss);
                 if pop {
                     // (saved > floor, checked: saved - 1 does not wrap.)
@@ -522,7 +524,7 @@ impl Compiler<'_> {
                     a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
                     miss.push(a.jcc(Cc::Be));
                 }
-                self.path_end(EndAt::Fixed { end, ways }, Sum::State, miss);
+                self.path_end(EndAt::Fixed { end, ways }, sum, miss);
                 self.asm.mov(R13, RAX);
                 let outer = EndAt::Fixed {
                     end: outer,
@@ -558,12 +560,18 @@ impl Compiler<'_> {
                 add,
                 set,
             } => {
-                // The top saved sum becomes itself + add, and stays.
+                // The top saved sum becomes itself + add, and stays; the sum pending counts,
+                // and the sum after is known (pending if lazy).
+                let sum = Sum::of(self.pending.sum.take());
                 self.top_saved_plus(add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, Sum::State, miss);
+                self.path_end(EndAt::Fixed { end, ways }, sum, miss);
                 self.count_at(RAX);
                 self.asm.store(R14, TOP_SAVED, R12);
-                self.set_state(ProbeState::SUM, Val::Imm(set as u64));
+                if lazy {
+                    self.pending.sum = Some(Ahead::Known(set));
+                } else {
+                    self.set_state(ProbeState::SUM, Val::Imm(set as u64));
+                }
             }
             ProbeOp::Call {
                 push,
@@ -1996,24 +2004,15 @@ fn leaves_pending(op: &ProbeOp) -> bool {
     )
 }
 
-/// Whether a probe of `op` under the known guard takes what is pending ([`Compiler::pending`])
-/// instead of having it stored first: an addition or a path end, which leave their next
-/// key, and the sum where it is known, pending ([`leaves_pending`]); a call, which leaves
-/// the callee's; a region entry ([`ProbeOp::Push`], whose sum after is known, and
-/// [`ProbeOp::PushEnd`]), a region passed through ([`ProbeOp::Through`]) or exit
-/// ([`ProbeOp::Pop`]), which read the sum pending and leave their next key pending; and a
-/// return, which sets the key and sum from its frame.
+/// Whether a probe of `op` under the known guard takes what is pending
+/// ([`Compiler::pending`]) instead of having it stored first: all but a tail call's and a
+/// restart's. An addition or a path end leaves its next key, and the sum where it is
+/// known, pending ([`leaves_pending`]); a call the callee's; a region's entry, exit or
+/// both ([`ProbeOp::Push`] and the rest) read the sum pending and leave their next key
+/// pending (and the sum after where it is known: [`ProbeOp::Push`]'s and
+/// [`ProbeOp::PopPush`]'s); a return sets the key and sum from its frame.
 fn takes_pending(op: &ProbeOp) -> bool {
-    leaves_pending(op)
-        || matches!(
-            op,
-            ProbeOp::Call { .. }
-                | ProbeOp::Return { .. }
-                | ProbeOp::Pop { .. }
-                | ProbeOp::Push { .. }
-                | ProbeOp::PushEnd { .. }
-                | ProbeOp::Through { .. }
-        )
+    !matches!(op, ProbeOp::Tail { .. } | ProbeOp::Restart { .. })
 }
 
 /// A [`ProbeOp::Call`] that only opens the callee's frame (no path end or region entry
