@@ -365,6 +365,32 @@
 //! 0.296, 0.248 and 0.216 s (0.208-0.210 s at 57923a3) and chase's 0.364, 0.352 and
 //! 0.344 s (0.170-0.224 s), which moves their ratios: within the noise of the runs at
 //! 57923a3 and 1cbd783 above.
+//! Since (dcbe3cb -> 3aba428): a path end of a known sum counts its counter at a known
+//! displacement, 4 instructions instead of 7 (4c3189f); a sink that saves no sums says so
+//! ([`prof_events::Sink::saves_sums`]: the flat mode and the benchmark's no-op sink), and
+//! compiled calls and returns then leave the floor alone, 8 instructions and 7 memory
+//! accesses fewer per call and return (a7b4f7d); a region exit's probe carries a dense
+//! table's path end as its way to try first, as a return's does (a80ae97); and returns
+//! and every region probe take the key and sum pending instead of having them stored and
+//! read back (b3ef3ae, 6cb90af, 32009c0, 3aba428). Each moved its guests by 0-5% in
+//! alternating A/B rounds (`overhead --runs 3 --only MODE`, medians in the commits; e.g.
+//! a7b4f7d, flat sort 300000 0.428 -> 0.406 s and primes 400000 0.272 -> 0.268 s). Three
+//! runs of `cargo xtask bench-paths --runs 5` at 3aba428 gave geomean flat
+//! 1.37x/1.35x/1.35x, region-based 1.44x/1.43x/1.41x, global-based 1.44x/1.42x/1.42x and
+//! no-op 1.15x/1.14x/1.14x, against flat 1.36x/1.35x/1.38x, region-based
+//! 1.43x/1.46x/1.47x and global-based 1.45x/1.50x/1.44x at f82bacf: the flat mode within
+//! the noise, the hierarchical modes a few percent lower. Coremark's run with no sink took
+//! 0.220-0.232 s (0.208 s on a quiet machine). What is left is spread thin: one
+//! `perf record -e cpu-clock -F 10000` run each of coremark 3000 with no sink and flat
+//! (with `Config::perf_map`, at dcbe3cb) put the flat run's extra samples in `main`'s
+//! matrix loops (+31%), `list_sort` (+48%: path ends and its indirect call's probes) and
+//! `next_token` (+108%: exits, path ends, its return and its jump table's site), none
+//! in one probe; coremark 3000 flat ends 79.2M paths, so its 0.07 s beyond the no-op
+//! sink is under 1 ns a path. In primes 400000 (the same runs), the body sections of
+//! `__umodti3`'s compiled code, the same instructions with and without probes, took 2158
+//! samples against 1659 without a sink: a third of the flat run's 1627 extra samples lie
+//! in code the probes do not change, which sampling on this machine (no hardware
+//! counters) cannot explain.
 //! Tried and not kept: lending the frames the sink took over back to the probe state
 //! when it next lends it (the inverse of taking them over, up to four a lease): chase
 //! 250000 flat delivered about 470 000 events instead of 760 000 and strings 500000
