@@ -340,7 +340,7 @@ mod tests {
         }
     }
 
-    /// Asks for edges, and has probes (of key 7) if `probes`.
+    /// Asks for edges, and has probes (of key 7) if `probes`, which save no sums.
     #[derive(Default)]
     struct Prober(crate::ProbeState, bool);
 
@@ -354,6 +354,9 @@ mod tests {
                 counts: &mut [],
                 ends: &[],
             })
+        }
+        fn saves_sums(&mut self) -> bool {
+            false
         }
         fn probe(&mut self, _: &BlockInfo, to: u64) -> Option<Probe> {
             Some(Probe {
@@ -385,6 +388,16 @@ mod tests {
         assert!(s.probe(&info(0), 4).is_some());
         let mut s = Prober::default().and(Prober::default());
         assert!(s.probe_state().is_none());
+    }
+
+    #[test]
+    fn both_saves_sums_where_its_probing_member_does() {
+        let probes = || Prober(crate::ProbeState::default(), true);
+        assert!(!probes().and(Recorder::new(Interest::NONE)).saves_sums());
+        assert!(!Recorder::new(Interest::NONE).and(probes()).saves_sums());
+        // The first member would save none, but has no probes: the second's answer.
+        let mut s = Prober::default().and(Recorder::new(Interest::NONE));
+        assert!(s.saves_sums());
     }
 
     #[test]

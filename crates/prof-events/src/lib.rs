@@ -324,8 +324,8 @@ pub trait Sink {
     }
 
     /// Whether this sink's probes may save sums ([`ProbeOp::Push`] and its kin, or a call,
-    /// tail call or restart that saves one). Asked once when a run starts, in runs where
-    /// [`Sink::probe_state`] returned a state.
+    /// tail call or restart that saves one). Asked once when a run that runs the sink's
+    /// probes starts.
     ///
     /// A sink that returns `false` (a flat path profile's) promises that its state's
     /// `saved` and `floor`, and the `floor` of every frame it lends, stay 0. The driver
