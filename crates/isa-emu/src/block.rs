@@ -357,8 +357,6 @@ pub(crate) struct BlockCache {
     /// Compile the sink's probes into blocks with only edge events (see
     /// [`set_probing`](Self::set_probing)).
     probing: bool,
-    /// The sink's probes may save sums ([`Sink::saves_sums`]).
-    saves_sums: bool,
     /// The probes compiled into each block's fixed exits, by the exit's next pc (parallel
     /// to `blocks`): a probed event superblock's parts run them too.
     exit_probes: Vec<[Option<(u64, Probe)>; 2]>,
@@ -409,7 +407,6 @@ impl BlockCache {
             superblocks: false,
             event_supers: false,
             probing: false,
-            saves_sums: true,
             exit_probes: Vec::new(),
             ret_probes: Vec::new(),
             supers: Vec::new(),
@@ -571,7 +568,7 @@ impl BlockCache {
             self.flush();
         }
         self.probing = on;
-        self.saves_sums = saves_sums;
+        // (The compiler keeps it: the code it compiles assumes it.)
         if let Some(jit) = self.jit.as_mut() {
             jit.saves_sums = saves_sums;
         }
@@ -584,7 +581,8 @@ impl BlockCache {
         let sum = state.sum as u64 as i64 as i128 as u128 == state.sum;
         let floors =
             || state.saved == 0 && state.floor == 0 && state.open().iter().all(|f| f.floor == 0);
-        sum && (self.saves_sums || floors())
+        let saves_sums = self.jit.as_ref().is_none_or(|jit| jit.saves_sums);
+        sum && (saves_sums || floors())
     }
 
     /// Sets superblock mode (see the module docs for when the machine turns it on).

@@ -27,6 +27,7 @@
 //! { "main": [["0x10450", "0x1045c"], ["0x1045c"]], "0x10500": [[66816, 66820]] }
 //! ```
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use cfg_bl::sink::{EdgeProfile, PathSink, RegionChoice, Stats};
@@ -335,10 +336,8 @@ impl<'a> PathReport<'a> {
     /// The hottest `top` paths with symbols.
     pub fn to_text(&self, top: usize) -> String {
         let total: u64 = self.rows.iter().map(|r| r.count).sum();
-        let mut restarting: Vec<usize> = self.rows.iter().map(|r| r.function).collect();
-        restarting.sort_unstable();
-        restarting.dedup();
-        restarting.retain(|&f| {
+        let profiled: BTreeSet<usize> = self.rows.iter().map(|r| r.function).collect();
+        let restarting = profiled.into_iter().filter(|&f| {
             let inst = self.sink.functions.get(f).and_then(|f| f.inst.as_ref());
             inst.is_some_and(|i| i.hier.cfg.restarts())
         });
@@ -352,7 +351,7 @@ impl<'a> PathReport<'a> {
             thousands(self.rows.len() as u64),
             thousands(total),
             Self::stats_text(&self.sink.stats),
-            restarting.len()
+            restarting.count()
         );
         let _ = writeln!(s, "{:>14}  {:>6}  function / region: path", "count", "%");
         for row in self.rows.iter().take(top) {

@@ -415,12 +415,11 @@ impl Compiler<'_> {
         // is left pending (a call's is the callee's; a return sets its frame's). Tail
         // calls and restarts, and probes under another guard, get the one pending first.
         let guarded = self.guard == Some(Guard::of(probe));
-        let call = matches!(probe.op, ProbeOp::Call { .. });
         let lazy = guarded && takes_pending(&probe.op);
         // A call under the known guard sets the key and the sum itself: what is pending
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
-        if guarded && call {
+        if guarded && matches!(probe.op, ProbeOp::Call { .. }) {
             caller = Sum::of(std::mem::take(&mut self.pending).sum);
         } else if self.stores_pending(probe) {
             self.settle();
@@ -440,7 +439,7 @@ impl Compiler<'_> {
             ProbeOp::Add(v) => {
                 // (A path's running sum may dip below 0 on the way.) On what is pending,
                 // where `known_sum` could not fold the addition into it.
-                let sum = Sum::of(self.pending.sum.take());
+                let sum = self.pending_sum();
                 self.sum_into(RAX, sum);
                 self.plus(RAX, v, miss);
                 self.asm.store(RCX, SUM, RAX);
@@ -451,15 +450,9 @@ impl Compiler<'_> {
                 set,
                 first,
             } => {
-                let sum = Sum::of(self.pending.sum.take());
+                let sum = self.pending_sum();
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
-                // The sum after is the probe's, known: left pending if lazy, so that
-                // the additions and path ends after it are known too.
-                if lazy {
-                    self.pending.sum = Some(Ahead::Known(set));
-                } else {
-                    self.set_state(ProbeState::SUM, Val::Imm(set as u64));
-                }
+                self.sum_after(set, lazy);
             }
             ProbeOp::Count(end) => self.count_fixed(&end, miss, lazy),
             ProbeOp::Push { add, inner, set } => {
@@ -467,12 +460,7 @@ impl Compiler<'_> {
                 self.sum_plus(R12, add, miss);
                 self.save(R12);
                 self.save_inner(inner);
-                // The sum after, known: left pending if lazy, as a path end's.
-                if lazy {
-                    self.pending.sum = Some(Ahead::Known(set));
-                } else {
-                    self.set_state(ProbeState::SUM, Val::Imm(set as u64));
-                }
+                self.sum_after(set, lazy);
             }
             ProbeOp::PushEnd {
                 add,
@@ -496,7 +484,7 @@ impl Compiler<'_> {
             } => {
                 // The top saved sum + add pops after the count (of the sum pending, under
                 // the known guard).
-                let sum = Sum::of(self.pending.sum.take());
+                let sum = self.pending_sum();
                 self.top_saved_plus(add, miss);
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 let a = &mut *self.asm;
@@ -514,7 +502,7 @@ impl Compiler<'_> {
                 // one below must be the activation's too. r13 = the inner path end's
                 // counter; both are found before either counts. The inner one counts the
                 // sum pending.
-                let sum = Sum::of(self.pending.sum.take());
+                let sum = self.pending_sum();
                 self.top_saved_plus(0, miss);
                 if pop {
                     // (saved > floor, checked: saved - 1 does not wrap.)
@@ -562,16 +550,12 @@ impl Compiler<'_> {
             } => {
                 // The top saved sum becomes itself + add, and stays; the sum pending counts,
                 // and the sum after is known (pending if lazy).
-                let sum = Sum::of(self.pending.sum.take());
+                let sum = self.pending_sum();
                 self.top_saved_plus(add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, sum, miss);
                 self.count_at(RAX);
                 self.asm.store(R14, TOP_SAVED, R12);
-                if lazy {
-                    self.pending.sum = Some(Ahead::Known(set));
-                } else {
-                    self.set_state(ProbeState::SUM, Val::Imm(set as u64));
-                }
+                self.sum_after(set, lazy);
             }
             ProbeOp::Call {
                 push,
@@ -608,13 +592,8 @@ impl Compiler<'_> {
                             c.count_at(R13);
                         }
                     });
-                    // The callee's sum: left pending under the known guard, so that its
-                    // additions and path ends after the call know it.
-                    if lazy {
-                        self.pending.sum = Some(Ahead::Known(start));
-                    } else {
-                        self.set_state(ProbeState::SUM, Val::Imm(start as u64));
-                    }
+                    // The callee's sum.
+                    self.sum_after(start, lazy);
                 }
             }
             ProbeOp::Tail {
@@ -678,11 +657,10 @@ impl Compiler<'_> {
         self.next_key(probe, lazy);
     }
 
-    /// Whether `probe`'s code stores what is pending before it runs: all but additions,
-    /// path ends, calls, region exits ([`ProbeOp::Pop`]) and returns under the known
-    /// guard, which take it. A caller whose
-    /// code stores what was pending before a probe where it misses settles first for such
-    /// a probe: an addition deferred ([`Ahead::Plus`]) counts each time it is stored.
+    /// Whether `probe`'s code stores what is pending before it runs: all but those under
+    /// the known guard that take it ([`takes_pending`]). A caller whose code stores what
+    /// was pending before a probe where it misses settles first for such a probe: an
+    /// addition deferred ([`Ahead::Plus`]) counts each time it is stored.
     fn stores_pending(&self, probe: &Probe) -> bool {
         !(takes_pending(&probe.op) && self.guard == Some(Guard::of(probe)))
     }
@@ -1120,23 +1098,34 @@ impl Compiler<'_> {
     /// the counter (and one out of the end's range always misses). The sum it sets is
     /// left pending if `lazy` ([`Compiler::pending`]). Uses rax and rdx.
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
-        let sum = Sum::of(self.pending.sum.take());
+        let sum = self.pending_sum();
         match self.given_way(end, sum, miss) {
             Some(counter) => self.count(counter),
             None => miss.push(self.asm.jmp()),
         }
+        self.sum_after(end.set, lazy);
+    }
+
+    /// The sum after a probe, `set`, known when compiled: left pending if `lazy`
+    /// ([`Compiler::pending`]), so that the additions and path ends after it know it too,
+    /// else stored in the state rcx points to. Uses rax.
+    fn sum_after(&mut self, set: i64, lazy: bool) {
         if lazy {
-            self.pending.sum = Some(Ahead::Known(end.set));
+            self.pending.sum = Some(Ahead::Known(set));
         } else {
-            self.asm.mov_imm(RDX, end.set as u64);
-            self.asm.store(RCX, ProbeState::SUM as i32, RDX);
+            self.set_state(ProbeState::SUM, Val::Imm(set as u64));
         }
+    }
+
+    /// The sum pending ([`Compiler::pending`]), taken: the state's where none is.
+    fn pending_sum(&mut self) -> Sum {
+        Sum::of(self.pending.sum.take())
     }
 
     /// `dst = sum + add`, the sum pending or else the state's (rcx points to it), jumping
     /// to a `miss` if that overflows. Uses rdx.
     fn sum_plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
-        let sum = Sum::of(self.pending.sum.take());
+        let sum = self.pending_sum();
         self.sum_into(dst, sum);
         self.plus(dst, add, miss);
     }
