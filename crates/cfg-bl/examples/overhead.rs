@@ -21,10 +21,7 @@ use cfg_bl::sink::{PathSink, RegionChoice};
 use cfg_bl::{LazyProgram, Mode};
 use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config, Machine};
-use prof_events::{
-    BlockEnd, BlockInfo, Control, Edge, Interest, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState,
-    Sink,
-};
+use prof_events::{BlockInfo, Interest, NoOpProbes, Sink};
 
 fn machine(elf: &[u8], argv: &[String]) -> Machine {
     let linux = LinuxConfig {
@@ -56,115 +53,6 @@ impl Sink for EdgesOnly {
 
     fn interest(&mut self, _: &BlockInfo) -> Interest {
         Interest::EDGE
-    }
-}
-
-/// Gives every fixed exit a probe that does nothing, calls and returns probes that keep the
-/// frames a path profile keeps, indirect jumps restart probes (the path ends of returns and
-/// restarts all count one counter), and no path end anywhere else: the shape of a flat path
-/// profile's probes without their work, so its cost is what running with probes costs
-/// before any addition or path end (the floor of the path modes on this emulator). Calls
-/// and returns whose probes miss (past the frames' room) reach it as edge events.
-struct NoOpProbes {
-    state: ProbeState,
-    /// `counts[0]`: the one path end's counter; `counts[1]`: the returns and restarts
-    /// compiled code took.
-    counts: [u64; 2],
-    ends: [ProbeEnd; 1],
-}
-
-impl NoOpProbes {
-    const EPOCH: u64 = 1;
-
-    fn new() -> Self {
-        NoOpProbes {
-            state: ProbeState {
-                epoch: Self::EPOCH,
-                ..ProbeState::default()
-            },
-            counts: [0; 2],
-            ends: [ProbeEnd {
-                base: 0,
-                size: 1,
-                add: 0,
-                set: 0,
-            }],
-        }
-    }
-
-    /// `op` under the one key and epoch.
-    fn probe_of(op: ProbeOp) -> Probe {
-        Probe {
-            key: 0,
-            epoch: Self::EPOCH,
-            next: 0,
-            op,
-        }
-    }
-}
-
-impl Sink for NoOpProbes {
-    fn may_stop(&mut self) -> bool {
-        false
-    }
-
-    fn interest(&mut self, _: &BlockInfo) -> Interest {
-        Interest::EDGE
-    }
-
-    /// Any event takes over the open frames, as the path sink does: their calls'
-    /// activations are then the sink's, and their returns come as events. (Keeping them
-    /// instead left a call past a full stack, as in sort's merge sort deeper than
-    /// [`FRAMES`](prof_events::FRAMES), and every call below it, to the run loop.)
-    fn edge(&mut self, _: &Edge) -> Control {
-        self.state.depth = 0;
-        Control::Continue
-    }
-
-    fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
-        Some(ProbeLease {
-            state: &mut self.state,
-            counts: &mut self.counts,
-            ends: &self.ends,
-        })
-    }
-
-    /// As a flat path profile's.
-    fn saves_sums(&mut self) -> bool {
-        false
-    }
-
-    fn probe(&mut self, block: &BlockInfo, _to: u64) -> Option<Probe> {
-        Some(Self::probe_of(match block.ends_with {
-            BlockEnd::Call | BlockEnd::IndirectCall => ProbeOp::Call {
-                add: 0,
-                ret: block.end,
-                resume: 0,
-                resume_add: 0,
-                site: 0,
-                start: 0,
-                push: None,
-                end: None,
-                enter: None,
-            },
-            BlockEnd::IndirectJump => ProbeOp::Restart {
-                end: 0,
-                ways: 1,
-                pairs: 1,
-                push: None,
-            },
-            _ => ProbeOp::Add(0),
-        }))
-    }
-
-    fn probe_return(&mut self, _: &BlockInfo) -> Option<Probe> {
-        Some(Self::probe_of(ProbeOp::Return {
-            end: 0,
-            ways: 1,
-            pairs: 1,
-            // (Its path end never changes, as a dense table's.)
-            first: Some(self.ends[0]),
-        }))
     }
 }
 
@@ -219,7 +107,7 @@ fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Ru
     let mut set_up = Duration::ZERO;
     let (summary, desync) = match (setup.0, setup.1) {
         ("none", _) => (m.run(&mut ()), 0),
-        ("no-op", _) => (m.run(&mut NoOpProbes::new()), 0),
+        ("no-op", _) => (m.run(&mut NoOpProbes::default()), 0),
         (_, None) => (m.run(&mut EdgesOnly), 0),
         (_, Some((mode, regions))) => {
             let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);

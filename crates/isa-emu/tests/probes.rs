@@ -14,7 +14,7 @@ use isa_emu::Config;
 use prof_events::probe::apply;
 use prof_events::{BlockEnd, BlockInfo, Control, Edge, EdgeKind, Exit, Interest, Probe};
 use prof_events::{Frame, ProbeEnd, ProbeOp};
-use prof_events::{ProbeLease, ProbeState, Sink, SAVES};
+use prof_events::{NoOpProbes, ProbeLease, ProbeState, Sink, SAVES};
 
 /// The sink: standing at the start of the next block (its key), each edge from a block
 /// to `to` does the probe [`Walker::op`] gives the edge (an addition, or a path end at the
@@ -749,5 +749,32 @@ fn a_perf_map_that_cannot_be_opened_is_an_error() {
         }
         Err(e) => panic!("another error: {e}"),
         Ok(_) => panic!("loaded"),
+    }
+}
+
+/// After a probe that does not apply, compiled code returns to the run loop with the one
+/// event, and the probes after it apply again: the events do not feed themselves (going
+/// on with every probe missing until the event is delivered hands the sink the frames of
+/// the calls made meanwhile, whose returns then miss in turn: 1.9M events in a run of
+/// sort 300000 with `NoOpProbes`, against 554).
+#[test]
+fn a_probe_that_misses_leaves_the_next_ones_to_compiled_code() {
+    for guest in common::guests().iter().filter(|g| g.env != "bare") {
+        let (with, without) = common::with_and_without_probes(guest, |_, lends| {
+            let mut sink = NoOpProbes::default();
+            sink.lends = lends;
+            sink
+        });
+        let name = &guest.name;
+        eprintln!(
+            "{name}: {} of {} edges reached the sink",
+            with.edges, without.edges
+        );
+        assert!(with.edges < without.edges, "{name}: no probe ran");
+        // Sort's recursion stays within the frames, and its blocks compile whole: 250 of
+        // 11617793 edges reach the sink, against 298312 when code goes on after a miss.
+        if name == "sort" {
+            assert!(with.edges * 1000 < without.edges, "{name}");
+        }
     }
 }

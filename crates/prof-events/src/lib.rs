@@ -8,7 +8,8 @@
 //!   [`MemAccess`], [`Sample`], [`Syscall`] and [`Exit`];
 //! - the [`Sink`] trait with its combinators: `()`, tuples, [`Option`], `&mut S`,
 //!   `Box<dyn Sink>` and [`SinkExt::and`];
-//! - [`probe`]: edge work compiled into the driver's code in place of edge events;
+//! - [`probe`]: edge work compiled into the driver's code in place of edge events, and
+//!   [`NoOpProbes`], probes that do no work, the floor of their cost;
 //! - [`CodeView`], the read-only view of a program's code used by ISA-independent
 //!   analyses (CFG recovery, trace reconstruction, reports).
 //!
@@ -171,6 +172,7 @@ mod combine;
 mod event;
 mod id;
 mod interest;
+mod noop;
 pub mod probe;
 mod recorder;
 #[cfg(feature = "proptest")]
@@ -184,6 +186,7 @@ pub use event::{
 };
 pub use id::{BlockId, TraceId};
 pub use interest::Interest;
+pub use noop::NoOpProbes;
 pub use probe::{Frame, Probe, ProbeEnd, ProbeLease, ProbeOp, ProbeState, FRAMES, SAVES};
 pub use recorder::{Event, Recorder};
 pub use trace::{part_counts, replay, TracePart};

@@ -16,7 +16,8 @@
 //! reads or writes guest memory only at `host + off` for `off <= limit` (8 bytes at most),
 //! which `Ctx::new` derives from the span's length, and the log's record `log_len` only
 //! while `log_len < LOG_CAP` (a call starts at 0, and a logged block that fills
-//! the log returns instead of going on; see `Compiler::log`); a probe (`Compiler::probe`)
+//! the log to its cap, `Ctx::log_cap <= LOG_CAP`, returns instead of going on; see
+//! `Compiler::log`); a probe (`Compiler::probe`)
 //! reads and writes the fixed fields of the `ProbeState` the context points to (if it is
 //! not null), reads path end `e` only for `e < ends_len` and adds to counter `i` only for
 //! `i < counts_len`, all taken from a `ProbeLease` (borrows of the sink's state, counters

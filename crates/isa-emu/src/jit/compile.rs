@@ -17,7 +17,7 @@
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
-    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, INDIRECT, LOG_CAP, NO_EPOCH, SIDE,
+    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, INDIRECT, NO_EPOCH, SIDE,
     TARGET_SLOTS,
 };
 use crate::insn::Op;
@@ -359,8 +359,8 @@ impl Compiler<'_> {
 
     /// Appends the record ([`Rec`]) of a logged block's exit by instruction `at` to the
     /// next pc (`pc`, or the one in rax) to the log; returns the jump (`jae`) taken when
-    /// that filled the log, after which the code must return to the run loop rather than
-    /// go on.
+    /// that filled the log to its cap ([`Ctx`]'s `log_cap`, at most [`LOG_CAP`](super::LOG_CAP)), after
+    /// which the code must return to the run loop rather than go on.
     fn log(&mut self, pc: Option<u64>, slot: u32, at: u32) -> usize {
         self.section(Section::Code("log"));
         self.asm.load(RCX, RSI, Ctx::LOG_LEN as i32);
@@ -380,7 +380,8 @@ impl Compiler<'_> {
         self.asm.store(RSI, Ctx::PROBE as i32, RDX);
         self.asm.alu_imm(W::Q, Alu::Add, RCX, 1);
         self.asm.store(RSI, Ctx::LOG_LEN as i32, RCX);
-        self.asm.alu_imm32(Alu::Cmp, RCX, LOG_CAP as u32);
+        self.asm
+            .alu_mem(W::Q, Alu::Cmp, RCX, RSI, Ctx::LOG_CAP as i32);
         self.asm.jcc(Cc::Ae)
     }
 
