@@ -277,9 +277,9 @@ pub(crate) struct Cold {
     pub(crate) flow: bool,
     /// Last call target and its function ([`NONE`]: not a function entry).
     pub(crate) callee: Option<(u64, u32)>,
-    /// The path end of the keyed return's probe ([`NONE`]: none given), through which the
-    /// sink counts the returns the probe left to it, so that a sparse table's window
-    /// moves to their sums as an edge's path end's does.
+    /// The path end of the keyed return's or tail call's probe ([`NONE`]: none given),
+    /// through which the sink counts the returns and tail calls the probe left to it, so
+    /// that a sparse table's window moves to their sums as an edge's path end's does.
     pub(crate) ret_end: u32,
     /// The last restarts whose probes the keyed indirect jump was given (as many as a site
     /// holds; the latest first), through which the sink counts the restarts there that

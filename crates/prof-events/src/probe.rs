@@ -416,7 +416,7 @@ impl ProbeState {
 
     /// Whether the stack of saved sums has room for `n` more: always for none, and for
     /// more never where a sink lent a count of saved sums past the stack.
-    fn room_for(&self, n: usize) -> bool {
+    pub fn room_for(&self, n: usize) -> bool {
         n == 0
             || SAVES
                 .checked_sub(n)
@@ -432,7 +432,7 @@ impl ProbeState {
     }
 
     /// Pushes `sum` on the stack of saved sums, if it has room.
-    fn save(&mut self, sum: i64) -> bool {
+    pub fn save(&mut self, sum: i64) -> bool {
         let Some(slot) = self.saves.get_mut(self.saved as usize) else {
             return false;
         };
