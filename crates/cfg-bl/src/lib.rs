@@ -398,6 +398,28 @@
 //! rounds of `--runs 5` stayed the same (flat 1.37x -> 1.38x, global-based 1.33x ->
 //! 1.37x); and 64 frames instead of 16, which changed neither the events delivered
 //! (chase, sort) nor the times (chase 250000, recursion 12) beyond the noise.
+//! Since (5fe6cfd -> 00446a3), fewer events. A logged block returns to the run loop after
+//! its first record while a state is lent (59bad9f): going on, every probe missed until
+//! the record was delivered, the calls logged meanwhile became the sink's, and their
+//! returns missed in turn, which fed itself (the no-op sink got 1.9M edge events on sort
+//! 300000, then 554; the path sink on chase 250000 flat 568762, then 322297, and on
+//! coremark 3000 region-based 34342, then 13398). And a return into the innermost open
+//! frame, or a tail call within it, whose probe missed (a sparse table's windows without
+//! its sum) no longer takes over the open frames: the sink counts the path as the probe
+//! would have and closes or keeps the frame (00446a3; chase 250000 flat 322294 -> 269390
+//! events). Event counts are from a temporary counter in `PathSink::edge`; the A/B
+//! timings of both commits moved within the noise of a machine running 2-3x slower than
+//! the day before (in the commit messages). Two runs of `cargo xtask bench-paths --runs
+//! 5` at 00446a3 gave geomean flat 1.22x/1.28x, region-based 1.37x/1.39x, global-based
+//! 1.42x/1.40x and no-op 1.11x/1.14x, but with no sink coremark 3000 took 0.403/0.358 s
+//! and strings 500000 0.614/0.776 s (0.220-0.232 s and 0.312-0.324 s the day before), so
+//! these ratios are not comparable with the ones above. Tried and not kept: taking over only the
+//! outer half of the frames when a call finds them full, so that deep recursion keeps its
+//! inner calls in compiled code. Recursion 25 (Ackermann and other deep call trees) then
+//! delivered 10985910 edge events in the flat mode instead of 10411239, and `profkit paths
+//! --mode flat` took 9.31 s of user time against 8.37 s at 00446a3 and 9.16 s at 5fe6cfd
+//! (one run each, `/usr/bin/time`; the guest runs 5.6 s with no sink):
+//! a stack that deep costs an event per frame beyond the state's either way.
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
