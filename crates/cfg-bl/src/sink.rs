@@ -1283,18 +1283,17 @@ impl PathSink {
         }
         let id = edge.from.index();
         let f = (self.probe.key >> 32) as usize;
-        let falls = self.cold.get(id).map(|c| (c.last, c.falls));
-        let (Some(pairs), Some(falls)) = (self.pairs(f), falls) else {
+        let Some(falls) = self.cold.get(id).map(|c| (c.last, c.falls)) else {
             return false;
         };
+        // (Counted, `f` is a function: it has a pair counter.)
         if !self.count_return(id, f, falls) {
             return false;
         }
-        self.pool.add(pairs, 1);
-        self.probe.sum = frame.resumed as i128 as u128;
-        self.probe.key = frame.resume;
-        self.probe.depth -= 1;
-        self.probe.floor = frame.floor;
+        if let Some(pairs) = self.pairs(f) {
+            self.pool.add(pairs, 1);
+        }
+        self.probe.close_frame(frame);
         true
     }
 
@@ -1306,11 +1305,14 @@ impl PathSink {
     /// `free` took them over 31744 times in a flat run of chase 250000).
     #[inline(never)]
     fn frame_tail(&mut self, edge: &Edge) -> bool {
+        let open = self.probe.depth > 0 && self.probe.saved == self.probe.floor;
+        if edge.kind != EmuEdge::Jump || !open || self.record_edges {
+            return false;
+        }
         let id = edge.from.index();
         let keyed = self.slots.get(id).is_some_and(|s| s.key == self.probe.key);
         let end = self.cold.get(id).map_or(NONE, |c| c.ret_end);
-        let open = self.probe.depth > 0 && self.probe.saved == self.probe.floor;
-        if edge.kind != EmuEdge::Jump || !keyed || !open || end == NONE || self.record_edges {
+        if !keyed || end == NONE {
             return false;
         }
         let f = (self.probe.key >> 32) as usize;

@@ -431,6 +431,15 @@ impl ProbeState {
             && inner.is_none_or(|i| self.save(i))
     }
 
+    /// Closes the innermost open frame, `frame` (a return to its `ret`): the caller goes
+    /// on at its key and sum, its floor back. (The state must have `frame` open on top.)
+    pub fn close_frame(&mut self, frame: Frame) {
+        self.sum = frame.resumed as i128 as u128;
+        self.key = frame.resume;
+        self.depth -= 1;
+        self.floor = frame.floor;
+    }
+
     /// Pushes `sum` on the stack of saved sums, if it has room.
     pub fn save(&mut self, sum: i64) -> bool {
         let Some(slot) = self.saves.get_mut(self.saved as usize) else {
@@ -561,10 +570,7 @@ pub fn apply(
             };
             counts[c] += 1;
             counts[pairs] += 1;
-            state.sum = frame.resumed as i128 as u128;
-            state.key = frame.resume;
-            state.depth -= 1;
-            state.floor = frame.floor;
+            state.close_frame(frame);
             return true;
         }
         ProbeOp::Tail {

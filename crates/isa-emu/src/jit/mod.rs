@@ -125,8 +125,9 @@ pub(crate) struct Ctx {
     /// The records after which a logged block returns to the run loop rather than go on:
     /// [`LOG_CAP`], or 1 while a state is lent. Once a record is logged every probe
     /// misses until it is delivered, so going on would log the run's calls and returns,
-    /// which the sink then owns, and whose returns miss again, without end (in sort's
-    /// merge sort, 1.9M events in a run of 300000, against 120 when returning at once).
+    /// which the sink then owns, and whose returns miss again, without end (sort 300000
+    /// with [`prof_events::NoOpProbes`]: 1.9M edge events, against 554 when returning at
+    /// once).
     log_cap: u64,
 }
 
