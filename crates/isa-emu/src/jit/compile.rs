@@ -739,14 +739,10 @@ impl Compiler<'_> {
     /// the way's range, nothing is emitted and this returns `None` (the way never
     /// counts). Uses rax and rdx.
     fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> Option<Counter> {
-        let counter = |sum: i64| {
-            let i = u64::try_from(sum.checked_add(end.add)?).ok()?;
-            (i < end.size).then(|| end.base.checked_add(i)).flatten()
-        };
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
         if let Sum::Known(sum) = sum {
-            let c = counter(sum)?;
+            let c = counter_of(end, sum)?;
             if let Some(Counter::At(disp)) = Counter::at(c) {
                 let a = &mut *self.asm;
                 a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, disp / 8);
@@ -760,7 +756,10 @@ impl Compiler<'_> {
             self.alu_u64(Alu::Cmp, RAX, end.size);
             next.push(self.asm.jcc(Cc::Ae));
             self.alu_u64(Alu::Add, RAX, end.base);
-            next.push(self.asm.jcc(Cc::B));
+            // (rax < size: no carry where base + size fits.)
+            if end.base.checked_add(end.size).is_none() {
+                next.push(self.asm.jcc(Cc::B));
+            }
         }
         let a = &mut *self.asm;
         a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
@@ -1155,6 +1154,9 @@ impl Compiler<'_> {
 
     /// [`plus`](Self::plus) of a value that may be a site's field. Uses rdx.
     fn plus_val(&mut self, dst: Reg, add: Val, miss: &mut Vec<usize>) {
+        if matches!(add, Val::Imm(0)) {
+            return;
+        }
         self.alu_val(Alu::Add, dst, add, RDX);
         miss.push(self.asm.jcc(Cc::O));
     }
@@ -1256,7 +1258,7 @@ impl Compiler<'_> {
 
     /// The way search of a path end given first (`first`), then, where that way does not
     /// count the sum, of those at `at`, and the count: jumps to a `miss` if no way counts
-    /// the sum. Uses rax and rdx.
+    /// the sum. A sum known in `first`'s range tries `first` only. Uses rax and rdx.
     fn count_first_then_ways(
         &mut self,
         first: Option<ProbeEnd>,
@@ -1266,9 +1268,18 @@ impl Compiler<'_> {
     ) {
         let mut counted = None;
         if let Some(first) = first {
+            // A known sum in the given way's range is that way's to count, unless the
+            // counters are too few for it (which no sink leaves while the probe's epoch
+            // lasts): a miss then stands for the search of the other ways, which needs no
+            // code, and the count falls through.
+            let known = matches!(sum, Sum::Known(s) if counter_of(&first, s).is_some());
             let mut next = Vec::new();
-            if let Some(counter) = self.given_way(&first, sum, &mut next) {
+            let fails = if known { &mut *miss } else { &mut next };
+            if let Some(counter) = self.given_way(&first, sum, fails) {
                 self.count(counter);
+                if known {
+                    return;
+                }
                 counted = Some(self.asm.jmp());
             }
             for j in next {
@@ -1976,6 +1987,13 @@ impl std::fmt::Display for Section {
             Section::Probe(what) => write!(f, "probe {what}"),
         }
     }
+}
+
+/// The counter of the way `end` for the sum `sum`: `base + sum + add`, if `sum + add` is
+/// in `[0, size)` (and nothing overflows).
+fn counter_of(end: &ProbeEnd, sum: i64) -> Option<u64> {
+    let i = u64::try_from(sum.checked_add(end.add)?).ok()?;
+    (i < end.size).then(|| end.base.checked_add(i)).flatten()
 }
 
 /// Whether a probed superblock's code runs a probe of `op` between two parts (where the
