@@ -200,6 +200,8 @@ struct Compiler<'a> {
     regs: RegCache,
     /// Exits to emit after the body.
     exits: Vec<ExitCode>,
+    /// Way searches to emit after the exits (see [`ColdWays`]).
+    colds: Vec<ColdWays>,
     /// Jumps to the epilogue (emitted last).
     returns: Vec<usize>,
     /// The key and epoch the state has here, if known: the block's entry checked them
@@ -1266,7 +1268,6 @@ impl Compiler<'_> {
         sum: Sum,
         miss: &mut Vec<usize>,
     ) {
-        let mut counted = None;
         if let Some(first) = first {
             // A known sum in the given way's range is that way's to count, unless the
             // counters are too few for it (which no sink leaves while the probe's epoch
@@ -1277,20 +1278,57 @@ impl Compiler<'_> {
             let fails = if known { &mut *miss } else { &mut next };
             if let Some(counter) = self.given_way(&first, sum, fails) {
                 self.count(counter);
-                if known {
-                    return;
+                if !known {
+                    // The search of the other ways, rarely run, goes after the exits, so
+                    // that the count falls through.
+                    self.colds.push(ColdWays {
+                        entry: next,
+                        at,
+                        sum,
+                        back: self.asm.code.len(),
+                        miss: None,
+                    });
+                    miss.push(ColdWays::link(self.colds.len() - 1));
                 }
-                counted = Some(self.asm.jmp());
-            }
-            for j in next {
-                self.asm.patch(j);
+                return;
             }
         }
         self.path_end(at, sum, miss);
         self.count_at(RAX);
-        if let Some(j) = counted {
-            self.asm.patch(j);
+    }
+
+    /// Patches `jumps` (a probe's misses, which may hold the [`ColdWays::link`] of a way
+    /// search whose misses land there too) to here.
+    fn land(&mut self, jumps: impl IntoIterator<Item = usize>) {
+        let here = self.asm.code.len();
+        for j in jumps {
+            match ColdWays::linked(j) {
+                Some(i) => self.colds[i].miss = Some(here),
+                None => self.asm.patch(j),
+            }
         }
+    }
+
+    /// The way searches left for after the exits ([`ColdWays`]): each counts as
+    /// [`path_end`](Self::path_end) and goes back to where its probe goes on, or to where
+    /// its probe's misses landed. `None` if one's misses never landed.
+    fn cold_ways(&mut self) -> Option<()> {
+        for cold in std::mem::take(&mut self.colds) {
+            let miss_at = cold.miss?;
+            self.section(Section::Probe("path end ways"));
+            for j in cold.entry {
+                self.asm.patch(j);
+            }
+            let mut miss = Vec::new();
+            self.path_end(cold.at, cold.sum, &mut miss);
+            self.count_at(RAX);
+            let back = self.asm.jmp();
+            self.asm.patch_to(back, cold.back);
+            for j in miss {
+                self.asm.patch_to(j, miss_at);
+            }
+        }
+        Some(())
     }
 
     /// The current activation ends at the path end `at` and the next starts with the sum
@@ -1457,9 +1495,7 @@ impl Compiler<'_> {
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
         if !miss.is_empty() {
-            for j in miss {
-                self.asm.patch(j);
-            }
+            self.land(miss);
             // The probe changed nothing: what was pending before it.
             self.store(before);
             let full = self.log(Some(e.pc), rec_slot, rec_at);
@@ -1900,6 +1936,36 @@ struct ExitCode {
     pending: Unstored,
 }
 
+/// The search of a path end's ways in `ends` where the way its probe gave first does not
+/// count a sum not known when compiled: rarely run, it is emitted after the exits, so that
+/// the count of the first way falls through (see
+/// [`count_first_then_ways`](Compiler::count_first_then_ways)).
+struct ColdWays {
+    /// The jumps taken where the first way does not count.
+    entry: Vec<usize>,
+    at: EndAt,
+    sum: Sum,
+    /// Where the probe goes on once a way counted.
+    back: usize,
+    /// Where the probe's misses landed ([`Compiler::land`]), once they have.
+    miss: Option<usize>,
+}
+
+impl ColdWays {
+    /// Marks a link in a probe's misses (which are otherwise positions in the code).
+    const LINK: usize = 1 << (usize::BITS - 2);
+
+    /// The link standing for the misses of way search `i` in a probe's misses.
+    fn link(i: usize) -> usize {
+        Self::LINK | i
+    }
+
+    /// The way search a miss stands for, if it is a [`link`](Self::link).
+    fn linked(miss: usize) -> Option<usize> {
+        (miss & Self::LINK != 0).then_some(miss & !Self::LINK)
+    }
+}
+
 /// The code of one block, appended to an [`Asm`].
 pub(crate) struct Compiled {
     /// Where the block's body starts (after the prologue): a chained jump enters there.
@@ -2118,6 +2184,7 @@ pub(crate) fn compile(
         asm,
         regs: RegCache::new(),
         exits: Vec::new(),
+        colds: Vec::new(),
         returns: Vec::new(),
         guard: None,
         pending: Unstored::default(),
@@ -2225,9 +2292,7 @@ pub(crate) fn compile(
                     c.probe(&p, &mut miss);
                     c.asm.mov(RAX, R12);
                     let applied = c.asm.jmp();
-                    for j in miss {
-                        c.asm.patch(j);
-                    }
+                    c.land(miss);
                     c.store(before);
                     c.asm.mov(RAX, R12);
                     Some(applied)
@@ -2257,9 +2322,7 @@ pub(crate) fn compile(
                     c.asm.alu_mem_imm(Alu::Add, R14, SiteProbe::RUNS, 1);
                     c.asm.load(RAX, R14, SiteProbe::TO);
                     let applied = c.asm.jmp();
-                    for j in miss {
-                        c.asm.patch(j);
-                    }
+                    c.land(miss);
                     c.asm.load(RAX, R14, SiteProbe::TO);
                     c.asm.patch(elsewhere);
                     Some(applied)
@@ -2287,9 +2350,7 @@ pub(crate) fn compile(
         } else {
             "exit"
         }));
-        for &j in &e.jumps {
-            c.asm.patch(j);
-        }
+        c.land(e.jumps.iter().copied());
         c.write_back(&e.dirty);
         c.guard = e.guard;
         c.pending = e.pending;
@@ -2313,6 +2374,10 @@ pub(crate) fn compile(
             c.asm.mov_imm(RAX, e.pc);
             c.leave(e.kind, e.at, src.slot);
         }
+    }
+    if c.cold_ways().is_none() {
+        c.asm.code.truncate(start);
+        return None;
     }
     c.section(Section::Code("epilogue"));
     let epilogue = c.asm.code.len();
