@@ -754,7 +754,16 @@ impl Compiler<'_> {
             self.asm.mov_imm(RAX, c);
         } else {
             self.sum_into(RAX, sum);
-            self.plus(RAX, end.add, next);
+            // (Where size and add are within 2^62, a sum + add beyond 64 bits wraps to
+            // at least 2^62 and so fails the size check: no overflow check is needed.)
+            const WITHIN: u64 = 1 << 62;
+            if end.size <= WITHIN && end.add.unsigned_abs() <= WITHIN {
+                if end.add != 0 {
+                    self.alu_u64(Alu::Add, RAX, end.add as u64);
+                }
+            } else {
+                self.plus(RAX, end.add, next);
+            }
             self.alu_u64(Alu::Cmp, RAX, end.size);
             next.push(self.asm.jcc(Cc::Ae));
             self.alu_u64(Alu::Add, RAX, end.base);
