@@ -421,6 +421,23 @@
 //! (one run each, `/usr/bin/time`; the guest runs 5.6 s with no sink):
 //! a stack that deep costs an event per frame beyond the state's either way.
 //!
+//! Since (77c4305 -> 7576d1f), shorter path ends. A sum known when compiled that the way
+//! given first (`first`) holds is counted there only, with no search of the other ways
+//! after it (09b5247); where the sum is not known, that search goes after the block's
+//! exits, so the first way's count falls through instead of jumping over ~400 bytes of
+//! rarely run code (50cb763); additions of 0 and the overflow and carry checks that cannot
+//! fail are not emitted (09b5247, 7576d1f). With the machine as noisy as the day before
+//! (coremark 3000 with no sink 0.28-0.50 s from run to run), these were measured by
+//! instruction counts, which do not vary between runs: `valgrind --tool=cachegrind
+//! --cache-sim=no --smc-check=all` of `profkit run --no-profile` and of `profkit paths
+//! --clear-env --mode M` (set-up included). The instructions a flat profile adds fell by
+//! 6.2% on coremark 300 (211.4M -> 198.2M), 3.3% on sort 30000 and 2.9% on primes 40000;
+//! region-based and global-based by 4.9% and 5.5% on coremark. The profiles are
+//! byte-identical. `cargo xtask bench-paths --runs 5` at 50cb763 gave geomean flat 1.37x,
+//! region-based 1.50x, global-based 1.52x, in a run whose times with no sink were up to
+//! 1.8x those of the run before it (flat 1.35x, region-based 1.39x, global-based 1.42x at
+//! 77c4305 the same afternoon); neither settles the 1.2x goal.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
