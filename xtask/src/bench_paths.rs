@@ -10,6 +10,14 @@
 //! recovering and instrumenting each function on its first call (the set-up column gives
 //! the fixed part). Every configuration must print the same as the run without sinks. The table gives medians of `--runs N` (default 3; `--quick`: one run
 //! of small sizes, a smoke test whose ratios mean little).
+//!
+//! `--instructions` counts instructions instead, which do not vary from run to run as
+//! times do on a shared machine: each configuration runs once (`--runs` is ignored), alone
+//! in a process of its own under `valgrind --tool=cachegrind` (installed if missing; some
+//! 15 times slower, so the table takes several minutes), and the table gives each count as
+//! a ratio to the count with no sink. The counts are the whole process's, set-up included,
+//! as the times are. A count is not a time (it weighs a taken branch or a cache miss like
+//! an addition), so this measures changes to what the code does, not the goal's time ratio.
 
 use std::path::Path;
 use std::process::Command;
@@ -29,6 +37,10 @@ const GUESTS: &[(&str, &str, &str)] = &[
     ("primes", "400000", "2000"),
     ("crc", "1048576", "20000"),
 ];
+
+/// The configurations `--instructions` counts (the edge events' is left out: with
+/// nothing compiled for them, it says little of the probes and takes long).
+const COUNTED: &[&str] = &["none", "no-op", "flat", "region", "global"];
 
 /// The configurations the example prints, in its order, and their column titles.
 const CONFIGS: &[(&str, &str)] = &[
@@ -83,9 +95,120 @@ fn measure(
         .collect()
 }
 
-/// The task's entry point (arguments as for `cargo xtask bench`).
+/// The task's entry point (arguments as for `cargo xtask bench`, or `--instructions`).
 pub fn run(args: &[String]) -> Result<(), String> {
-    table(Options::parse(args)?)
+    let counted = args.iter().any(|a| a == "--instructions");
+    let rest: Vec<String> = args
+        .iter()
+        .filter(|a| *a != "--instructions")
+        .cloned()
+        .collect();
+    let options = Options::parse(&rest)?;
+    if counted {
+        instructions(options)
+    } else {
+        table(options)
+    }
+}
+
+/// Counts one configuration's instructions on one guest (the whole process, under
+/// cachegrind), with the hash of what the guest did.
+fn count(
+    runner: &Path,
+    guests: &Path,
+    config: &str,
+    elf: &str,
+    size: &str,
+) -> Result<(u64, String), String> {
+    let mut cmd = Command::new("valgrind");
+    cmd.current_dir(guests)
+        .args([
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            // The code compiled is patched as blocks chain.
+            "--smc-check=all",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(runner)
+        .args(["--runs", "1", "--only", config, "--alone", elf, size]);
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", tools::describe(&cmd)))?;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    if !out.status.success() {
+        return Err(format!("`{}` failed: {stderr}", tools::describe(&cmd)));
+    }
+    // `==PID== I   refs:      1,234,567`
+    let refs = stderr.lines().find_map(|l| {
+        let (_, n) = l.split_once("I   refs:")?;
+        n.trim().replace(',', "").parse().ok()
+    });
+    let behaviour = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("behaviour "))
+        .map(str::to_owned);
+    match (refs, behaviour) {
+        (Some(n), Some(b)) => Ok((n, b)),
+        _ => Err(format!(
+            "`{}`: no instruction count or behaviour in:\n{stdout}{stderr}",
+            tools::describe(&cmd)
+        )),
+    }
+}
+
+/// Counts and prints the table of `--instructions`.
+fn instructions(Options { quick, .. }: Options) -> Result<(), String> {
+    tools::ensure(&["valgrind"], &["valgrind"])?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let runner = tools::build_example(&root, "cfg-bl", "overhead")?;
+    let guests = root.join("guests");
+    let mut rows = Vec::new();
+    for &(name, full, small) in GUESTS {
+        let size = if quick { small } else { full };
+        eprintln!("bench-paths --instructions {name} {size}");
+        let elf = format!("bin/{name}.elf");
+        let mut counts = Vec::new();
+        for config in COUNTED {
+            let (n, behaviour) = count(&runner, &guests, config, &elf, size)?;
+            if counts.first().is_some_and(|(_, b)| *b != behaviour) {
+                return Err(format!(
+                    "{name} {size}: {config} printed or exited differently"
+                ));
+            }
+            counts.push((n, behaviour));
+        }
+        rows.push((format!("{name} {size}"), counts));
+    }
+    println!(
+        "\npath profiling overhead in instructions (cachegrind, whole process, set-up included); \
+         ratios to isa-emu with no sink"
+    );
+    print!("{:<18} {:>12}", "guest", "no sink");
+    for config in &COUNTED[1..] {
+        print!(" {config:>8}");
+    }
+    println!();
+    for (guest, counts) in &rows {
+        let base = counts[0].0.max(1) as f64;
+        print!("{guest:<18} {:>11.1}M", base / 1e6);
+        for (n, _) in &counts[1..] {
+            print!(" {:>7.3}x", *n as f64 / base);
+        }
+        println!();
+    }
+    print!("{:<18} {:>12}", "geomean", "");
+    for c in 1..COUNTED.len() {
+        let logs: f64 = rows
+            .iter()
+            .map(|(_, m)| (m[c].0 as f64 / m[0].0.max(1) as f64).ln())
+            .sum();
+        print!(" {:>7.3}x", (logs / rows.len().max(1) as f64).exp());
+    }
+    println!();
+    Ok(())
 }
 
 /// Measures and prints the table.

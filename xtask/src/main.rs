@@ -27,7 +27,7 @@ const TASKS: &[Task] = &[
     ),
     (
         "bench-paths",
-        "path profiling overhead (flat, region, global) vs isa-emu; --quick, --runs N",
+        "path profiling overhead (flat, region, global) vs isa-emu; --quick, --runs N, --instructions",
         bench_paths::run,
     ),
     (

@@ -13,7 +13,9 @@
 //! the code: `LazyProgram::new`) and recovering and instrumenting each function on its
 //! first call; the set-up alone is timed as well and reported, so that "run" ratios (time
 //! minus set-up) can be told apart. The last lines, `result CONFIG MEDIAN_S MEDIAN_SETUP_S`,
-//! are for `cargo xtask bench`.
+//! are for `cargo xtask bench`. `--only CONFIG --alone` runs that configuration only and
+//! prints just `behaviour HASH` (of the guest's output and outcome), for counting its
+//! instructions (`cargo xtask bench-paths --instructions`).
 
 use std::time::{Duration, Instant};
 
@@ -158,14 +160,21 @@ fn main() {
             .unwrap_or(dense_limit);
         args.drain(..2.min(args.len()));
     }
-    // `--only NAME`: run one configuration (besides `none`), for profiling.
+    // `--only NAME`: run one configuration (besides `none`), for profiling; `--alone`
+    // after it: that one only (for counting its instructions in a process of its own).
     let mut only = None;
     if args.first().map(String::as_str) == Some("--only") {
         only = args.get(1).cloned();
         args.drain(..2.min(args.len()));
     }
+    let alone = args.first().map(String::as_str) == Some("--alone");
+    if alone {
+        args.drain(..1);
+    }
     let Some(path) = args.first() else {
-        eprintln!("usage: overhead [--runs N] GUEST.elf [ARGS...]");
+        eprintln!(
+            "usage: overhead [--runs N] [--dense-limit N] [--only CONFIG [--alone]] GUEST.elf [ARGS...]"
+        );
         std::process::exit(2);
     };
     let elf = match std::fs::read(path) {
@@ -180,7 +189,8 @@ fn main() {
     let mut reference = None;
     for _ in 0..runs {
         for (i, setup) in SETUPS.iter().enumerate() {
-            if i > 0 && only.as_ref().is_some_and(|o| o != setup.0) {
+            let others = i > 0 || alone;
+            if others && only.as_ref().is_some_and(|o| o != setup.0) {
                 continue;
             }
             let r = run_once(&elf, &args, setup, dense_limit);
@@ -199,7 +209,16 @@ fn main() {
             set_ups[i].push(r.set_up);
         }
     }
-    let base = median(&mut totals[0].clone()).as_secs_f64().max(1e-9);
+    // What the guest did, as a hash, for runs in separate processes to compare.
+    if let Some((out, outcome)) = &reference {
+        let mut h = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&(out, outcome), &mut h);
+        println!("behaviour {:016x}", std::hash::Hasher::finish(&h));
+    }
+    let Some(base) = totals[0].first().map(|_| median(&mut totals[0].clone())) else {
+        return;
+    };
+    let base = base.as_secs_f64().max(1e-9);
     println!("{path}: median of {runs} alternating run(s); ratios to the run with no sink");
     println!(
         "{:<8} {:>9} {:>7} {:>11} {:>9}",
