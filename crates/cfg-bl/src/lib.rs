@@ -428,15 +428,24 @@
 //! rarely run code (50cb763); additions of 0 and the overflow and carry checks that cannot
 //! fail are not emitted (09b5247, 7576d1f). With the machine as noisy as the day before
 //! (coremark 3000 with no sink 0.28-0.50 s from run to run), these were measured by
-//! instruction counts, which do not vary between runs: `valgrind --tool=cachegrind
-//! --cache-sim=no --smc-check=all` of `profkit run --no-profile` and of `profkit paths
-//! --clear-env --mode M` (set-up included). The instructions a flat profile adds fell by
-//! 6.2% on coremark 300 (211.4M -> 198.2M), 3.3% on sort 30000 and 2.9% on primes 40000;
-//! region-based and global-based by 4.9% and 5.5% on coremark. The profiles are
-//! byte-identical. `cargo xtask bench-paths --runs 5` at 50cb763 gave geomean flat 1.37x,
-//! region-based 1.50x, global-based 1.52x, in a run whose times with no sink were up to
-//! 1.8x those of the run before it (flat 1.35x, region-based 1.39x, global-based 1.42x at
-//! 77c4305 the same afternoon); neither settles the 1.2x goal.
+//! instruction counts, which do not move with the machine's load: `valgrind
+//! --tool=cachegrind --cache-sim=no --smc-check=all` of `profkit run --no-profile` and of
+//! `profkit paths --clear-env --mode M` at the bench's sizes (set-up and output included).
+//! The instructions a profile adds fell by 2.1-10.4% (flat: coremark 3000 -8.3%, sort
+//! 300000 -6.5%, chase 250000 -2.1%, strings 500000 -6.2%, primes 400000 -4.3%, crc -8.0%),
+//! and the profiles are byte-identical. As ratios of instructions, geomean over those six:
+//! flat 1.404x -> 1.382x, region-based 1.501x -> 1.468x, global-based 1.546x -> 1.515x.
+//! `cargo xtask bench-paths --instructions` now counts this way, one configuration per
+//! process of the `overhead` example (3970ff7): geomean no-op 1.111x, flat 1.321x,
+//! region-based 1.397x, global-based 1.410x over the seven guests. Counts compare code as
+//! built: nbody's run with no sink went from 4.10G to 5.04G instructions between two
+//! builds with no change to the code it runs (the compiler stopped inlining
+//! `fpu::execute`), while its time moved within the noise (0.32-0.55 s against 0.37-0.39
+//! s, three runs each). `cargo xtask bench-paths --runs 5` at
+//! 50cb763 gave geomean flat 1.37x, region-based 1.50x, global-based 1.52x, in a run whose
+//! times with no sink were up to 1.8x those of the run before it (flat 1.35x,
+//! region-based 1.39x, global-based 1.42x at 77c4305 the same afternoon); neither settles
+//! the 1.2x goal.
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
