@@ -19,7 +19,7 @@
 //! as the times are. A count is not a time (it weighs a taken branch or a cache miss like
 //! an addition), so this measures changes to what the code does, not the goal's time ratio.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bench::Options;
@@ -111,6 +111,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// The `overhead` example, built, and the guests' directory.
+fn runner() -> Result<(PathBuf, PathBuf), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let runner = tools::build_example(&root, "cfg-bl", "overhead")?;
+    Ok((runner, root.join("guests")))
+}
+
+/// Each guest's name and argument (for `--quick`, or for the real run).
+fn sizes(quick: bool) -> impl Iterator<Item = (&'static str, &'static str)> {
+    GUESTS
+        .iter()
+        .map(move |&(name, full, small)| (name, if quick { small } else { full }))
+}
+
 /// Counts one configuration's instructions on one guest (the whole process, under
 /// cachegrind), with the hash of what the guest did.
 fn count(
@@ -162,12 +176,9 @@ fn count(
 /// Counts and prints the table of `--instructions`.
 fn instructions(Options { quick, .. }: Options) -> Result<(), String> {
     tools::ensure(&["valgrind"], &["valgrind"])?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let runner = tools::build_example(&root, "cfg-bl", "overhead")?;
-    let guests = root.join("guests");
+    let (runner, guests) = runner()?;
     let mut rows = Vec::new();
-    for &(name, full, small) in GUESTS {
-        let size = if quick { small } else { full };
+    for (name, size) in sizes(quick) {
         eprintln!("bench-paths --instructions {name} {size}");
         let elf = format!("bin/{name}.elf");
         let mut counts = Vec::new();
@@ -213,12 +224,9 @@ fn instructions(Options { quick, .. }: Options) -> Result<(), String> {
 
 /// Measures and prints the table.
 pub fn table(Options { quick, runs }: Options) -> Result<(), String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let runner = tools::build_example(&root, "cfg-bl", "overhead")?;
-    let guests = root.join("guests");
+    let (runner, guests) = runner()?;
     let mut rows = Vec::new();
-    for &(name, full, small) in GUESTS {
-        let size = if quick { small } else { full };
+    for (name, size) in sizes(quick) {
         eprintln!("bench-paths {name} {size}: {runs} alternating run(s) per configuration");
         let elf = format!("bin/{name}.elf");
         rows.push((
