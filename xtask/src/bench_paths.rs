@@ -66,16 +66,7 @@ fn measure(
     let mut cmd = Command::new(runner);
     cmd.current_dir(guests)
         .args(["--runs", &runs.to_string(), elf, size]);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", tools::describe(&cmd)))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`{}` failed: {}",
-            tools::describe(&cmd),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let out = tools::output_checked(&mut cmd)?;
     let text = String::from_utf8_lossy(&out.stdout);
     CONFIGS
         .iter()
@@ -109,6 +100,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         table(options)
     }
+}
+
+/// The geometric mean of `ratios` (each at least 1e-9; 1 of none).
+fn geomean(ratios: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = ratios.len().max(1) as f64;
+    (ratios.map(|r| r.max(1e-9).ln()).sum::<f64>() / n).exp()
 }
 
 /// The `overhead` example, built, and the guests' directory.
@@ -145,16 +142,11 @@ fn count(
         ])
         .arg(runner)
         .args(["--runs", "1", "--only", config, "--alone", elf, size]);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", tools::describe(&cmd)))?;
+    let out = tools::output_checked(&mut cmd)?;
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
     );
-    if !out.status.success() {
-        return Err(format!("`{}` failed: {stderr}", tools::describe(&cmd)));
-    }
     // `==PID== I   refs:      1,234,567`
     let refs = stderr.lines().find_map(|l| {
         let (_, n) = l.split_once("I   refs:")?;
@@ -212,11 +204,10 @@ fn instructions(Options { quick, .. }: Options) -> Result<(), String> {
     }
     print!("{:<18} {:>12}", "geomean", "");
     for c in 1..COUNTED.len() {
-        let logs: f64 = rows
+        let ratios = rows
             .iter()
-            .map(|(_, m)| (m[c].0 as f64 / m[0].0.max(1) as f64).ln())
-            .sum();
-        print!(" {:>7.3}x", (logs / rows.len().max(1) as f64).exp());
+            .map(|(_, m)| m[c].0 as f64 / m[0].0.max(1) as f64);
+        print!(" {:>7.3}x", geomean(ratios));
     }
     println!();
     Ok(())
@@ -255,11 +246,8 @@ pub fn table(Options { quick, runs }: Options) -> Result<(), String> {
     }
     print!("{:<18} {:>9}", "geomean", "");
     for c in 1..CONFIGS.len() {
-        let logs: f64 = rows
-            .iter()
-            .map(|(_, m)| (m[c].0 / m[0].0.max(1e-9)).max(1e-9).ln())
-            .sum();
-        print!(" {:>8.2}x", (logs / rows.len().max(1) as f64).exp());
+        let ratios = rows.iter().map(|(_, m)| m[c].0 / m[0].0.max(1e-9));
+        print!(" {:>8.2}x", geomean(ratios));
     }
     println!();
     Ok(())

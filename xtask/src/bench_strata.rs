@@ -84,18 +84,8 @@ fn field(summary: &str, key: &str) -> Result<f64, String> {
 fn measure(runner: &Path, elf: &Path, runs: usize, arg: Option<&str>) -> Result<String, String> {
     let mut cmd = Command::new(runner);
     cmd.arg(elf).arg(runs.to_string()).args(arg);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", tools::describe(&cmd)))?;
+    let out = tools::output_checked(&mut cmd)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(format!(
-            "`{}` failed: {}\n{}",
-            tools::describe(&cmd),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
     stdout
         .lines()
         .find_map(|l| l.strip_prefix("summary "))

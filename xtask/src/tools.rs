@@ -61,6 +61,24 @@ pub fn run_checked(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Runs `cmd` for its output, failing with its command line, status and standard error
+/// unless it exits successfully.
+pub fn output_checked(cmd: &mut Command) -> Result<std::process::Output, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", describe(cmd)))?;
+    if out.status.success() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "`{}` failed: {}\n{}",
+            describe(cmd),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
 /// Builds `example` of `package` in release mode (one job: the machine is shared) and
 /// returns the path of its binary. The benchmark drivers need the package's
 /// `bench-examples` feature.

@@ -1239,11 +1239,14 @@ impl PathSink {
     /// the function's finish. `false`, having done nothing, where the falls are an arena
     /// action or the finish is unknown.
     fn count_return(&mut self, id: usize, f: usize, (last, falls): (u32, Step)) -> bool {
+        if matches!(falls, Step::Action(_)) {
+            return false;
+        }
         let finish = self
             .functions
             .get(f)
             .and_then(|fun| fun.finish.get(last as usize));
-        let (Some(&Some((place, fadd))), false) = (finish, matches!(falls, Step::Action(_))) else {
+        let Some(&Some((place, fadd))) = finish else {
             return false;
         };
         match (falls, self.cold.get(id).map_or(NONE, |c| c.ret_end)) {
@@ -1273,14 +1276,12 @@ impl PathSink {
     /// events instead of 322294).
     #[inline(never)]
     fn frame_return(&mut self, edge: &Edge) -> bool {
-        let depth = self.probe.depth as usize;
-        let Some(&frame) = depth.checked_sub(1).and_then(|t| self.probe.frames.get(t)) else {
-            return false;
-        };
-        let open = frame.ret == edge.to && self.probe.saved == self.probe.floor;
-        if edge.kind != EmuEdge::Return || !open || self.record_edges {
+        if edge.kind != EmuEdge::Return || self.record_edges {
             return false;
         }
+        let Some(frame) = self.probe.closing(edge.to) else {
+            return false;
+        };
         let id = edge.from.index();
         let f = (self.probe.key >> 32) as usize;
         let Some(falls) = self.cold.get(id).map(|c| (c.last, c.falls)) else {
@@ -1305,8 +1306,10 @@ impl PathSink {
     /// `free` took them over 31744 times in a flat run of chase 250000).
     #[inline(never)]
     fn frame_tail(&mut self, edge: &Edge) -> bool {
-        let open = self.probe.depth > 0 && self.probe.saved == self.probe.floor;
-        if edge.kind != EmuEdge::Jump || !open || self.record_edges {
+        if edge.kind != EmuEdge::Jump || self.record_edges {
+            return false;
+        }
+        if self.probe.depth == 0 || self.probe.saved != self.probe.floor {
             return false;
         }
         let id = edge.from.index();
@@ -1319,10 +1322,10 @@ impl PathSink {
         let Some((g, _, w, push)) = self.callee_start(edge.to) else {
             return false;
         };
-        let (true, Some(pairs)) = (
-            self.probe.room_for(usize::from(push.is_some())),
-            self.pairs(f),
-        ) else {
+        if !self.probe.room_for(usize::from(push.is_some())) {
+            return false;
+        }
+        let Some(pairs) = self.pairs(f) else {
             return false;
         };
         self.probe.sum = self.end_path(f, end, self.probe.sum);
@@ -2059,13 +2062,13 @@ impl Sink for PathSink {
     /// goes to `on_edge`.
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
+        // A tail call whose probe missed (its cached step, if any, is an action).
+        if self.frame_tail(edge) {
+            return Control::Continue;
+        }
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.probe.key {
                 if let Some((next, step)) = slot.hit(edge.to) {
-                    // (A tail call's cached step is an action.)
-                    if matches!(step, Step::Action(_)) && self.frame_tail(edge) {
-                        return Control::Continue;
-                    }
                     let f = (self.probe.key >> 32) as usize;
                     self.probe.key = next;
                     match step {
@@ -2093,9 +2096,6 @@ impl Sink for PathSink {
                     return Control::Continue;
                 }
             }
-        }
-        if self.frame_tail(edge) {
-            return Control::Continue;
         }
         self.settle();
         self.spill();

@@ -431,6 +431,13 @@ impl ProbeState {
             && inner.is_none_or(|i| self.save(i))
     }
 
+    /// The innermost open frame, if a return to `to` closes it: the frame returns there
+    /// and the activation in it saved no sum (none of its own to give back first).
+    pub fn closing(&self, to: u64) -> Option<Frame> {
+        let &frame = self.frames.get((self.depth as usize).checked_sub(1)?)?;
+        (frame.ret == to && self.saved == self.floor).then_some(frame)
+    }
+
     /// Closes the innermost open frame, `frame` (a return to its `ret`): the caller goes
     /// on at its key and sum, its floor back. (The state must have `frame` open on top.)
     pub fn close_frame(&mut self, frame: Frame) {
@@ -556,12 +563,11 @@ pub fn apply(
             pairs,
             first,
         } => {
-            let top = (state.depth as usize).checked_sub(1);
-            let Some(&frame) = top.and_then(|t| state.frames.get(t)) else {
+            let Some(frame) = state.closing(to) else {
                 return false;
             };
             let pairs = pairs as usize;
-            if frame.ret != to || pairs >= counts.len() || state.saved != state.floor {
+            if pairs >= counts.len() {
                 return false;
             }
             let Some((c, _)) = first_counter(state.sum, first, end, ways, counts.len(), ends)

@@ -757,13 +757,9 @@ impl Compiler<'_> {
             // (Where size and add are within 2^62, a sum + add beyond 64 bits wraps to
             // at least 2^62 and so fails the size check: no overflow check is needed.)
             const WITHIN: u64 = 1 << 62;
-            if end.size <= WITHIN && end.add.unsigned_abs() <= WITHIN {
-                if end.add != 0 {
-                    self.alu_u64(Alu::Add, RAX, end.add as u64);
-                }
-            } else {
-                self.plus(RAX, end.add, next);
-            }
+            let wraps_out = end.size <= WITHIN && end.add.unsigned_abs() <= WITHIN;
+            let add = Val::Imm(end.add as u64);
+            self.plus_val(RAX, add, (!wraps_out).then_some(&mut *next));
             self.alu_u64(Alu::Cmp, RAX, end.size);
             next.push(self.asm.jcc(Cc::Ae));
             self.alu_u64(Alu::Add, RAX, end.base);
@@ -826,7 +822,7 @@ impl Compiler<'_> {
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
                 let restart = self.asm.jcc(Cc::Ne);
                 self.sum_into(RAX, Sum::State);
-                self.plus_val(RAX, at(SiteProbe::ADD), miss);
+                self.plus_val(RAX, at(SiteProbe::ADD), Some(miss));
                 self.asm.store(RCX, ProbeState::SUM as i32, RAX);
                 let added = self.asm.jmp();
                 self.asm.patch(restart);
@@ -1160,16 +1156,19 @@ impl Compiler<'_> {
 
     /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
     fn plus(&mut self, dst: Reg, add: i64, miss: &mut Vec<usize>) {
-        self.plus_val(dst, Val::Imm(add as u64), miss);
+        self.plus_val(dst, Val::Imm(add as u64), Some(miss));
     }
 
-    /// [`plus`](Self::plus) of a value that may be a site's field. Uses rdx.
-    fn plus_val(&mut self, dst: Reg, add: Val, miss: &mut Vec<usize>) {
+    /// [`plus`](Self::plus) of a value that may be a site's field, unchecked without a
+    /// `miss` to jump to (where an overflow cannot matter). Uses rdx.
+    fn plus_val(&mut self, dst: Reg, add: Val, miss: Option<&mut Vec<usize>>) {
         if matches!(add, Val::Imm(0)) {
             return;
         }
         self.alu_val(Alu::Add, dst, add, RDX);
-        miss.push(self.asm.jcc(Cc::O));
+        if let Some(miss) = miss {
+            miss.push(self.asm.jcc(Cc::O));
+        }
     }
 
     /// `dst op= imm` at 64 bits: an immediate that sign-extends to `imm`, or else through
