@@ -612,7 +612,7 @@ impl Machine {
                 // What probes run on, lent for the code's run (re-asked after every event)
                 // where the code can run probes on it (see `BlockCache::lends`).
                 let mut lease = if logging { sink.probe_state() } else { None };
-                let mut lease = lease.as_mut().filter(|l| cache.lends(&*l.state));
+                let mut lease = lease.as_mut().filter(|l| cache.lends(l));
                 let probes = lease.as_deref_mut().map_or(Probes::NONE, Probes::of);
                 let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probes);
                 let epoch = lease.map(|l| {

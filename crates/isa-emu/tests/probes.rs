@@ -20,7 +20,10 @@ use prof_events::{NoOpProbes, ProbeLease, ProbeState, Sink, SAVES};
 /// to `to` does the probe [`Walker::op`] gives the edge (an addition, or a path end at the
 /// edge's own table, whose range some sums miss), then stands at `to`; where that probe
 /// does not apply, the edge is counted in `missed` instead. The epoch moves once, at the
-/// `stale_at`-th edge the sink handles, after which no probe given before applies.
+/// `stale_at`-th edge the sink handles, after which no probe given before applies. From
+/// its `shrink_at`-th edge on, it lends one counter only, the first of a buffer of its
+/// own as long as all of them and more (added to the first when the lease ends), so that
+/// every path end it lends misses, and one that counted beyond the lease would be seen.
 struct Walker {
     state: ProbeState,
     counts: Vec<u64>,
@@ -49,6 +52,9 @@ struct Walker {
     /// The frames of the calls not returned from, below the state's (see `settle`).
     frames: Vec<Frame>,
     stale_at: u64,
+    shrink_at: u64,
+    /// From `shrink_at` on, the buffer whose first counter it lends.
+    shrunk: Vec<u64>,
     probes: bool,
     /// Stand nowhere: every key is 0, so probes apply wherever they run, and calls,
     /// returns and indirect jumps (which have no probe) change the sum instead (`+ 7`,
@@ -63,7 +69,8 @@ fn mix(from: u64, to: u64) -> u64 {
 }
 
 impl Walker {
-    fn new(start: u64, probes: bool, (stale_at, nowhere, calls, regions): Walk) -> Walker {
+    fn new(start: u64, probes: bool, walk: Walk) -> Walker {
+        let (stale_at, nowhere, calls, regions, shrink_at) = walk;
         Walker {
             state: ProbeState {
                 key: if nowhere { 0 } else { start },
@@ -84,6 +91,8 @@ impl Walker {
             region_events: 0,
             frames: Vec::new(),
             stale_at,
+            shrink_at,
+            shrunk: Vec::new(),
             probes,
             nowhere,
         }
@@ -212,6 +221,9 @@ impl Walker {
     fn settle(&mut self) {
         self.frames.extend_from_slice(self.state.open());
         self.state.depth = 0;
+        if let Some(first) = self.shrunk.first_mut() {
+            self.counts[0] += std::mem::take(first);
+        }
     }
 
     /// A return or tail call `p` (to `to`) that found no frame open: if there is a frame
@@ -379,6 +391,9 @@ impl Sink for Walker {
         if self.edges == self.stale_at {
             self.state.epoch += 1;
         }
+        if self.edges == self.shrink_at {
+            self.shrunk = vec![0; self.counts.len() + 4096];
+        }
         let (from, ret) = self.blocks.of(edge.from);
         let fixed = !matches!(
             edge.kind,
@@ -443,9 +458,13 @@ impl Sink for Walker {
 
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
         self.settle();
+        let counts = match self.shrunk.is_empty() {
+            true => &mut self.counts[..],
+            false => &mut self.shrunk[..1],
+        };
         self.probes.then_some(ProbeLease {
             state: &mut self.state,
-            counts: &mut self.counts,
+            counts,
             ends: &self.ends,
         })
     }
@@ -476,6 +495,10 @@ impl Sink for Walker {
 
     fn exit(&mut self, _exit: &Exit) {
         self.settle();
+        assert!(
+            self.shrunk.iter().all(|&n| n == 0),
+            "counted beyond the lease"
+        );
     }
 }
 
@@ -501,8 +524,9 @@ impl Walker {
 }
 
 /// How the sink walks: the edge at which the epoch moves, whether it stands nowhere,
-/// whether calls and returns have probes, and whether edges enter and leave regions.
-type Walk = (u64, bool, bool, bool);
+/// whether calls and returns have probes, whether edges enter and leave regions, and the
+/// edge from which it lends one counter.
+type Walk = (u64, bool, bool, bool, u64);
 
 /// Runs every guest with and without probes, the epoch moving at the `stale_at`-th edge
 /// the sink handles, standing `nowhere` or at blocks, with or without probes of calls and
@@ -566,7 +590,7 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 12])> {
 
 #[test]
 fn probes_leave_the_state_the_edge_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false, false, false));
+    let edges = with_and_without_probes((u64::MAX, false, false, false, u64::MAX));
     for (name, [with, without, ..]) in &edges {
         eprintln!("{name}: {with} of {without} edges reached the sink");
         assert!(with < without, "{name}: no probe ran");
@@ -585,13 +609,13 @@ fn probes_leave_the_state_the_edge_events_leave() {
 
 #[test]
 fn stale_probes_leave_the_state_to_the_edge_events() {
-    with_and_without_probes((2_000, false, false, false));
+    with_and_without_probes((2_000, false, false, false, u64::MAX));
 }
 
 /// Probes that apply anywhere wait for every event before them.
 #[test]
 fn probes_run_after_the_events_before_them() {
-    with_and_without_probes((u64::MAX, true, false, false));
+    with_and_without_probes((u64::MAX, true, false, false, u64::MAX));
 }
 
 /// Calls and returns with probes: compiled code takes calls whose return it takes too (a
@@ -601,7 +625,7 @@ fn probes_run_after_the_events_before_them() {
 /// and the counters that the events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false, true, false));
+    let edges = with_and_without_probes((u64::MAX, false, true, false, u64::MAX));
     let (mut taken, mut indirect, mut tails, mut restarts) = (0, 0, 0, 0);
     for (name, [_, _, with, without, iwith, iwithout, twith, twithout, rwith, rwithout, ..]) in
         &edges
@@ -626,7 +650,7 @@ fn probed_calls_and_returns_leave_the_state_the_events_leave() {
 /// included, no longer apply.
 #[test]
 fn stale_call_probes_leave_the_state_to_the_events() {
-    with_and_without_probes((100, false, true, false));
+    with_and_without_probes((100, false, true, false, u64::MAX));
 }
 
 /// Region entries and exits with probes, with calls' and returns': compiled code saves
@@ -634,7 +658,7 @@ fn stale_call_probes_leave_the_state_to_the_events() {
 /// included, and the counters that the events leave.
 #[test]
 fn probed_region_entries_and_exits_leave_the_state_the_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false, true, true));
+    let edges = with_and_without_probes((u64::MAX, false, true, true, u64::MAX));
     let mut taken = 0;
     for (name, [.., with, without]) in &edges {
         eprintln!("{name}: {with} of {without} region entries and exits reached the sink");
@@ -646,7 +670,16 @@ fn probed_region_entries_and_exits_leave_the_state_the_events_leave() {
 /// The same standing nowhere, with the epoch moving mid-run.
 #[test]
 fn stale_region_probes_leave_the_state_to_the_events() {
-    with_and_without_probes((5_000, true, false, true));
+    with_and_without_probes((5_000, true, false, true, u64::MAX));
+}
+
+/// A sink whose counters get fewer mid-run: compiled code, which adds to the counters it
+/// was compiled for unchecked, no longer runs its probes (its path ends would count
+/// beyond the counters lent), and leaves the state and the counters that the events
+/// leave.
+#[test]
+fn probes_count_only_in_the_counters_lent() {
+    with_and_without_probes((u64::MAX, false, true, true, 20_000));
 }
 
 /// The ranges of this process's anonymous mappings (no file behind them).
@@ -680,7 +713,11 @@ fn a_perf_map_names_the_compiled_code_and_its_probes() {
         ..Config::default()
     };
     let mut m = common::machine(&guest, config);
-    let mut w = Walker::new(m.image().entry, true, (u64::MAX, false, true, true));
+    let mut w = Walker::new(
+        m.image().entry,
+        true,
+        (u64::MAX, false, true, true, u64::MAX),
+    );
     m.run(&mut w);
     let anonymous = anonymous_mappings();
     drop(m);

@@ -20,7 +20,9 @@
 //! `Compiler::log`); a probe (`Compiler::probe`)
 //! reads and writes the fixed fields of the `ProbeState` the context points to (if it is
 //! not null), reads path end `e` only for `e < ends_len` and adds to counter `i` only for
-//! `i < counts_len`, all taken from a `ProbeLease` (borrows of the sink's state, counters
+//! `i < counts_len` (checked, or known when compiled to be below the counters of a lease
+//! that `Jit::lend` accepted, which accepts none with fewer until the buffer is cleared),
+//! all taken from a `ProbeLease` (borrows of the sink's state, counters
 //! and path ends) that the run loop holds while the code runs, and an indirect call's
 //! probe reads its site `i` of the context's sites (`Jit::new_site` gave `i` before the
 //! block was compiled, and sites only grow until the buffer is cleared); it saves and restores the callee-saved

@@ -223,6 +223,12 @@ struct Compiler<'a> {
     /// no other), so calls and returns need not save, check or restore the floor, and a
     /// probe that saves a sum never applies.
     saves: bool,
+    /// The counters of the latest lease ([`Jit::lend`](super::Jit::lend)): a way known
+    /// when compiled to count below this adds to its counter with no check of the
+    /// counters' length.
+    lent: u64,
+    /// The counters that code counts in unchecked (see [`Compiled::unchecked`]).
+    unchecked: u64,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
     /// What each stretch of the code does (see [`Compiled::sections`]).
@@ -737,21 +743,25 @@ impl Compiler<'_> {
     /// Whether the way `end`, given in the probe, counts the sum `sum` (or the state's
     /// rcx points to): falls through with the counter if so (returned), else jumps to a
     /// `next`. Where the sum is known, so is the counter: only the counters' length is
-    /// read, and the count adds to it at its displacement; where the sum is known out of
+    /// read (not even that below [`lent`](Self::lent)), and the count adds to it at its
+    /// displacement; where the sum is known out of
     /// the way's range, nothing is emitted and this returns `None` (the way never
     /// counts). Uses rax and rdx.
     fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> Option<Counter> {
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
-        if let Sum::Known(sum) = sum {
+        let below = if let Sum::Known(sum) = sum {
             let c = counter_of(end, sum)?;
             if let Some(Counter::At(disp)) = Counter::at(c) {
-                let a = &mut *self.asm;
-                a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, disp / 8);
-                next.push(a.jcc(Cc::Be));
+                if !self.lent_below(c + 1) {
+                    let a = &mut *self.asm;
+                    a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, disp / 8);
+                    next.push(a.jcc(Cc::Be));
+                }
                 return Some(Counter::At(disp));
             }
             self.asm.mov_imm(RAX, c);
+            c.checked_add(1)
         } else {
             self.sum_into(RAX, sum);
             // (Where size and add are within 2^62, a sum + add beyond 64 bits wraps to
@@ -764,14 +774,29 @@ impl Compiler<'_> {
             next.push(self.asm.jcc(Cc::Ae));
             self.alu_u64(Alu::Add, RAX, end.base);
             // (rax < size: no carry where base + size fits.)
-            if end.base.checked_add(end.size).is_none() {
+            let below = end.base.checked_add(end.size);
+            if below.is_none() {
                 next.push(self.asm.jcc(Cc::B));
             }
+            below
+        };
+        if !below.is_some_and(|b| self.lent_below(b)) {
+            let a = &mut *self.asm;
+            a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+            next.push(a.jcc(Cc::Ae));
         }
-        let a = &mut *self.asm;
-        a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
-        next.push(a.jcc(Cc::Ae));
         Some(Counter::Rax)
+    }
+
+    /// Whether the counters below `n` are all the latest lease's (and so every lease's
+    /// that runs this code): if so, the code adds to them with no check of the counters'
+    /// length, and says so in [`Compiled::unchecked`].
+    fn lent_below(&mut self, n: u64) -> bool {
+        let lent = n <= self.lent;
+        if lent {
+            self.unchecked = self.unchecked.max(n);
+        }
+        lent
     }
 
     /// Stores what is pending ([`pending`](Self::pending)) in the state the context points
@@ -1252,6 +1277,7 @@ impl Compiler<'_> {
             miss.push(a.jcc(Cc::Ne));
         }
         match pairs.imm32() {
+            Some(p) if u64::try_from(p).is_ok_and(|p| self.lent_below(p + 1)) => {}
             Some(p) => {
                 let a = &mut *self.asm;
                 a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, p);
@@ -1986,6 +2012,10 @@ pub(crate) struct Compiled {
     /// first byte, in order, the first at 0) and a name ("body", "probe call", "exit",
     /// ...), for a perf map ([`Jit::compile`](super::Jit::compile)).
     pub sections: Vec<(u32, Section)>,
+    /// Its probes add to counters below this one with no check of the counters' length
+    /// (at most the `lent` it was compiled with): a lease with fewer must not be lent to
+    /// it.
+    pub unchecked: u64,
 }
 
 /// The block `insns` to compile: arena index of its first instruction, its slot, its
@@ -2176,7 +2206,7 @@ pub(crate) fn compile(
     asm: &mut Asm,
     src: &Source<'_>,
     first_stub: u32,
-    saves: bool,
+    (saves, lent): (bool, u64),
 ) -> Option<Compiled> {
     let start = asm.code.len();
     for r in SAVED {
@@ -2198,6 +2228,8 @@ pub(crate) fn compile(
         pending: Unstored::default(),
         defer: false,
         saves,
+        lent,
+        unchecked: 0,
         start,
         sections: vec![(0, Section::Code("prologue"))],
     };
@@ -2402,6 +2434,7 @@ pub(crate) fn compile(
         verified,
         stubs,
         sections: c.sections,
+        unchecked: c.unchecked,
     })
 }
 

@@ -358,6 +358,12 @@ pub(crate) struct Jit {
     ///
     /// [`BlockCache::set_probing`]: crate::block::BlockCache::set_probing
     pub saves_sums: bool,
+    /// The counters of the latest lease [`lend`](Self::lend) accepted: code compiled
+    /// now adds to those below it with no check of the counters' length.
+    lent: u64,
+    /// The counters the compiled code adds to with no check: [`lend`](Self::lend)
+    /// accepts no lease with fewer.
+    unchecked: u64,
 }
 
 impl std::fmt::Debug for Jit {
@@ -387,6 +393,8 @@ impl Jit {
             })),
             perf_map,
             saves_sums: true,
+            lent: 0,
+            unchecked: 0,
         })
     }
 
@@ -412,12 +420,14 @@ impl Jit {
     /// or the buffer is full.
     pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
-        let compiled = compile::compile(&mut self.asm, src, self.code.stubs(), self.saves_sums)?;
+        let modes = (self.saves_sums, self.lent);
+        let compiled = compile::compile(&mut self.asm, src, self.code.stubs(), modes)?;
         let handle = self.code.append(
             &self.asm.code,
             (compiled.body, compiled.verified),
             &compiled.stubs,
         )?;
+        self.unchecked = self.unchecked.max(compiled.unchecked);
         if let (Some(map), Some(start)) = (self.perf_map.as_mut(), self.code.address(handle)) {
             let superblock = src.slot & SUPER != 0;
             map.add(
@@ -450,6 +460,23 @@ impl Jit {
     pub fn clear(&mut self) {
         self.code.clear();
         self.sites.clear();
+        // (The next sink's counters may be fewer.)
+        (self.lent, self.unchecked) = (0, 0);
+    }
+
+    /// Whether the compiled code may run probes on a lease of `counts` counters: not if
+    /// it adds to counters beyond them with no check. A sink's counters only grow (a
+    /// path profile's do), so this always holds for its leases; one whose counters get
+    /// fewer loses its compiled probes (they miss and its events are delivered) until
+    /// the cache is flushed. Code compiled after a lease is accepted counts in its
+    /// counters unchecked.
+    pub fn lend(&mut self, counts: usize) -> bool {
+        let counts = counts as u64;
+        let lends = counts >= self.unchecked;
+        if lends {
+            self.lent = counts;
+        }
+        lends
     }
 
     /// Bytes of compiled code.
