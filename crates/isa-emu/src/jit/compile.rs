@@ -1375,7 +1375,7 @@ impl Compiler<'_> {
         self.count_pairs(pairs);
     }
 
-    /// Counts an activation in `counts[pairs]` (checked in range). Uses rax.
+    /// Counts an activation in `counts[pairs]` (checked in range). Uses rax and rdx.
     fn count_pairs(&mut self, pairs: Val) {
         let known = match pairs {
             Val::Imm(p) => Counter::at(p),
@@ -1405,7 +1405,7 @@ impl Compiler<'_> {
         self.count_at(RAX);
     }
 
-    /// Adds one to `counter` (checked in range). Uses rax.
+    /// Adds one to `counter` (checked in range). Uses rax and rdx.
     fn count(&mut self, counter: Counter) {
         match counter {
             Counter::Rax => self.count_at(RAX),
@@ -1417,15 +1417,12 @@ impl Compiler<'_> {
         }
     }
 
-    /// Adds one to the counter whose index is in `index` (checked in range). Uses rax.
+    /// Adds one to the counter whose index is in `index` (checked in range). Uses rax,
+    /// and rdx where `index` is rax.
     fn count_at(&mut self, index: Reg) {
-        let a = &mut *self.asm;
-        if index != RAX {
-            a.mov(RAX, index);
-        }
-        a.shift_imm(W::Q, Shift::Shl, RAX, 3);
-        a.alu_mem(W::Q, Alu::Add, RAX, RSI, Ctx::COUNTS as i32);
-        a.alu_mem_imm(Alu::Add, RAX, 0, 1);
+        let counts = if index == RAX { RDX } else { RAX };
+        self.asm.load(counts, RSI, Ctx::COUNTS as i32);
+        self.asm.count_sib(counts, index);
     }
 
     /// Where a probed superblock goes on from part `from` (number `k`) into part `to`:

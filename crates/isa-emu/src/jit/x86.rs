@@ -1,6 +1,7 @@
 //! The few x86-64 encodings the block compiler emits, in safe code: register-register and
 //! register-memory forms over 64-bit general registers, with memory operands `[base + disp]`
-//! (the guest register file and the context) and `[base + index]` (guest memory).
+//! (the guest register file and the context), `[base + index]` (guest memory) and
+//! `[base + index * 8]` (a probe's counter).
 //!
 //! Registers are numbered as in the encoding (rax 0 … r15 15). Every instruction carries a
 //! REX prefix, so byte registers 4–7 are spl, bpl, sil and dil, never ah … bh.
@@ -158,13 +159,14 @@ impl Asm {
         }
     }
 
-    /// `opcode` with a `[base + index]` operand (`base` not rbp/r13, `index` not rsp).
-    fn rm_sib(&mut self, w: W, opcode: &[u8], reg: Reg, base: Reg, index: Reg) {
-        debug_assert!(base & 7 != 5 && index != 4);
+    /// `opcode` with a `[base + index << scale]` operand (`base` not rbp/r13, `index` not
+    /// rsp, `scale` at most 3).
+    fn rm_sib(&mut self, w: W, opcode: &[u8], reg: Reg, (base, index, scale): (Reg, Reg, u8)) {
+        debug_assert!(base & 7 != 5 && index != 4 && scale <= 3);
         self.rex(w, reg, index, base);
         self.code.extend_from_slice(opcode);
         self.byte((reg & 7) << 3 | 4);
-        self.byte((index & 7) << 3 | base & 7);
+        self.byte(scale << 6 | (index & 7) << 3 | base & 7);
     }
 
     /// `mov dst, src`.
@@ -308,20 +310,26 @@ impl Asm {
             Load::I32 => (W::Q, &[0x63]),
             Load::U64 => (W::Q, &[0x8b]),
         };
-        self.rm_sib(w, op, dst, base, index);
+        self.rm_sib(w, op, dst, (base, index, 0));
     }
 
     /// `[base + index] = src` (its low `bytes`: 1, 2, 4 or 8).
     pub fn store_sib(&mut self, bytes: u8, base: Reg, index: Reg, src: Reg) {
         match bytes {
-            1 => self.rm_sib(W::D, &[0x88], src, base, index),
+            1 => self.rm_sib(W::D, &[0x88], src, (base, index, 0)),
             2 => {
                 self.byte(0x66);
-                self.rm_sib(W::D, &[0x89], src, base, index);
+                self.rm_sib(W::D, &[0x89], src, (base, index, 0));
             }
-            4 => self.rm_sib(W::D, &[0x89], src, base, index),
-            _ => self.rm_sib(W::Q, &[0x89], src, base, index),
+            4 => self.rm_sib(W::D, &[0x89], src, (base, index, 0)),
+            _ => self.rm_sib(W::Q, &[0x89], src, (base, index, 0)),
         }
+    }
+
+    /// `add qword [base + index * 8], 1`: a counter's count.
+    pub fn count_sib(&mut self, base: Reg, index: Reg) {
+        self.rm_sib(W::Q, &[0x83], Alu::Add.ext(), (base, index, 3));
+        self.byte(1);
     }
 
     /// `jmp qword [base + disp]`.
