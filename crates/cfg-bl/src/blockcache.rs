@@ -53,13 +53,32 @@ const ARENA_LIMIT: usize = 1 << 22;
 /// Set in the [`key`] of a slot whose block ends in a call or return: such a slot holds its
 /// falls and cached call, not flow successors, so the hot path's key compare alone tells
 /// the two apart (a flow hit needs neither the edge's kind nor a test of it). No hoisted
-/// key has it (function indices stay far below 2^31).
+/// key has it (function indices stay far below 2^43).
 pub(crate) const NOT_FLOW: u64 = 1 << 63;
 
-/// The key of function `f` standing at CFG node `node`.
+/// Bits of a [`key`] that hold the node (a function with more CFG nodes is not
+/// instrumented): the keys of the first 2^11 functions then fit a sign-extended 32-bit
+/// immediate, which compiled code compares and stores in one instruction, where a 64-bit
+/// key takes two.
+pub(crate) const NODE_BITS: u32 = 20;
+
+/// The key of function `f` standing at CFG node `node` (below 2^[`NODE_BITS`]).
 #[inline]
 pub(crate) fn key(f: usize, node: usize) -> u64 {
-    ((f as u64) << 32) | node as u64
+    debug_assert!(node < 1 << NODE_BITS);
+    ((f as u64) << NODE_BITS) | node as u64
+}
+
+/// The function of key `k` (past every function's index if `k` has [`NOT_FLOW`]).
+#[inline]
+pub(crate) fn key_func(k: u64) -> usize {
+    (k >> NODE_BITS) as usize
+}
+
+/// The CFG node of key `k`.
+#[inline]
+pub(crate) fn key_node(k: u64) -> usize {
+    (k & ((1 << NODE_BITS) - 1)) as usize
 }
 
 /// Composed operations in the arena (and the CFG edges they came from, for edge recording),
@@ -140,7 +159,8 @@ impl Slot {
     /// cached only on a miss of both).
     #[inline(always)]
     pub(crate) fn find(&self, to: u64) -> Option<(u32, Step)> {
-        self.hit(to).map(|(next, step)| (next as u32, step))
+        self.hit(to)
+            .map(|(next, step)| (key_node(next) as u32, step))
     }
 
     /// [`find`](Self::find) with the [`key`] of the node reached, for the hot path.
@@ -157,7 +177,7 @@ impl Slot {
     /// the node of its last instruction and their step.
     #[inline(always)]
     pub(crate) fn falls(&self) -> Option<(u32, Step)> {
-        (self.next[0] != NO_KEY).then(|| (self.next[0] as u32, self.step(0)))
+        (self.next[0] != NO_KEY).then(|| (key_node(self.next[0]) as u32, self.step(0)))
     }
 
     /// The step of entry `i`.
@@ -178,7 +198,7 @@ impl Slot {
             falls,
             CachedCall {
                 callee: self.action[1],
-                entry: self.next[1] as u32,
+                entry: key_node(self.next[1]) as u32,
                 sum: self.add[1],
                 ret: self.to[1],
             },
@@ -203,7 +223,7 @@ impl Slot {
     pub(crate) fn set(&mut self, i: usize, to: u64, next: u32, step: Step) {
         self.to[i] = to;
         // Flow successors stay in the slot's function.
-        self.next[i] = key(((self.key & !NOT_FLOW) >> 32) as usize, next as usize);
+        self.next[i] = key(key_func(self.key & !NOT_FLOW), next as usize);
         (self.add[i], self.action[i]) = match step {
             Step::Add(v) => (v, NONE),
             Step::End(a) => (0, a | END_BIT),
@@ -708,6 +728,19 @@ mod tests {
     use crate::pool::{Place, Pool};
     use crate::runtime::Counters;
     use proptest::prelude::*;
+
+    proptest! {
+        /// A key names its function and node again; the first 2^11 functions' keys fit a
+        /// sign-extended 32-bit immediate; a key with [`NOT_FLOW`] names no function.
+        #[test]
+        fn a_key_names_its_function_and_node(f in 0usize..1 << 43, node in 0usize..1 << NODE_BITS) {
+            let k = key(f, node);
+            prop_assert_eq!((key_func(k), key_node(k)), (f, node));
+            prop_assert_eq!(i32::try_from(k).is_ok(), f < 1 << 11);
+            prop_assert!(key_func(k | NOT_FLOW) >= 1 << 43);
+            prop_assert_eq!(key_node(k | NOT_FLOW), node);
+        }
+    }
 
     /// A sparse path end's window that moves is an empty way's, else the one that counted
     /// least since the path end last missed.

@@ -67,8 +67,8 @@ use prof_events::{BlockEnd, BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEd
 use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
 use crate::blockcache::{
-    compose, ends_in_flow, entry_of, key, Arena, CachedCall, Cold, Out, Restart, Slot, Step, NONE,
-    NOT_FLOW, NO_KEY, RESTARTS,
+    compose, ends_in_flow, entry_of, key, key_func, key_node, Arena, CachedCall, Cold, Out,
+    Restart, Slot, Step, NODE_BITS, NONE, NOT_FLOW, NO_KEY, RESTARTS,
 };
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
@@ -747,7 +747,7 @@ impl PathSink {
         if let Some(act) = self.acts.last_mut() {
             act.state.sum = self.probe.sum;
             if self.probe.key != NO_FUNC {
-                act.node = NodeIndex::new((self.probe.key & 0xffff_ffff) as usize);
+                act.node = NodeIndex::new(key_node(self.probe.key));
             }
         }
     }
@@ -837,7 +837,7 @@ impl PathSink {
     fn resolve(&mut self, id: usize, to: u64) -> Option<(u32, Step)> {
         let k = self.slots.get(id)?.key & !NOT_FLOW;
         let Cold { end, last, .. } = *self.cold.get(id)?;
-        let func = self.functions.get((k >> 32) as usize)?;
+        let func = self.functions.get(key_func(k))?;
         let inst = func.inst.as_ref()?;
         // A transfer that is no flow edge from the block's last node (found when the slot
         // was keyed), such as a resynchronising indirect jump (coremark 600K, strings 500K),
@@ -849,7 +849,7 @@ impl PathSink {
         self.scratch_ops.clear();
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
-        let last = func.walk_falls((k & 0xffff_ffff) as usize, end, ops, edges);
+        let last = func.walk_falls(key_node(k), end, ops, edges);
         let node = if func.node_end.get(last).is_some_and(|&e| e > end) {
             last
         } else {
@@ -908,7 +908,7 @@ impl PathSink {
     fn cached_falls(&mut self, falls: Step) -> Option<u128> {
         match falls {
             Step::Add(v) => Some(self.probe.sum.wrapping_add(v as i128 as u128)),
-            Step::End(e) => Some(self.end_path((self.probe.key >> 32) as usize, e, self.probe.sum)),
+            Step::End(e) => Some(self.end_path(key_func(self.probe.key), e, self.probe.sum)),
             Step::Action(_) => None,
         }
     }
@@ -1012,21 +1012,21 @@ impl PathSink {
             }
             // The callee: the next frame's caller, or the innermost one, at the hoisted key.
             let (callee, node, sum) = match open.get(i + 1) {
-                Some(next) => (next.resume >> 32, 0, 0),
+                Some(next) => (key_func(next.resume), 0, 0),
                 None => (
-                    self.probe.key >> 32,
-                    self.probe.key & 0xffff_ffff,
+                    key_func(self.probe.key),
+                    key_node(self.probe.key),
                     self.probe.sum,
                 ),
             };
-            if let Some(fun) = self.functions.get_mut(callee as usize) {
+            if let Some(fun) = self.functions.get_mut(callee) {
                 fun.starts += 1;
             }
             let mut stack = self.spare.pop().unwrap_or_default();
             stack.extend(own(i + 1));
             self.acts.push(Act {
-                func: Some(callee as usize),
-                node: NodeIndex::new(node as usize),
+                func: Some(callee),
+                node: NodeIndex::new(node),
                 ret: Some(frame.ret),
                 state: Activation { sum, stack },
             });
@@ -1220,7 +1220,7 @@ impl PathSink {
     /// (A return's probe would add a path end to the arena at each ask.)
     fn probe_edge(&mut self, edge: &Edge) -> bool {
         let (id, key) = (edge.from.index(), self.probe.key);
-        let (f, node) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
+        let (f, node) = (key_func(key), key_node(key));
         let probe = match edge.kind {
             _ if signed_64(self.probe.sum).is_none() => None,
             EmuEdge::Call | EmuEdge::IndirectCall => self.call_probe(id, f, node, edge.to),
@@ -1283,7 +1283,7 @@ impl PathSink {
             return false;
         };
         let id = edge.from.index();
-        let f = (self.probe.key >> 32) as usize;
+        let f = key_func(self.probe.key);
         let Some(falls) = self.cold.get(id).map(|c| (c.last, c.falls)) else {
             return false;
         };
@@ -1318,7 +1318,7 @@ impl PathSink {
         if !keyed || end == NONE {
             return false;
         }
-        let f = (self.probe.key >> 32) as usize;
+        let f = key_func(self.probe.key);
         let Some((g, _, w, push)) = self.callee_start(edge.to) else {
             return false;
         };
@@ -1382,7 +1382,7 @@ impl PathSink {
     /// Runs a trace's composed `step` on the hoisted state.
     #[inline(always)]
     fn run_composed(&mut self, step: Composed) {
-        let f = (self.probe.key >> 32) as usize;
+        let f = key_func(self.probe.key);
         let sum = self.probe.sum.wrapping_add(step.pre);
         if step.first != NONE {
             self.end_path(f, step.first, sum);
@@ -1474,7 +1474,7 @@ impl PathSink {
         let Some(caller) = self.acts.get(caller) else {
             return false;
         };
-        let f = (self.probe.key >> 32) as usize;
+        let f = key_func(self.probe.key);
         let (Some(g), true, false) = (caller.func, top.ret == Some(to), self.record_edges) else {
             return false;
         };
@@ -1633,7 +1633,7 @@ impl PathSink {
     /// coremark slower (overhead --only region, 1.54x to 1.64x).
     fn resolve_out(&mut self, id: usize, to: u64, kind: EmuEdge) -> Option<(u32, Step)> {
         let k = self.slots.get(id)?.key & !NOT_FLOW;
-        let f = (k >> 32) as usize;
+        let f = key_func(k);
         let out = self
             .out_to(f, to, kind)
             .filter(|out| matches!(out, Out::Tail(_)))?;
@@ -1642,7 +1642,7 @@ impl PathSink {
         self.scratch_ops.clear();
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
-        let last = func.walk_falls((k & 0xffff_ffff) as usize, end, ops, edges);
+        let last = func.walk_falls(key_node(k), end, ops, edges);
         let step = self.arena.store_out(ops, edges, &func.places, Some(out));
         Some((last as u32, step))
     }
@@ -1852,7 +1852,15 @@ impl Function {
             .weights
             .take()
             .map_or(Weights::Estimate, Weights::Measured);
-        Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)
+        let inst = Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)?;
+        // (Every node must have a key.)
+        let nodes = inst.hier.cfg.node_count();
+        if nodes > 1 << NODE_BITS {
+            return Err(Error::Invalid(format!(
+                "{nodes} CFG nodes, more than a path profile's keys name (2^{NODE_BITS})"
+            )));
+        }
+        Ok(inst)
     }
 
     /// The table and addition of the single count that exit edge `leave` and the end
@@ -2069,7 +2077,7 @@ impl Sink for PathSink {
         if let Some(slot) = self.slots.get(edge.from.index()) {
             if slot.key == self.probe.key {
                 if let Some((next, step)) = slot.hit(edge.to) {
-                    let f = (self.probe.key >> 32) as usize;
+                    let f = key_func(self.probe.key);
                     self.probe.key = next;
                     match step {
                         Step::Add(v) => {
@@ -2185,7 +2193,7 @@ impl Sink for PathSink {
         Some(Probe {
             key: k,
             epoch: self.probe.epoch,
-            next: key((k >> 32) as usize, next as usize),
+            next: key(key_func(k), next as usize),
             op,
         })
     }

@@ -26,7 +26,7 @@
 
 use prof_events::{Edge, Interest, TraceId, TracePart};
 
-use crate::blockcache::{Arena, CachedCall, Slot, Step, NONE, NOT_FLOW, NO_KEY};
+use crate::blockcache::{key_func, Arena, CachedCall, Slot, Step, NONE, NOT_FLOW, NO_KEY};
 use crate::pool::PathEndOps;
 
 /// Entries of [`Traces::counts`] and [`Traces::calls`] before they are emptied (every
@@ -298,7 +298,7 @@ impl State {
                     (_, Some(n)) => *n += 1,
                     (Some(counter), None) => self.counts.push(Count::Bump { counter, n: 1 }),
                     (None, _) => self.counts.push(Count::End {
-                        func: (self.at >> 32) as u32,
+                        func: key_func(self.at) as u32,
                         end: e,
                         sum: k,
                     }),
