@@ -164,7 +164,9 @@ impl Numbering {
         }
         let mut rest = sum;
         let mut v = self.source;
-        let mut path = Vec::new();
+        // (Room for most paths at once: growing from empty took 5 reallocations a path
+        // on chase 250000's 16 568, a quarter of the report's time.)
+        let mut path = Vec::with_capacity(64);
         while v != self.sink {
             // The out-edge with the largest value not above `rest` that still leads to the
             // sink: values ascend along `out[v]`.

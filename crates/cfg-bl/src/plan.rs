@@ -296,16 +296,18 @@ impl Instrumented {
             .map(|n| g.nodes[n])
             .collect();
         match self.mode {
-            Mode::RegionBased => Some(HierPath {
-                region: table,
-                children: nodes
-                    .iter()
-                    .filter_map(|n| match n {
-                        AugNode::Child(c) => Some(*c),
-                        _ => None,
-                    })
-                    .collect(),
-            }),
+            Mode::RegionBased => {
+                // (Allocated once: most of the nodes are children.)
+                let mut children = Vec::with_capacity(nodes.len());
+                children.extend(nodes.iter().filter_map(|n| match n {
+                    AugNode::Child(c) => Some(*c),
+                    _ => None,
+                }));
+                Some(HierPath {
+                    region: table,
+                    children,
+                })
+            }
             Mode::GlobalBased { .. } => {
                 let region = match nodes.get(1) {
                     Some(AugNode::RegionEntry(r)) => *r,
