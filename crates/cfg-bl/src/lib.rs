@@ -447,6 +447,31 @@
 //! region-based 1.39x, global-based 1.42x at 77c4305 the same afternoon); neither settles
 //! the 1.2x goal.
 //!
+//! Since (b74ae6b -> e69c44c), fewer instructions per probe. A counter known when compiled
+//! to lie below the counters of the latest lease is counted with no check of the counters'
+//! length, and the JIT lends no lease with fewer counters than its code counts in
+//! unchecked (a59263f); a counter in a register counts in one scaled-index add (e88790f);
+//! a key holds its node in 20 bits, so that the first 2^11 functions' keys are 32-bit
+//! immediates, which guards compare and probes store in one instruction (e69c44c).
+//! Counted as before (cachegrind, `profkit run --no-profile` against `profkit paths
+//! --clear-env --mode M`), the instructions a profile adds fell 10-22%: coremark 3000
+//! flat 1310M -> 1125M (ratio 1.337x -> 1.290x), region-based 1420M -> 1205M, global-based
+//! 1575M -> 1381M; sort 300000 flat 2016M -> 1781M (1.458x -> 1.404x), region-based 2802M
+//! -> 2521M; crc flat 247M -> 193M (1.277x -> 1.217x), all with byte-identical profiles.
+//! `cargo xtask bench-paths --instructions` at e69c44c: geomean no-op 1.102x, flat 1.284x,
+//! region-based 1.354x, global-based 1.368x (1.111x, 1.321x, 1.397x, 1.410x at 2941b35).
+//! Two runs of `cargo xtask bench-paths --runs 5` on a quieter machine (coremark 3000 with
+//! no sink 0.284 s and 0.276 s), at e88790f and e69c44c, gave geomean flat 1.25x and 1.28x,
+//! region-based 1.32x and 1.31x, global-based 1.31x and 1.33x: single guests moved by up
+//! to 0.3x between them (chase flat 1.24x, then 1.54x), so the change between the two
+//! builds is below what the machine resolves. What is left is mostly calls and returns:
+//! the no-op sink, whose probes only open and close frames, costs sort 1.265x in
+//! instructions, against its flat profile's 1.405x (its flat profile counts 27.8M paths of
+//! `strcmp` from its entry alone). In sort 30000, region-based (`valgrind --tool=callgrind
+//! --dump-instr=yes` with `--perf-map`), a run of the hottest indirect call's probe (qsort
+//! calling its comparator) is 35 instructions, with 7 more to find the target's probe, of
+//! the hottest return's 31, and of a block's guard 6.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
