@@ -753,11 +753,7 @@ impl Compiler<'_> {
         let below = if let Sum::Known(sum) = sum {
             let c = counter_of(end, sum)?;
             if let Some(Counter::At(disp)) = Counter::at(c) {
-                if !self.lent_below(c + 1) {
-                    let a = &mut *self.asm;
-                    a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, disp / 8);
-                    next.push(a.jcc(Cc::Be));
-                }
+                self.known_counter(disp / 8, next);
                 return Some(Counter::At(disp));
             }
             self.asm.mov_imm(RAX, c);
@@ -786,6 +782,17 @@ impl Compiler<'_> {
             next.push(a.jcc(Cc::Ae));
         }
         Some(Counter::Rax)
+    }
+
+    /// Jumps to a `miss` unless counter `c`, known when compiled, is one of the counters:
+    /// no check where it is one of the latest lease's ([`lent_below`](Self::lent_below)).
+    fn known_counter(&mut self, c: i32, miss: &mut Vec<usize>) {
+        if u64::try_from(c).is_ok_and(|c| self.lent_below(c + 1)) {
+            return;
+        }
+        let a = &mut *self.asm;
+        a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, c);
+        miss.push(a.jcc(Cc::Be));
     }
 
     /// Whether the counters below `n` are all the latest lease's (and so every lease's
@@ -1277,12 +1284,7 @@ impl Compiler<'_> {
             miss.push(a.jcc(Cc::Ne));
         }
         match pairs.imm32() {
-            Some(p) if u64::try_from(p).is_ok_and(|p| self.lent_below(p + 1)) => {}
-            Some(p) => {
-                let a = &mut *self.asm;
-                a.alu_mem_imm(Alu::Cmp, RSI, Ctx::COUNTS_LEN as i32, p);
-                miss.push(a.jcc(Cc::Be));
-            }
+            Some(p) => self.known_counter(p, miss),
             None => {
                 self.val(RDX, pairs);
                 self.asm
