@@ -92,7 +92,12 @@
 //!   is made an entry (exit), so every node lies on a path.
 //! - **Overflow.** Path counts are exact `u128`; a graph with 2^128 or more paths is an
 //!   [`Error::Overflow`] (the runtime then leaves that function unprofiled and counts it in
-//!   [`sink::Stats::failed_functions`]); regions are not split automatically.
+//!   [`sink::Stats::failed_functions`]); regions are not split automatically. A graph with
+//!   more than 2^63 - 1 paths is numbered with each node's out-edges ordered by their
+//!   targets' path counts, fewest first, and its increments are the edge values (see
+//!   [`numbering`]): its paths that leave early are numbered low, and a path's running sum
+//!   never passes its number, so those numbered below 2^63 run in compiled probes, which
+//!   hold 64-bit sums. Paths numbered above run on the sink's 128-bit sums.
 //! - **Counters.** A table per region (region-based) or per function (global-based),
 //!   dense (a vector indexed by path sum) when its NumPaths is at most
 //!   [`runtime::DENSE_LIMIT`] (4096), else sparse through `bounded-hashtable` (only paths

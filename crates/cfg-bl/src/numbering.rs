@@ -1,5 +1,6 @@
 //! Ball-Larus path numbering of a DAG with one source and one sink, path regeneration, and
-//! increments placed on the chords of a maximum spanning tree.
+//! increments placed on the chords of a maximum spanning tree (beyond 63 bits of paths, of
+//! the tree of each node's first out-edge).
 //!
 //! Path counts are `u128` and every addition is checked: a DAG with 2^128 or more paths is
 //! an [`Error::Overflow`], never a wrapped count. Increments may be "negative"; they are kept
@@ -11,7 +12,8 @@ use petgraph::unionfind::UnionFind;
 use crate::Error;
 
 /// A DAG to number: nodes `0..nodes`, edges in order (the order of each node's out-edges
-/// fixes the values: the first out-edge gets 0).
+/// fixes the values: the first out-edge gets 0; in a DAG with more than `i64::MAX` paths,
+/// the out-edges whose targets have fewer paths come first, ties in edge order).
 #[derive(Clone, Debug, Default)]
 pub struct Dag {
     /// Number of nodes.
@@ -92,7 +94,8 @@ pub struct Numbering {
 
 impl Numbering {
     /// Numbers `dag`: NumPaths in reverse topological order; each node's out-edges get the
-    /// running total of their predecessors' targets' NumPaths.
+    /// running total of their predecessors' targets' NumPaths (in edge order, or beyond
+    /// 63 bits of paths by their targets' NumPaths, see [`Dag`]).
     pub fn new(dag: &Dag) -> Result<Numbering, Error> {
         if dag.source >= dag.nodes || dag.sink >= dag.nodes {
             return Err(Error::Invalid("source or sink out of range".into()));
@@ -105,22 +108,40 @@ impl Numbering {
             return Err(Error::Invalid(format!("edge {a}->{b} out of range")));
         }
         let order = dag.topo_order()?;
-        let out = dag.out_lists();
+        let mut out = dag.out_lists();
         let mut num_paths = vec![0u128; dag.nodes];
-        let mut val = vec![0u128; dag.edges.len()];
         for &v in order.iter().rev() {
+            num_paths[v] = if v == dag.sink {
+                1
+            } else {
+                out[v].iter().try_fold(0u128, |total, &e| {
+                    total
+                        .checked_add(num_paths[dag.edges[e].1])
+                        .ok_or(Error::Overflow)
+                })?
+            };
+        }
+        // Beyond 63 bits, smaller successors first: a path that takes the branch with
+        // fewer paths (an early return, a recursion's base case) is numbered lower, so
+        // more of the hot paths of a wide graph keep sums that fit the 64 bits compiled
+        // probes hold (chase's `tree_height`, with its recursion inlined, has 6.3e21
+        // paths; its hottest, a null pointer's return, was numbered NumPaths - 1).
+        if num_paths[dag.source] > i64::MAX as u128 {
+            for list in &mut out {
+                list.sort_by_key(|&e| num_paths[dag.edges[e].1]);
+            }
+        }
+        let mut val = vec![0u128; dag.edges.len()];
+        for (v, list) in out.iter().enumerate() {
             if v == dag.sink {
-                num_paths[v] = 1;
                 continue;
             }
+            // (At most NumPaths(v), which was checked.)
             let mut total: u128 = 0;
-            for &e in &out[v] {
+            for &e in list {
                 val[e] = total;
-                total = total
-                    .checked_add(num_paths[dag.edges[e].1])
-                    .ok_or(Error::Overflow)?;
+                total += num_paths[dag.edges[e].1];
             }
-            num_paths[v] = total;
         }
         Ok(Numbering {
             num_paths,
@@ -185,7 +206,16 @@ impl Numbering {
     /// spanning tree of the undirected graph weighted by `weights` (one per edge, e.g. an
     /// estimated or measured edge frequency), tree edges get increment 0 and each chord the
     /// value that keeps every complete path's sum unchanged. Returned as two's-complement.
+    ///
+    /// Beyond 63 bits of paths, the tree is each node's first out-edge (value 0) instead,
+    /// whatever the weights: every chord's increment is then its value, so a path's running
+    /// sum only grows towards its number, and a path numbered below 2^63 never leaves the
+    /// 64 bits compiled probes hold (a maximum spanning tree's increments, two's-complement
+    /// 128-bit values, may pass them on the way even where the path's number fits).
     pub fn increments(&self, weights: &[u64]) -> Vec<u128> {
+        if self.total() > i64::MAX as u128 {
+            return self.val.clone();
+        }
         let n = self.num_paths.len();
         let mut order: Vec<usize> = (0..self.edges.len()).collect();
         order.sort_by_key(|&e| std::cmp::Reverse(weights.get(e).copied().unwrap_or(0)));
@@ -314,6 +344,54 @@ mod tests {
                     assert!(!ok);
                     assert!(matches!(e, Error::Overflow));
                 }
+            }
+        }
+    }
+
+    /// Beyond 63 bits of paths, a node's out-edges with fewer paths behind them come
+    /// first, and every chord's increment is its value: a path numbered below 2^63 keeps
+    /// a running sum that only grows to its number. Below 63 bits, edge order and the
+    /// maximum spanning tree stay.
+    #[test]
+    fn a_wide_graph_numbers_its_short_paths_low_and_its_sums_only_grow() {
+        // 70 diamonds, each diamond's node also able to leave at once: entry 0 leaves
+        // first in edge order, into the diamonds (2^70 paths) second.
+        let k = 70;
+        let sink = 2 * k + 1;
+        for (diamonds, wide) in [(k, true), (10, false)] {
+            let mut d = Dag::new(sink + 1, 0, sink);
+            for i in 0..diamonds {
+                let a = 2 * i;
+                d.add_edge(a, a + 1);
+                d.add_edge(a, a + 2);
+                d.add_edge(a + 1, a + 2);
+                d.add_edge(a, sink);
+            }
+            d.add_edge(2 * diamonds, sink);
+            let n = Numbering::new(&d).unwrap();
+            assert_eq!(n.total() > i64::MAX as u128, wide);
+            let leave = d.edges.iter().position(|&e| e == (0, sink)).unwrap();
+            // Leaving at once is the path with fewest edges behind the branch: number 0
+            // when wide, the last of entry's out-edges' values in edge order otherwise.
+            assert_eq!(n.val[leave] == 0, wide);
+            let inc = n.increments(&vec![1; d.edges.len()]);
+            assert_eq!(inc == n.val, wide);
+            // Random paths: regenerated, their sums exact, and (wide) each running sum
+            // at most the path's number.
+            let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..200 {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let sum = (u128::from(rng) << 64 | u128::from(rng.rotate_left(17))) % n.total();
+                let path = n.regenerate(sum).unwrap();
+                assert_eq!(n.path_sum(&path), Some(sum));
+                let mut running = 0u128;
+                for &e in &path {
+                    running = running.wrapping_add(inc[e]);
+                    assert!(!wide || running <= sum);
+                }
+                assert_eq!(running, sum);
             }
         }
     }
