@@ -491,7 +491,10 @@
 //! and global-based 283 984 -> 251 038 edges); most paths first instead gave 467 437 edges
 //! and 351 539 traces. The rest come from the activations that descend deep and call on,
 //! numbered beyond 2^63 in either order: their probes would need 128-bit sums in compiled
-//! code (not done).
+//! code (not done). `cargo xtask bench-paths --instructions` at 7eae704: chase flat 1.488x
+//! -> 1.463x, region-based 1.549x -> 1.524x, global-based 1.558x -> 1.533x; nbody
+//! (`__printf_fp_l` is wide too) flat 1.161x -> 1.157x; the other guests' ratios unchanged;
+//! geomean no-op 1.102x, flat 1.280x, region-based 1.351x, global-based 1.364x.
 //!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
