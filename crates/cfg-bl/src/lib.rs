@@ -119,7 +119,8 @@
 //!   estimate ([`Weights::Estimate`]) or of a measured edge profile ([`Weights::Measured`];
 //!   for a program run, [`PathSink::set_edge_profile`] with [`PathSink::edge_profile`] of
 //!   an earlier run that recorded edges). Path numbers and counts do not depend on the
-//!   weights, only which edges carry additions (tested on the guests).
+//!   weights, only which edges carry additions (tested on the guests). A graph with more
+//!   than 2^63 - 1 paths ignores the weights (see **Overflow**).
 //! - **Program end.** The program may end in any block that calls, makes a system call, or
 //!   cannot reach a return (an endless loop such as a bare-metal `_exit`'s `j .` after its
 //!   store to `tohost`): recovery gives those blocks exit edges, so every activation's paths
