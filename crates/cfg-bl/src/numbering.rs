@@ -43,13 +43,12 @@ impl Dag {
         self.edges.len() - 1
     }
 
-    /// The out-edge lists, in edge order.
-    fn out_lists(&self) -> Vec<Vec<usize>> {
-        let mut out = vec![Vec::new(); self.nodes];
-        for (i, &(a, _)) in self.edges.iter().enumerate() {
-            out[a].push(i);
-        }
-        out
+    /// The out-edges of every node, in edge order.
+    fn out_lists(&self) -> Adjacency<usize> {
+        Adjacency::new(
+            self.nodes,
+            self.edges.iter().enumerate().map(|(i, &(a, _))| (a, i)),
+        )
     }
 
     /// Topological order, or an error naming a node on a cycle.
@@ -63,7 +62,7 @@ impl Dag {
         let mut order = Vec::with_capacity(self.nodes);
         while let Some(n) = ready.pop() {
             order.push(n);
-            for &e in &out[n] {
+            for &e in out.of(n) {
                 let b = self.edges[e].1;
                 indeg[b] -= 1;
                 if indeg[b] == 0 {
@@ -78,6 +77,45 @@ impl Dag {
     }
 }
 
+/// Items per node in one array: node `v`'s are `items[start[v]..start[v + 1]]`, in the
+/// order given. (A vector per node cost an allocation per node, the most frequent one of
+/// instrumenting a function.)
+#[derive(Clone, Debug)]
+struct Adjacency<T> {
+    start: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T: Copy + Default> Adjacency<T> {
+    /// The `(node, item)` pairs of `pairs` (nodes below `nodes`), grouped by node.
+    fn new(nodes: usize, pairs: impl Iterator<Item = (usize, T)> + Clone) -> Adjacency<T> {
+        let mut start = vec![0usize; nodes + 1];
+        for (v, _) in pairs.clone() {
+            start[v + 1] += 1;
+        }
+        for v in 0..nodes {
+            start[v + 1] += start[v];
+        }
+        let mut next = start.clone();
+        let mut items = vec![T::default(); start[nodes]];
+        for (v, item) in pairs {
+            items[next[v]] = item;
+            next[v] += 1;
+        }
+        Adjacency { start, items }
+    }
+
+    /// Node `v`'s items.
+    fn of(&self, v: usize) -> &[T] {
+        &self.items[self.start[v]..self.start[v + 1]]
+    }
+
+    /// Node `v`'s items, to reorder.
+    fn of_mut(&mut self, v: usize) -> &mut [T] {
+        &mut self.items[self.start[v]..self.start[v + 1]]
+    }
+}
+
 /// The Ball-Larus numbering of a [`Dag`].
 #[derive(Clone, Debug)]
 pub struct Numbering {
@@ -86,7 +124,7 @@ pub struct Numbering {
     /// Val(e) for every edge: the sums of the paths from the source are exactly
     /// `0..num_paths[source]`, each once.
     pub val: Vec<u128>,
-    out: Vec<Vec<usize>>,
+    out: Adjacency<usize>,
     source: usize,
     sink: usize,
     edges: Vec<(usize, usize)>,
@@ -114,7 +152,7 @@ impl Numbering {
             num_paths[v] = if v == dag.sink {
                 1
             } else {
-                out[v].iter().try_fold(0u128, |total, &e| {
+                out.of(v).iter().try_fold(0u128, |total, &e| {
                     total
                         .checked_add(num_paths[dag.edges[e].1])
                         .ok_or(Error::Overflow)
@@ -127,18 +165,15 @@ impl Numbering {
         // probes hold (chase's `tree_height`, with its recursion inlined, has 6.3e21
         // paths; its hottest, a null pointer's return, was numbered NumPaths - 1).
         if num_paths[dag.source] > i64::MAX as u128 {
-            for list in &mut out {
-                list.sort_by_key(|&e| num_paths[dag.edges[e].1]);
+            for v in 0..dag.nodes {
+                out.of_mut(v).sort_by_key(|&e| num_paths[dag.edges[e].1]);
             }
         }
         let mut val = vec![0u128; dag.edges.len()];
-        for (v, list) in out.iter().enumerate() {
-            if v == dag.sink {
-                continue;
-            }
+        for v in (0..dag.nodes).filter(|&v| v != dag.sink) {
             // (At most NumPaths(v), which was checked.)
             let mut total: u128 = 0;
-            for &e in list {
+            for &e in out.of(v) {
                 val[e] = total;
                 total += num_paths[dag.edges[e].1];
             }
@@ -158,7 +193,7 @@ impl Numbering {
         Numbering {
             num_paths: vec![1],
             val: Vec::new(),
-            out: vec![Vec::new()],
+            out: Adjacency::new(1, std::iter::empty()),
             source: 0,
             sink: 0,
             edges: Vec::new(),
@@ -191,7 +226,9 @@ impl Numbering {
         while v != self.sink {
             // The out-edge with the largest value not above `rest` that still leads to the
             // sink: values ascend along `out[v]`.
-            let e = *self.out[v]
+            let e = *self
+                .out
+                .of(v)
                 .iter()
                 .rev()
                 .find(|&&e| self.val[e] <= rest && self.num_paths[self.edges[e].1] > 0)?;
@@ -221,30 +258,31 @@ impl Numbering {
         order.sort_by_key(|&e| std::cmp::Reverse(weights.get(e).copied().unwrap_or(0)));
         let mut uf = UnionFind::<usize>::new(n);
         uf.union(self.sink, self.source);
-        // Tree adjacency: (neighbour, value to add going there).
-        let mut adj: Vec<Vec<(usize, u128)>> = vec![Vec::new(); n];
-        adj[self.sink].push((self.source, 0));
-        adj[self.source].push((self.sink, 0));
+        // Tree edges, both ways: (from, (neighbour, value to add going there)).
+        let mut tree: Vec<(usize, (usize, u128))> = Vec::with_capacity(2 * n);
+        tree.extend([(self.sink, (self.source, 0)), (self.source, (self.sink, 0))]);
         let mut in_tree = vec![false; self.edges.len()];
         for e in order {
             let (a, b) = self.edges[e];
             if uf.union(a, b) {
                 in_tree[e] = true;
-                adj[a].push((b, self.val[e]));
-                adj[b].push((a, self.val[e].wrapping_neg()));
+                tree.push((a, (b, self.val[e])));
+                tree.push((b, (a, self.val[e].wrapping_neg())));
             }
         }
+        let adj = Adjacency::new(n, tree.iter().copied());
         // Potentials: phi(b) = phi(a) + val(a->b) along tree edges.
         let mut phi: Vec<Option<u128>> = vec![None; n];
+        let mut stack = Vec::new();
         for root in 0..n {
             if phi[root].is_some() {
                 continue;
             }
             phi[root] = Some(0);
-            let mut stack = vec![root];
+            stack.push(root);
             while let Some(a) = stack.pop() {
                 let pa = phi[a].unwrap_or(0);
-                for &(b, d) in &adj[a] {
+                for &(b, d) in adj.of(a) {
                     if phi[b].is_none() {
                         phi[b] = Some(pa.wrapping_add(d));
                         stack.push(b);
