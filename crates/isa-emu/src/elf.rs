@@ -326,6 +326,24 @@ impl ElfImage {
     /// zero past them (bss) and between them; an error outside
     /// `[lowest_addr, highest_addr)`.
     pub(crate) fn fetch_u16(&self, addr: u64) -> Result<u16, ()> {
+        // Both bytes in one segment's file bytes (nearly every fetch: code) are read at
+        // once, as byte by byte (segments are disjoint); recovering a function's CFG
+        // fetches each of its instructions.
+        let i = self.segments.partition_point(|s| s.vaddr <= addr);
+        if let Some(seg) = i.checked_sub(1).and_then(|i| self.segments.get(i)) {
+            let at = usize::try_from(addr - seg.vaddr).ok();
+            let bytes = at.and_then(|at| seg.data.get(at..at.checked_add(2)?));
+            let in_memory = addr.checked_add(1).is_some_and(|second| second < seg.end());
+            if let (Some(&[a, b]), true) = (bytes, in_memory) {
+                return Ok(u16::from_le_bytes([a, b]));
+            }
+        }
+        self.fetch_u16_bytes(addr)
+    }
+
+    /// [`fetch_u16`](Self::fetch_u16) a byte at a time: zero past a segment's file bytes,
+    /// an error outside the program's span.
+    fn fetch_u16_bytes(&self, addr: u64) -> Result<u16, ()> {
         let byte = |a: u64| -> Result<u8, ()> {
             if a < self.lowest_addr() || a >= self.highest_addr() {
                 return Err(());
@@ -517,4 +535,60 @@ fn read_symbols(
     symbols
         .sort_by(|a, b| (a.addr, !a.is_function, &a.name).cmp(&(b.addr, !b.is_function, &b.name)));
     Ok(symbols)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Up to four disjoint segments in a small span, each with file bytes no longer than
+    /// its memory, some back to back.
+    fn image() -> impl Strategy<Value = ElfImage> {
+        prop::collection::vec(
+            (0u64..6, 0u64..10, prop::collection::vec(any::<u8>(), 0..10)),
+            1..5,
+        )
+        .prop_map(|parts| {
+            let mut vaddr = 0x1000;
+            let segments = parts
+                .into_iter()
+                .map(|(gap, extra, data)| {
+                    vaddr += gap;
+                    let mem_size = data.len() as u64 + extra;
+                    let seg = Segment {
+                        vaddr,
+                        mem_size,
+                        data,
+                        read: true,
+                        write: false,
+                        exec: true,
+                    };
+                    vaddr += mem_size;
+                    seg
+                })
+                .collect();
+            ElfImage {
+                entry: 0x1000,
+                segments,
+                symbols: Vec::new(),
+                phdr_addr: 0,
+                phent: 0,
+                phnum: 0,
+                tohost: None,
+                fromhost: None,
+            }
+        })
+    }
+
+    proptest! {
+        /// Reading a halfword at once gives what reading its bytes one by one gives, at
+        /// every address around the segments.
+        #[test]
+        fn a_halfword_is_its_two_bytes(image in image()) {
+            for addr in 0xff0..image.highest_addr() + 4 {
+                prop_assert_eq!(image.fetch_u16(addr), image.fetch_u16_bytes(addr), "at {:#x}", addr);
+            }
+        }
+    }
 }
