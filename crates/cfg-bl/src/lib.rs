@@ -497,6 +497,19 @@
 //! (`__printf_fp_l` is wide too) flat 1.161x -> 1.157x; the other guests' ratios unchanged;
 //! geomean no-op 1.102x, flat 1.280x, region-based 1.351x, global-based 1.364x.
 //!
+//! Since (7eae704 -> 0e1a2b7), less set-up. Numbering keeps every node's out-edges, and the
+//! spanning tree's adjacency, in one array instead of a vector per node (34704bd), and the
+//! ELF image reads an instruction's halfwords at once (d5ee599): `PathSink::ensure`
+//! (callgrind `--toggle-collect`) ran 57.35M -> 50.55M instructions on crc 1048576 flat,
+//! and 67.68M -> 61.86M on chase 250000 (34704bd alone). `cargo xtask bench-paths
+//! --instructions` at d5ee599: geomean no-op 1.106x, flat 1.281x, region-based 1.355x,
+//! global-based 1.368x; crc flat 1.223x -> 1.214x, chase 1.463x -> 1.453x, the other
+//! guests' ratios 0.002x-0.003x lower. nbody's run with no sink fell from 5042.6M to
+//! 4096.7M instructions: the interpreter's floating-point handlers got `fpu::execute`
+//! inlined at d5ee599, by chance of code generation (0e1a2b7 makes it certain), so its
+//! ratios rose (flat 1.157x -> 1.190x) while the instructions its flat profile adds fell
+//! (about 792M -> 778M, from the rounded ratios).
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
