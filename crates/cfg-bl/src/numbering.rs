@@ -53,11 +53,15 @@ impl Dag {
 
     /// Topological order, or an error naming a node on a cycle.
     pub fn topo_order(&self) -> Result<Vec<usize>, Error> {
+        self.topo_order_by(&self.out_lists())
+    }
+
+    /// [`topo_order`](Self::topo_order) along the out-edges `out` (the DAG's).
+    fn topo_order_by(&self, out: &Adjacency<usize>) -> Result<Vec<usize>, Error> {
         let mut indeg = vec![0usize; self.nodes];
         for &(_, b) in &self.edges {
             indeg[b] += 1;
         }
-        let out = self.out_lists();
         let mut ready: Vec<usize> = (0..self.nodes).filter(|&n| indeg[n] == 0).collect();
         let mut order = Vec::with_capacity(self.nodes);
         while let Some(n) = ready.pop() {
@@ -116,6 +120,12 @@ impl<T: Copy + Default> Adjacency<T> {
     }
 }
 
+/// Whether a graph of `paths` paths is wide, beyond `i64::MAX`: numbered fewest paths
+/// first, with its edge values as increments (see [`Dag`] and [`Numbering::increments`]).
+fn wide(paths: u128) -> bool {
+    paths > i64::MAX as u128
+}
+
 /// The Ball-Larus numbering of a [`Dag`].
 #[derive(Clone, Debug)]
 pub struct Numbering {
@@ -145,8 +155,8 @@ impl Numbering {
         {
             return Err(Error::Invalid(format!("edge {a}->{b} out of range")));
         }
-        let order = dag.topo_order()?;
         let mut out = dag.out_lists();
+        let order = dag.topo_order_by(&out)?;
         let mut num_paths = vec![0u128; dag.nodes];
         for &v in order.iter().rev() {
             num_paths[v] = if v == dag.sink {
@@ -164,7 +174,7 @@ impl Numbering {
         // more of the hot paths of a wide graph keep sums that fit the 64 bits compiled
         // probes hold (chase's `tree_height`, with its recursion inlined, has 6.3e21
         // paths; its hottest, a null pointer's return, was numbered NumPaths - 1).
-        if num_paths[dag.source] > i64::MAX as u128 {
+        if wide(num_paths[dag.source]) {
             for v in 0..dag.nodes {
                 out.of_mut(v).sort_by_key(|&e| num_paths[dag.edges[e].1]);
             }
@@ -250,7 +260,7 @@ impl Numbering {
     /// 64 bits compiled probes hold (a maximum spanning tree's increments, two's-complement
     /// 128-bit values, may pass them on the way even where the path's number fits).
     pub fn increments(&self, weights: &[u64]) -> Vec<u128> {
-        if self.total() > i64::MAX as u128 {
+        if wide(self.total()) {
             return self.val.clone();
         }
         let n = self.num_paths.len();

@@ -1839,6 +1839,13 @@ impl Function {
         mode: Mode,
         regions: RegionChoice,
     ) -> Result<Instrumented, Error> {
+        // (Every node must have a key; checked before any of the plan is built.)
+        let nodes = cfg.node_count();
+        if nodes > 1 << NODE_BITS {
+            return Err(Error::Invalid(format!(
+                "{nodes} CFG nodes, more than a path profile's keys name (2^{NODE_BITS})"
+            )));
+        }
         let tree = match (&self.user_regions, regions) {
             (Some(user), _) => RegionTree::from_user(&cfg, user)?,
             (None, RegionChoice::Flat) => RegionTree::flat(&cfg),
@@ -1849,15 +1856,7 @@ impl Function {
             .weights
             .take()
             .map_or(Weights::Estimate, Weights::Measured);
-        let inst = Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)?;
-        // (Every node must have a key.)
-        let nodes = inst.hier.cfg.node_count();
-        if nodes > 1 << NODE_BITS {
-            return Err(Error::Invalid(format!(
-                "{nodes} CFG nodes, more than a path profile's keys name (2^{NODE_BITS})"
-            )));
-        }
-        Ok(inst)
+        Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)
     }
 
     /// The table and addition of the single count that exit edge `leave` and the end

@@ -327,18 +327,16 @@ impl ElfImage {
     /// `[lowest_addr, highest_addr)`.
     pub(crate) fn fetch_u16(&self, addr: u64) -> Result<u16, ()> {
         // Both bytes in one segment's file bytes (nearly every fetch: code) are read at
-        // once, as byte by byte (segments are disjoint); recovering a function's CFG
-        // fetches each of its instructions.
-        let i = self.segments.partition_point(|s| s.vaddr <= addr);
-        if let Some(seg) = i.checked_sub(1).and_then(|i| self.segments.get(i)) {
-            let at = usize::try_from(addr - seg.vaddr).ok();
-            let bytes = at.and_then(|at| seg.data.get(at..at.checked_add(2)?));
-            let in_memory = addr.checked_add(1).is_some_and(|second| second < seg.end());
-            if let (Some(&[a, b]), true) = (bytes, in_memory) {
-                return Ok(u16::from_le_bytes([a, b]));
-            }
+        // once, as byte by byte (segments are disjoint, and their file bytes lie within
+        // their memory); recovering a function's CFG fetches each of its instructions.
+        let bytes = self.segment_of(addr).and_then(|seg| {
+            let at = usize::try_from(addr - seg.vaddr).ok()?;
+            seg.data.get(at..at.checked_add(2)?)
+        });
+        match bytes {
+            Some(&[a, b]) => Ok(u16::from_le_bytes([a, b])),
+            _ => self.fetch_u16_bytes(addr),
         }
-        self.fetch_u16_bytes(addr)
     }
 
     /// [`fetch_u16`](Self::fetch_u16) a byte at a time: zero past a segment's file bytes,
@@ -348,14 +346,9 @@ impl ElfImage {
             if a < self.lowest_addr() || a >= self.highest_addr() {
                 return Err(());
             }
-            let i = self.segments.partition_point(|s| s.vaddr <= a);
-            let byte = i
-                .checked_sub(1)
-                .and_then(|i| {
-                    self.segments[i]
-                        .data
-                        .get(usize::try_from(a - self.segments[i].vaddr).ok()?)
-                })
+            let byte = self
+                .segment_of(a)
+                .and_then(|s| s.data.get(usize::try_from(a - s.vaddr).ok()?))
                 .copied();
             Ok(byte.unwrap_or(0))
         };
@@ -365,14 +358,16 @@ impl ElfImage {
         ]))
     }
 
+    /// The last segment starting at or below `addr` (the one holding it, if any does).
+    fn segment_of(&self, addr: u64) -> Option<&Segment> {
+        let i = self.segments.partition_point(|s| s.vaddr <= addr);
+        self.segments.get(i.checked_sub(1)?)
+    }
+
     /// The `len` bytes (at most 8) at `addr`, little-endian, if they lie in one segment the
     /// program cannot write (zero past its file bytes).
     pub(crate) fn read_only(&self, addr: u64, len: u8) -> Option<u64> {
-        let i = self
-            .segments
-            .partition_point(|s| s.vaddr <= addr)
-            .checked_sub(1)?;
-        let s = &self.segments[i];
+        let s = self.segment_of(addr)?;
         let end = addr.checked_add(u64::from(len))?;
         if s.write || end > s.end() || len > 8 {
             return None;
