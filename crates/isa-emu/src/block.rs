@@ -54,7 +54,7 @@ use prof_events::{
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
-use crate::jit::{Jit, Left, Link, PerfMap, Probes, Site, SiteKind, Source};
+use crate::jit::{Jit, Left, Link, PerfMap, Probes, Site, SiteKind, Source, SUPER};
 use crate::memory::{MemFault, Memory};
 use crate::threaded;
 use crate::xlat::{fuse, inverse_branch, translate, Here, Meta, Tinsn};
@@ -380,7 +380,19 @@ pub(crate) struct BlockCache {
     pub flushes: u64,
     /// The compiler of blocks, if compiled code is wanted and the host runs it.
     jit: Option<Jit>,
+    /// Per guarded block (slot, or event superblock index with `SUPER`): the times its
+    /// guard's check failed before its unprobed code was compiled ([`divert`](Self::divert)),
+    /// or `u32::MAX` once it was (or could not be).
+    guard_misses: HashMap<u32, u32>,
+    /// Guarded blocks whose failed checks go on in their unprobed code (all flushes
+    /// included).
+    pub diverted: u64,
 }
+
+/// The failed guard checks after which a guarded block's unprobed code is compiled: a
+/// check that fails runs the block interpreted and delivers its events, which costs more
+/// than its compiled code with no probes (logged), but most blocks' checks rarely fail.
+const DIVERT_AFTER: u32 = 8;
 
 impl BlockCache {
     /// A cache whose index table covers `[lo, hi)` (the executable segments). With `jit`
@@ -420,6 +432,8 @@ impl BlockCache {
             scratch_pcs: Vec::new(),
             translated: 0,
             flushes: 0,
+            guard_misses: HashMap::new(),
+            diverted: 0,
         }
     }
 
@@ -511,6 +525,7 @@ impl BlockCache {
                 count: block.count,
                 // Its events come from the log when it runs chained (see `logging`).
                 logged: !block.interest.is_empty(),
+                unprobed: false,
                 probes,
                 ret_probe,
                 site: SiteKind::of(block.ends_with)
@@ -680,6 +695,7 @@ impl BlockCache {
         self.supers.clear();
         self.parts.clear();
         self.part_events.clear();
+        self.guard_misses.clear();
         if let Some(jit) = self.jit.as_mut() {
             jit.clear();
         }
@@ -866,6 +882,9 @@ impl BlockCache {
     /// edge events; and while logging, to the code of the event superblock formed at it
     /// instead (so its parts' events stay one trace).
     pub fn link_compiled(&mut self, link: Link, to: u32) {
+        if let Link::Divert(from) = link {
+            return self.divert(from);
+        }
         let logging = self.logging();
         let Some(b) = self.blocks.get(to as usize) else {
             return;
@@ -884,5 +903,60 @@ impl BlockCache {
         if let (Some(jit), false) = (self.jit.as_mut(), handle == NONE) {
             jit.link(link, b.start, handle, count);
         }
+    }
+
+    /// Counts a failed guard check of the code of `from` (a block's slot, or an event
+    /// superblock's index with `SUPER`); at the [`DIVERT_AFTER`]th, compiles the block
+    /// with no probes ([`Source::unprobed`]) and makes its failed checks go on there
+    /// ([`Jit::divert`]). The unprobed code logs every exit, so the run loop delivers
+    /// the same events as after a bail-out, in the same order.
+    fn divert(&mut self, from: u32) {
+        let misses = self.guard_misses.entry(from).or_insert(0);
+        if *misses == u32::MAX {
+            return;
+        }
+        *misses += 1;
+        if *misses < DIVERT_AFTER {
+            return;
+        }
+        *misses = u32::MAX;
+        let (handle, unprobed) = if from & SUPER != 0 {
+            let index = from & !SUPER;
+            let Some(sup) = self.supers.get(index as usize).copied() else {
+                return;
+            };
+            (sup.compiled, self.compile_super(&sup, index, true))
+        } else {
+            let Some(b) = self.blocks.get(from as usize).copied() else {
+                return;
+            };
+            (b.compiled, self.compile_unprobed(&b, from).unwrap_or(NONE))
+        };
+        if let (Some(jit), false) = (self.jit.as_mut(), handle == NONE || unprobed == NONE) {
+            self.diverted += u64::from(jit.divert(handle, unprobed));
+        }
+    }
+
+    /// Compiles block `b` (in `slot`) logged, with no probes: the code its guard's failed
+    /// check diverts to. Returns its handle.
+    fn compile_unprobed(&mut self, b: &Block, slot: u32) -> Option<u32> {
+        let range = b.first as usize..(b.first + b.len) as usize;
+        let src = Source {
+            pc: b.start,
+            insns: self.insns.get(range.clone())?,
+            meta: self.meta.get(range)?,
+            first: b.first as usize,
+            slot,
+            end: b.end,
+            count: b.count,
+            logged: true,
+            unprobed: true,
+            // (Given, not run: see `Source::unprobed`.)
+            probes: *self.exit_probes.get(slot as usize)?,
+            ret_probe: *self.ret_probes.get(slot as usize)?,
+            site: None,
+            parts: &[],
+        };
+        self.jit.as_mut()?.compile(&src)
     }
 }

@@ -161,6 +161,11 @@ pub struct RunSummary {
     pub cache_flushes: u64,
     /// Bytes held by the block cache at the end.
     pub cache_bytes: usize,
+    /// Compiled blocks with probes whose guard (the check of the key and epoch their
+    /// probes apply under) failed often enough that they were also compiled with no
+    /// probes, and a failed check now goes on in that code instead of running the block
+    /// interpreted (every flush included; see [`Sink::probe_state`]).
+    pub guards_diverted: u64,
 }
 
 /// The environment around the hart.
@@ -359,6 +364,7 @@ impl Machine {
             event_superblocks: self.cache.supers_formed,
             cache_flushes: self.cache.flushes,
             cache_bytes: self.cache.footprint(),
+            guards_diverted: self.cache.diverted,
         };
         let reason = match outcome {
             Outcome::Exited(c) => ExitReason::Exited(c),
@@ -1087,6 +1093,7 @@ pub(crate) fn run_compiled(
             at: first,
             link: None,
             logged: 0,
+            unprobed: false,
         });
     *retired = bound - left.budget;
     let bailed = left.kind == jit::kind::BAIL;
@@ -1107,8 +1114,8 @@ pub(crate) fn run_compiled(
         };
         let next = result.as_ref().ok().copied();
         // A probed superblock that bailed out ran the probes of the parts before the one it
-        // bailed out in.
-        let from = match sup.probed && bailed {
+        // bailed out in (but in its unprobed code).
+        let from = match sup.probed && bailed && !left.unprobed {
             true => part_of(parts, here.meta(left.at as usize).idx).min(k),
             false => 0,
         };
@@ -1234,7 +1241,9 @@ fn logged_events<S: Sink + ?Sized>(cache: &BlockCache, rec: jit::Rec, sink: &mut
         block_events(cache, rec.slot, Some(rec.pc), sink)
     } else if let Some(sup) = cache.supers.get((rec.slot & !jit::SUPER) as usize) {
         let (parts, _) = cache.parts(sup);
-        let k = if rec.at & jit::SIDE == 0 {
+        let k = if rec.at & jit::PART_REC != 0 {
+            ((rec.at & !jit::PART_REC) as usize).min(parts.len() - 1)
+        } else if rec.at & jit::SIDE == 0 {
             parts.len() - 1
         } else {
             let (_, here) = cache.super_code(sup, 0);

@@ -361,7 +361,7 @@ fn hostile_probes_do_what_the_events_do() {
     // not run its probes that save, nor lend its states that hold saved sums or floors.
     for (i, guest) in common::guests().iter().enumerate() {
         let no_saves = i % 2 == 1;
-        let (with, without) = common::with_and_without_probes(guest, |start, probes| {
+        let (with, without, _) = common::with_and_without_probes(guest, |start, probes| {
             Wild::new(start, probes, no_saves)
         });
         let name = &guest.name;

@@ -255,7 +255,7 @@ impl BlockCache {
         if probed {
             self.refine_probes(&chosen, sink);
         }
-        sup.compiled = self.compile_super(&sup, index);
+        sup.compiled = self.compile_super(&sup, index, false);
         self.supers.push(sup);
         self.blocks[head as usize].sup = index;
         self.supers_formed += 1;
@@ -297,7 +297,9 @@ impl BlockCache {
     /// Compiles `sup` (to be event superblock `index`), logged, if compiled code is wanted
     /// and its code is worth compiling; returns its handle or `NONE`. (Its code logs each
     /// run, from which the run loop delivers the parts' events; see [`jit`](crate::jit).)
-    fn compile_super(&mut self, sup: &EventSuper, index: u32) -> u32 {
+    /// With `unprobed`, a probed superblock's code that runs none of its probes: the code
+    /// its guard's failed check diverts to ([`Source::unprobed`]).
+    pub(super) fn compile_super(&mut self, sup: &EventSuper, index: u32, unprobed: bool) -> u32 {
         // A probed superblock may end in a return: its exit runs the return's probe.
         let last = (sup.parts + sup.nparts).checked_sub(1);
         let ret_probe = last
@@ -344,6 +346,7 @@ impl BlockCache {
             end: sup.end,
             count: sup.count,
             logged: true,
+            unprobed,
             probes: [None, None],
             ret_probe,
             site: None,

@@ -87,6 +87,9 @@ mod host {
         /// A guarded function's guard and its code right after the guard's check, where a
         /// stub that follows a probe leaving the state so goes on instead.
         verified: Option<(Guard, u32)>,
+        /// The displacement of the jump its guard's failed check takes, while it may still
+        /// be patched to go on in the function's unprobed code ([`divert`](CodeBuf::divert)).
+        divert: Option<u32>,
     }
 
     // SAFETY: the buffer owns its mapping; nothing else refers to it.
@@ -224,7 +227,7 @@ mod host {
         pub fn append(
             &mut self,
             code: &[u8],
-            (body, verified): (u32, Option<(Guard, u32)>),
+            (body, verified, divert): (u32, Option<(Guard, u32)>, Option<u32>),
             stubs: &[Stub],
         ) -> Option<u32> {
             let start = u32::try_from(self.len).ok()?;
@@ -247,8 +250,28 @@ mod host {
                 start,
                 body: abs(body),
                 verified: verified.map(|(g, at)| (g, abs(at))),
+                divert: divert.map(abs),
             });
             Some((self.entries.len() - 1) as u32)
+        }
+
+        /// Patches the jump that function `from`'s guard takes where its check fails to go
+        /// on at the body of function `to` (once: the jump is then given up), which runs
+        /// the same block with no probes. Returns whether it did: not for a function with
+        /// no guard, one diverted already, or a handle not given out.
+        pub fn divert(&mut self, from: u32, to: u32) -> bool {
+            let Some(body) = self.entries.get(to as usize).map(|e| e.body) else {
+                return false;
+            };
+            let Some(at) = self
+                .entries
+                .get_mut(from as usize)
+                .and_then(|e| e.divert.take())
+            else {
+                return false;
+            };
+            let rel = (body as i64 - (at as i64 + 4)) as i32;
+            self.write(&[(at as usize, &rel.to_le_bytes()[..])])
         }
 
         /// The number the next appended function's first stub gets.
@@ -411,8 +434,9 @@ mod host {
                 stub(None, None),
                 stub(Some(guard(8)), tramp),
             ];
-            buf.append(&code, (4, None), &stubs).unwrap();
-            buf.append(&code, (4, Some((guard(7), 20))), &[]).unwrap();
+            buf.append(&code, (4, None, None), &stubs).unwrap();
+            buf.append(&code, (4, Some((guard(7), 20)), None), &[])
+                .unwrap();
             let start = buf.address(0).unwrap();
             assert_eq!(
                 buf.address(1),
@@ -429,6 +453,28 @@ mod host {
             assert_eq!(to_unguarded(1), Some(4), "unguarded");
             assert_eq!(to_unguarded(0), Some(28), "unguarded, key left pending");
             assert_eq!(buf.chain_target(4, 1), None);
+        }
+
+        #[test]
+        fn a_failed_guard_check_is_diverted_once_to_the_unprobed_code() {
+            let mut buf = CodeBuf::new(1 << 16, false).expect("an executable buffer");
+            let code = [0xc3u8; 32];
+            // Function 0 is guarded, the displacement of its failed check's jump at 10;
+            // function 1 (its unprobed code) has its body at 6.
+            let guarded = (4, Some((Guard { key: 1, epoch: 2 }, 20)), Some(10));
+            buf.append(&code, guarded, &[]).unwrap();
+            buf.append(&code, (6, None, None), &[]).unwrap();
+            let disp = |buf: &CodeBuf| {
+                // SAFETY: bytes 10..14 lie inside the mapping, which stays readable.
+                let bytes = unsafe { std::slice::from_raw_parts(buf.ptr.add(10), 4) };
+                i32::from_le_bytes(bytes.try_into().unwrap())
+            };
+            assert!(!buf.divert(1, 0), "no guard");
+            assert!(!buf.divert(0, 2), "no such function");
+            assert_eq!(disp(&buf), 0x_c3c3_c3c3_u32 as i32, "unpatched");
+            assert!(buf.divert(0, 1));
+            assert_eq!(disp(&buf), 32 + 6 - 14, "to the unprobed code's body");
+            assert!(!buf.divert(0, 1), "once");
         }
     }
 }
@@ -448,9 +494,12 @@ mod host {
         pub fn append(
             &mut self,
             _: &[u8],
-            _: (u32, Option<(Guard, u32)>),
+            _: (u32, Option<(Guard, u32)>, Option<u32>),
             _: &[Stub],
         ) -> Option<u32> {
+            match self.0 {}
+        }
+        pub fn divert(&mut self, _: u32, _: u32) -> bool {
             match self.0 {}
         }
         pub fn stubs(&self) -> u32 {

@@ -17,8 +17,8 @@
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
-    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, INDIRECT, NO_EPOCH, SIDE,
-    TARGET_SLOTS,
+    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
+    PART_REC, SIDE, TARGET_SLOTS, UNPROBED,
 };
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
@@ -204,6 +204,8 @@ struct Compiler<'a> {
     colds: Vec<ColdWays>,
     /// Jumps to the epilogue (emitted last).
     returns: Vec<usize>,
+    /// The code runs no probe ([`Source::unprobed`]).
+    unprobed: bool,
     /// The key and epoch the state has here, if known: the block's entry checked them
     /// (see [`Guard`]), or, further on in a probed superblock, the probes between its
     /// parts left them. A probe under them needs no check of its own.
@@ -328,6 +330,7 @@ impl Compiler<'_> {
             retired: None,
             guard: self.guard,
             pending: self.pending,
+            divert: false,
         });
     }
 
@@ -1432,6 +1435,25 @@ impl Compiler<'_> {
     /// or is not one that [`runs_between_parts`] (the others use cache registers), the
     /// code leaves ([`kind::PART`]) after the event's record.
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
+        if self.unprobed {
+            // Unprobed code goes on where the probe only adds, and leaves after the
+            // record of the parts so far elsewhere (see `Source::unprobed`).
+            if !matches!(from.to(to.pc).map(|p| p.op), Some(ProbeOp::Add(_))) {
+                let j = self.asm.jmp();
+                self.exits.push(ExitCode {
+                    dirty: self.regs.dirty(),
+                    jumps: vec![j],
+                    pc: to.pc,
+                    kind: kind::PART,
+                    at: k as u32,
+                    retired: None,
+                    guard: None,
+                    pending: Unstored::default(),
+                    divert: false,
+                });
+            }
+            return;
+        }
         let mut miss = Vec::new();
         let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
         self.settle_before(probe);
@@ -1456,6 +1478,7 @@ impl Compiler<'_> {
                 retired: None,
                 guard: self.guard,
                 pending,
+                divert: false,
             });
         }
         // Past the probe, the state has its next key (a part that leaves keeps the guard,
@@ -1484,6 +1507,7 @@ impl Compiler<'_> {
         let mut miss = Vec::new();
         self.settle_before(probe);
         let before = self.pending;
+        let mut stop = None;
         let full = match probe {
             Some(p) => {
                 self.probe(p, &mut miss);
@@ -1491,7 +1515,12 @@ impl Compiler<'_> {
             }
             None => {
                 self.settle();
-                logged.then(|| self.log(Some(e.pc), rec_slot, rec_at))
+                let full = logged.then(|| self.log(Some(e.pc), rec_slot, rec_at));
+                // (Unprobed code returns as if full unless the probe adds.)
+                if src.unprobed && !src.adds(e.at, e.pc) {
+                    stop = Some(self.asm.jmp());
+                }
+                full
             }
         };
         // The sum the probe left pending is stored before the block chained to reads it;
@@ -1517,8 +1546,8 @@ impl Compiler<'_> {
         self.asm.patch(entry);
         self.asm.store_imm32(RSI, Ctx::STUB as i32, stub);
         let chained = (self.asm.code.len() - (entry + 4)) as i32;
-        if let Some(full) = full {
-            self.asm.patch(full);
+        for j in full.into_iter().chain(stop) {
+            self.asm.patch(j);
         }
         self.store(Unstored {
             key: after,
@@ -1774,6 +1803,7 @@ impl Compiler<'_> {
                     retired: Some(retired),
                     guard: self.guard,
                     pending: self.pending,
+                    divert: false,
                 });
             }
             _ => return None,
@@ -1967,6 +1997,9 @@ struct ExitCode {
     guard: Option<Guard>,
     /// What is not yet stored where it is taken ([`Compiler::pending`]).
     pending: Unstored,
+    /// The bail-out of a guard's check that failed, which goes to the block's unprobed
+    /// code instead once that is compiled ([`Compiled::divert`]).
+    divert: bool,
 }
 
 /// The search of a path end's ways in `ends` where the way its probe gave first does not
@@ -2005,6 +2038,10 @@ pub(crate) struct Compiled {
     pub body: u32,
     /// A guarded block's guard and where its code goes on after the check.
     pub verified: Option<(Guard, u32)>,
+    /// A guarded block's jump (the position of its displacement) taken where its guard's
+    /// check fails: to the bail-out that follows it, or, once patched, to the body of the
+    /// block's unprobed code ([`Source::unprobed`]).
+    pub divert: Option<u32>,
     /// The stubs of its fixed exits, numbered from `first_stub` in the order given.
     pub stubs: Vec<Stub>,
     /// What its code does, stretch by stretch: each stretch's start (from the block's
@@ -2034,6 +2071,16 @@ pub(crate) struct Source<'a> {
     /// before the code goes on (a block with block or edge events, or an event superblock:
     /// the run loop delivers their events from the log).
     pub logged: bool,
+    /// The code is a guarded block's (or probed superblock's) without its probes, which its
+    /// guard's failed check diverts to ([`Compiled::divert`]): logged, so that its run
+    /// delivers its events from the log rather than bail out and run interpreted. Its
+    /// probes (and parts') are given but not run: the code goes on after an exit (or into
+    /// the next part) whose probe would only add to the sum, and returns to the run loop
+    /// after any other, where the sink's state may become lent again (a call, a return,
+    /// a path end). Its records name it, not its parts' blocks (with [`PART_REC`] where a
+    /// part leaves), and its bail-outs say so ([`UNPROBED`]): they follow no probe of a
+    /// part before them.
+    pub unprobed: bool,
     /// Probes for fixed exits of a logged block, by the exit's next pc (see [`Compiler::probe`]).
     pub probes: [Option<(u64, Probe)>; 2],
     /// The probe for the indirect exit of a logged block that returns.
@@ -2162,24 +2209,38 @@ impl Source<'_> {
     /// The probe of the fixed exit by arena index `at` to `pc`, if any.
     fn exit_probe(&self, at: u32, pc: u64) -> Option<&Probe> {
         match self.part(at) {
+            _ if self.unprobed => None,
             Some(part) => part.to(pc),
             None => probe_to(&self.probes, pc),
         }
+    }
+
+    /// Whether the probe of the fixed exit by arena index `at` to `pc` (of unprobed code,
+    /// the one it does not run) only adds to the sum.
+    fn adds(&self, at: u32, pc: u64) -> bool {
+        let probe = match self.part(at) {
+            Some(part) => part.to(pc),
+            None => probe_to(&self.probes, pc),
+        };
+        matches!(probe.map(|p| p.op), Some(ProbeOp::Add(_)))
     }
 
     /// The slot and instruction that the record of the exit by arena index `at` (`side`:
     /// a side exit's, flagged [`SIDE`]) names: a probed superblock part's basic block.
     fn record(&self, at: u32, side: bool) -> (u32, u32) {
         match self.part(at) {
-            Some(part) => (part.slot, part.at),
-            None if side => (self.slot, at | SIDE),
-            None => (self.slot, at),
+            Some(part) if !self.unprobed => (part.slot, part.at),
+            _ if side => (self.slot, at | SIDE),
+            _ => (self.slot, at),
         }
     }
 
     /// The key and epoch the probes of its first block (or part) share, if they do (see
     /// [`Guard`]).
     fn guard(&self) -> Option<Guard> {
+        if self.unprobed {
+            return None;
+        }
         match self.parts.first() {
             Some(part) => Guard::shared(part.probes.iter().flatten().map(|(_, p)| p)),
             None => {
@@ -2223,6 +2284,7 @@ pub(crate) fn compile(
         exits: Vec::new(),
         colds: Vec::new(),
         returns: Vec::new(),
+        unprobed: src.unprobed,
         guard: None,
         pending: Unstored::default(),
         defer: false,
@@ -2236,9 +2298,17 @@ pub(crate) fn compile(
         c.section(Section::Code("guard"));
         let mut miss = Vec::new();
         c.applies(Val::Imm(g.key), Val::Imm(g.epoch), &mut miss);
-        for j in miss {
-            c.bail(j, src.first);
-        }
+        c.exits.push(ExitCode {
+            dirty: Vec::new(),
+            jumps: miss,
+            pc: 0,
+            kind: kind::BAIL,
+            at: src.first as u32,
+            retired: None,
+            guard: None,
+            pending: Unstored::default(),
+            divert: true,
+        });
         c.guard = Some(g);
         // A stub whose probe left this guard pending chains to the code past the check:
         // the state may not hold the key yet.
@@ -2307,6 +2377,7 @@ pub(crate) fn compile(
                 retired: Some(src.count),
                 guard: c.guard,
                 pending: c.pending,
+                divert: false,
             });
         }
         Some(None) => {
@@ -2316,14 +2387,14 @@ pub(crate) fn compile(
             // Return and site probes, the record and the run loop read the state's key
             // (the next pc, in rax, waits in rdx meanwhile), but for a return's probe
             // under the known guard, which takes what is pending (a miss stores it).
-            let ret_probe = src.ret_probe.filter(|_| src.logged);
+            let ret_probe = src.ret_probe.filter(|_| src.logged && !src.unprobed);
             if c.pending != Unstored::default() && ret_probe.is_none_or(|p| c.stores_pending(&p)) {
                 c.asm.mov(RDX, RAX);
                 c.settle();
                 c.asm.mov(RAX, RDX);
             }
             // A return's probe that applies stands for the record, as a fixed exit's does.
-            let applied = match (ret_probe, src.site) {
+            let applied = match (ret_probe, src.site.filter(|_| !src.unprobed)) {
                 (Some(p), _) => {
                     let mut miss = Vec::new();
                     let before = c.pending;
@@ -2370,19 +2441,22 @@ pub(crate) fn compile(
             };
             let (slot, rec_at) = src.record(at, false);
             let full = src.logged.then(|| c.log(None, slot, rec_at));
+            // (Unprobed code returns after an indirect jump: see `Compiler::stub`.)
+            let stop = src.unprobed.then(|| c.asm.jmp());
             if let Some(j) = applied {
                 c.asm.patch(j);
             }
             c.indirect(src.count);
             c.asm.store_imm32(RSI, Ctx::STUB as i32, INDIRECT);
-            if let Some(full) = full {
-                c.asm.patch(full);
+            for j in full.into_iter().chain(stop) {
+                c.asm.patch(j);
             }
             c.leave(kind::END, at, src.slot);
         }
         None => {}
     }
     let mut stubs = Vec::new();
+    let mut divert = None;
     for e in std::mem::take(&mut c.exits) {
         c.section(Section::Code(if e.kind == kind::BAIL {
             "bail out"
@@ -2390,6 +2464,18 @@ pub(crate) fn compile(
             "exit"
         }));
         c.land(e.jumps.iter().copied());
+        if e.divert {
+            // A jump to the next instruction until the block's unprobed code is compiled
+            // and the jump patched to go on there; the run loop learns of the failed check
+            // from the stub's note.
+            let j = c.asm.jmp();
+            c.asm.patch(j);
+            divert = Some((j - start) as u32);
+            c.asm.store_imm32(RSI, Ctx::STUB as i32, DIVERT);
+        } else if src.unprobed && e.kind == kind::BAIL {
+            // (A superblock's unprobed code ran no probe of the parts before the bail-out.)
+            c.asm.store_imm32(RSI, Ctx::STUB as i32, UNPROBED);
+        }
         c.write_back(&e.dirty);
         c.guard = e.guard;
         c.pending = e.pending;
@@ -2402,10 +2488,11 @@ pub(crate) fn compile(
         c.settle();
         if e.kind == kind::PART {
             // The record of the part's exit, then back to the run loop.
-            let (slot, at) = src
-                .parts
-                .get(e.at as usize)
-                .map_or((src.slot, 0), |p| (p.slot, p.at));
+            let (slot, at) = match src.parts.get(e.at as usize) {
+                Some(_) if src.unprobed => (src.slot, e.at | PART_REC),
+                Some(p) => (p.slot, p.at),
+                None => (src.slot, 0),
+            };
             let full = c.log(Some(e.pc), slot, at);
             c.asm.patch(full);
             c.leave(e.kind, e.at, src.slot);
@@ -2431,6 +2518,7 @@ pub(crate) fn compile(
     Some(Compiled {
         body,
         verified,
+        divert,
         stubs,
         sections: c.sections,
         unchecked: c.unchecked,

@@ -45,7 +45,12 @@
 //! do not apply. A block whose probes all apply under one key and epoch tests them once,
 //! on entry, and bails out before its first instruction where they differ (the run loop
 //! then runs it and delivers its event); a stub after a probe that leaves that key and
-//! epoch chains past the test ([`compile::Guard`]). A *probed* event superblock
+//! epoch chains past the test ([`compile::Guard`]). A block whose test failed a few times
+//! ([`Link::Divert`]) is compiled again with no probes, logged ([`Source::unprobed`]),
+//! and a failed test then goes on in that code ([`Jit::divert`]), which returns to the
+//! run loop after any exit but one whose probe would only add to the sum (so a run whose
+//! sum is too wide to lend, such as a recursive function inlined into itself, runs its
+//! path's additions compiled, and its events come from the log). A *probed* event superblock
 //! ([`Source::parts`]) runs the probe of each part to the next where it goes on into it
 //! (under the key the probe before left, known, so unchecked), and its exits carry their
 //! part's probes; a probe that does not apply there logs the exit of the part's basic
@@ -187,6 +192,9 @@ pub(crate) struct Rec {
 pub(crate) const SUPER: u32 = 1 << 31;
 /// In a [`Rec`]'s `at`: the superblock left by the side exit at this arena index.
 pub(crate) const SIDE: u32 = 1 << 31;
+/// In a [`Rec`]'s `at`: the superblock's unprobed code left after this part, into the
+/// next (see [`Source::unprobed`]).
+pub(crate) const PART_REC: u32 = 1 << 30;
 
 impl Rec {
     const PC: i32 = 0;
@@ -198,6 +206,11 @@ impl Rec {
 
 /// The `stub` of an indirect jump's exit.
 pub(crate) const INDIRECT: u32 = NONE - 1;
+/// The `stub` of a guarded block's bail-out where its guard's check failed (see
+/// [`Compiled::divert`](compile::Compiled)).
+pub(crate) const DIVERT: u32 = NONE - 2;
+/// The `stub` of a bail-out of a block's unprobed code ([`Source::unprobed`]).
+pub(crate) const UNPROBED: u32 = NONE - 3;
 
 /// Entries in the table of indirect targets (a power of two).
 pub(crate) const TARGET_SLOTS: usize = 4096;
@@ -234,6 +247,11 @@ pub(crate) enum Link {
     Stub(u32),
     /// An indirect jump: through the table of targets.
     Indirect,
+    /// Not an exit: the guard's check of the code of the block in this slot (or of the
+    /// event superblock, with [`SUPER`]) failed, so the code bailed out before its first
+    /// instruction; its failed check may go on in the block's unprobed code instead
+    /// ([`Jit::divert`]).
+    Divert(u32),
 }
 
 impl Ctx {
@@ -340,6 +358,8 @@ pub(crate) struct Left {
     /// Records the logged code that ran wrote ([`Jit::logged`]), the last one's included
     /// if it is logged and did not bail out.
     pub logged: usize,
+    /// The code bailed out in a block's unprobed code ([`Source::unprobed`]).
+    pub unprobed: bool,
 }
 
 /// The compiled code of a block cache's blocks.
@@ -424,7 +444,7 @@ impl Jit {
         let compiled = compile::compile(&mut self.asm, src, self.code.stubs(), modes)?;
         let handle = self.code.append(
             &self.asm.code,
-            (compiled.body, compiled.verified),
+            (compiled.body, compiled.verified, compiled.divert),
             &compiled.stubs,
         )?;
         self.unchecked = self.unchecked.max(compiled.unchecked);
@@ -448,7 +468,16 @@ impl Jit {
         match link {
             Link::Stub(stub) => self.code.chain(stub, to, count),
             Link::Indirect => self.code.set_target(pc, to, count),
+            // (Not an exit: see `divert`.)
+            Link::Divert(_) => {}
         }
+    }
+
+    /// Makes the compiled block `from`'s failed guard check go on in `to`, the same block
+    /// compiled with no probes ([`Source::unprobed`]), instead of bailing out. Returns
+    /// whether it did (see [`code::CodeBuf::divert`]).
+    pub fn divert(&mut self, from: u32, to: u32) -> bool {
+        self.code.divert(from, to)
     }
 
     /// Undoes every link: each block's exits return to the run loop again.
@@ -508,10 +537,12 @@ impl Jit {
             slot: ctx.slot,
             at: ctx.at,
             link: match ctx.stub {
-                NONE => None,
+                NONE | UNPROBED => None,
                 INDIRECT => Some(Link::Indirect),
+                DIVERT => Some(Link::Divert(ctx.slot)),
                 stub => Some(Link::Stub(stub)),
             },
+            unprobed: ctx.stub == UNPROBED,
             logged: (ctx.log_len as usize).min(LOG_CAP),
         })
     }

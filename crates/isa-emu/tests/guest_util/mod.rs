@@ -89,18 +89,22 @@ pub fn stdout(m: &Machine) -> Vec<u8> {
 pub fn with_and_without_probes<S: prof_events::Sink>(
     guest: &Guest,
     make: impl Fn(u64, bool) -> S,
-) -> (S, S) {
+) -> (S, S, isa_emu::RunSummary) {
     let run = |probes: bool| {
         let mut m = machine(guest, Config::default());
         let mut sink = make(m.image().entry, probes);
         let s = m.run(&mut sink);
-        (sink, s.instret, stdout(&m))
+        (sink, s, stdout(&m))
     };
-    let (with, instret, out) = run(true);
-    let (without, instret_events, out_events) = run(false);
+    let (with, summary, out) = run(true);
+    let (without, events, out_events) = run(false);
     let name = &guest.name;
-    assert_eq!((instret, out), (instret_events, out_events), "{name}");
-    (with, without)
+    assert_eq!(
+        (summary.instret, out),
+        (events.instret, out_events),
+        "{name}"
+    );
+    (with, without, summary)
 }
 
 /// The start and end of each block a sink was told of, by id (an edge names only its
