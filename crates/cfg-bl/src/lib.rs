@@ -510,6 +510,18 @@
 //! ratios rose (flat 1.157x -> 1.190x) while the instructions its flat profile adds fell
 //! (about 792M -> 778M, from the rounded ratios).
 //!
+//! Since (0e1a2b7 -> f36445c), a block whose guard (the check of the key and epoch its
+//! probes share) failed 8 times goes on in its code compiled again with no probes, logged,
+//! instead of bailing out to the interpreter; that code returns to the run loop after any
+//! exit whose probe would do more than add to the sum. On chase 250000 flat, the
+//! activations of `tree_height` whose sum is too wide to lend had made 154,034 guard
+//! checks fail; 3,004 now do (the rest run the unprobed code), and the sink gets 238,563
+//! edges and 124,956 traces (236,436 and 124,956 before). `cargo xtask bench-paths
+//! --instructions` at f36445c: chase flat 1.453x -> 1.426x, region-based 1.515x -> 1.487x,
+//! global-based 1.523x -> 1.496x, the other guests within 0.002x; geomean no-op 1.106x,
+//! flat 1.278x, region-based 1.351x, global-based 1.364x. Chase's wide activations still
+//! deliver their edges to the sink: compiled probes would need 128-bit sums to take them.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
