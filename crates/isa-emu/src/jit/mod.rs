@@ -454,7 +454,7 @@ impl Jit {
                 start,
                 self.asm.code.len(),
                 src.pc,
-                superblock,
+                (superblock, src.unprobed),
                 &compiled.sections,
             );
         }

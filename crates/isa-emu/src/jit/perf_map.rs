@@ -34,23 +34,25 @@ impl PerfMap {
     }
 
     /// Maps the `len` bytes of code at host address `start`, compiled for the block (or
-    /// event superblock, with `superblock`) at guest `pc`, whose `sections` start at the
+    /// event superblock, with `superblock`; with no probes run, `unprobed`: see
+    /// [`Source::unprobed`](super::Source)) at guest `pc`, whose `sections` start at the
     /// offsets given (in order, the first at 0).
     pub fn add(
         &mut self,
         start: usize,
         len: usize,
         pc: u64,
-        superblock: bool,
+        (superblock, unprobed): (bool, bool),
         sections: &[(u32, Section)],
     ) {
         let Some(out) = self.out.as_mut() else {
             return;
         };
-        let kind = if superblock {
-            "event superblock"
-        } else {
-            "block"
+        let kind = match (superblock, unprobed) {
+            (true, false) => "event superblock",
+            (true, true) => "unprobed event superblock",
+            (false, false) => "block",
+            (false, true) => "unprobed block",
         };
         let ends = sections.iter().skip(1).map(|s| s.0 as usize).chain([len]);
         let written = sections
