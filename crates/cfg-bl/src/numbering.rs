@@ -225,28 +225,37 @@ impl Numbering {
     /// The edges of the source-to-sink path whose sum is `sum`, or `None` if
     /// `sum >= total()`.
     pub fn regenerate(&self, sum: u128) -> Option<Vec<usize>> {
-        if sum >= self.total() {
-            return None;
-        }
-        let mut rest = sum;
-        let mut v = self.source;
         // (Room for most paths at once: growing from empty took 5 reallocations a path
         // on chase 250000's 16 568, a quarter of the report's time.)
         let mut path = Vec::with_capacity(64);
+        self.walk(sum, |e, _| path.push(e)).then_some(path)
+    }
+
+    /// Walks the source-to-sink path whose sum is `sum`, giving `visit` each of its edges
+    /// and the edge's target, in order; false if `sum >= total()` (having visited nothing)
+    /// or no path has that sum. What [`regenerate`](Self::regenerate) collects, for a
+    /// caller that wants the nodes without the edges' list.
+    pub fn walk(&self, sum: u128, mut visit: impl FnMut(usize, usize)) -> bool {
+        if sum >= self.total() {
+            return false;
+        }
+        let mut rest = sum;
+        let mut v = self.source;
         while v != self.sink {
             // The out-edge with the largest value not above `rest` that still leads to the
             // sink: values ascend along `out[v]`.
-            let e = *self
-                .out
-                .of(v)
-                .iter()
-                .rev()
-                .find(|&&e| self.val[e] <= rest && self.num_paths[self.edges[e].1] > 0)?;
-            rest -= self.val[e];
-            path.push(e);
-            v = self.edges[e].1;
+            let next = self.out.of(v).iter().rev().find_map(|&e| {
+                let (val, to) = (self.val[e], self.edges[e].1);
+                (val <= rest && self.num_paths[to] > 0).then_some((e, val, to))
+            });
+            let Some((e, val, to)) = next else {
+                return false;
+            };
+            rest -= val;
+            visit(e, to);
+            v = to;
         }
-        (rest == 0).then_some(path)
+        rest == 0
     }
 
     /// Ball and Larus' increments: with the virtual edge sink->source forced into a maximum

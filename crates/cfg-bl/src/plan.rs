@@ -290,25 +290,28 @@ impl Instrumented {
     /// (or it is not a hierarchical path: unused numbers of the global scheme).
     pub fn decode(&self, table: usize, sum: u128) -> Option<HierPath> {
         let g = self.graphs.get(table)?;
-        let edges = g.numbering.regenerate(sum)?;
-        let nodes: Vec<AugNode> = std::iter::once(g.dag.source)
-            .chain(edges.iter().map(|&e| g.dag.edges[e].1))
-            .map(|n| g.nodes[n])
-            .collect();
         match self.mode {
             Mode::RegionBased => {
-                // (Allocated once: most of the nodes are children.)
-                let mut children = Vec::with_capacity(nodes.len());
-                children.extend(nodes.iter().filter_map(|n| match n {
-                    AugNode::Child(c) => Some(*c),
-                    _ => None,
-                }));
-                Some(HierPath {
+                // The path's children, straight from the walk. (Room for most paths at
+                // once: nearly all of a path's nodes are children.)
+                let mut children = Vec::with_capacity(64);
+                let mut child = |n: usize| {
+                    if let AugNode::Child(c) = g.nodes[n] {
+                        children.push(c);
+                    }
+                };
+                child(g.dag.source);
+                g.numbering.walk(sum, |_, n| child(n)).then_some(HierPath {
                     region: table,
                     children,
                 })
             }
             Mode::GlobalBased { .. } => {
+                let mut nodes: Vec<AugNode> = Vec::with_capacity(64);
+                nodes.push(g.nodes[g.dag.source]);
+                if !g.numbering.walk(sum, |_, n| nodes.push(g.nodes[n])) {
+                    return None;
+                }
                 let region = match nodes.get(1) {
                     Some(AugNode::RegionEntry(r)) => *r,
                     _ => return None,
