@@ -499,6 +499,12 @@ impl BlockCache {
                     // Its probe comes with its target (see `BlockCache::ask_site`).
                     block.site = self.jit.as_mut().and_then(Jit::new_site).unwrap_or(NONE);
                 }
+                // The counters as they are now (the sink may have added some since the run
+                // loop last lent them, when it instrumented the function this block is
+                // in): the code then counts in them with no check of their length.
+                if let (Some(lease), Some(jit)) = (sink.probe_state(), self.jit.as_mut()) {
+                    jit.lend(lease.counts.len());
+                }
                 block.probed = match block.ends_with {
                     BlockEnd::Call => probes[0].is_some(),
                     BlockEnd::IndirectCall => block.site != NONE,
