@@ -321,16 +321,22 @@ impl Compiler<'_> {
     /// A bail-out before arena index `at`, taken by the jump whose displacement is at
     /// `jump`.
     fn bail(&mut self, jump: usize, at: usize) {
+        self.bail_out(vec![jump], at, false);
+    }
+
+    /// A bail-out before arena index `at`, taken by `jumps`; with `divert`, that of a
+    /// guard's failed check ([`ExitCode::divert`]).
+    fn bail_out(&mut self, jumps: Vec<usize>, at: usize, divert: bool) {
         self.exits.push(ExitCode {
             dirty: self.regs.dirty(),
-            jumps: vec![jump],
+            jumps,
             pc: 0,
             kind: kind::BAIL,
             at: at as u32,
             retired: None,
             guard: self.guard,
             pending: self.pending,
-            divert: false,
+            divert,
         });
     }
 
@@ -1435,27 +1441,14 @@ impl Compiler<'_> {
     /// or is not one that [`runs_between_parts`] (the others use cache registers), the
     /// code leaves ([`kind::PART`]) after the event's record.
     fn between(&mut self, k: usize, from: &PartProbes, to: &PartProbes) {
-        if self.unprobed {
-            // Unprobed code goes on where the probe only adds, and leaves after the
-            // record of the parts so far elsewhere (see `Source::unprobed`).
-            if !matches!(from.to(to.pc).map(|p| p.op), Some(ProbeOp::Add(_))) {
-                let j = self.asm.jmp();
-                self.exits.push(ExitCode {
-                    dirty: self.regs.dirty(),
-                    jumps: vec![j],
-                    pc: to.pc,
-                    kind: kind::PART,
-                    at: k as u32,
-                    retired: None,
-                    guard: None,
-                    pending: Unstored::default(),
-                    divert: false,
-                });
-            }
+        let probe = from.to(to.pc);
+        if self.unprobed && probe.is_some_and(|p| matches!(p.op, ProbeOp::Add(_))) {
+            // Unprobed code goes on where the probe only adds, and elsewhere leaves after
+            // the record of the parts so far, as where a probe misses (`Source::unprobed`).
             return;
         }
         let mut miss = Vec::new();
-        let probe = from.to(to.pc).filter(|p| runs_between_parts(&p.op));
+        let probe = probe.filter(|p| !self.unprobed && runs_between_parts(&p.op));
         self.settle_before(probe);
         // Where the probe does not apply, it changed nothing: what is still to store is
         // what was pending before it.
@@ -2208,8 +2201,13 @@ impl Source<'_> {
 
     /// The probe of the fixed exit by arena index `at` to `pc`, if any.
     fn exit_probe(&self, at: u32, pc: u64) -> Option<&Probe> {
+        self.given_probe(at, pc).filter(|_| !self.unprobed)
+    }
+
+    /// The probe given for the fixed exit by arena index `at` to `pc`, if any, run or not
+    /// ([`unprobed`](Self::unprobed)).
+    fn given_probe(&self, at: u32, pc: u64) -> Option<&Probe> {
         match self.part(at) {
-            _ if self.unprobed => None,
             Some(part) => part.to(pc),
             None => probe_to(&self.probes, pc),
         }
@@ -2218,11 +2216,10 @@ impl Source<'_> {
     /// Whether the probe of the fixed exit by arena index `at` to `pc` (of unprobed code,
     /// the one it does not run) only adds to the sum.
     fn adds(&self, at: u32, pc: u64) -> bool {
-        let probe = match self.part(at) {
-            Some(part) => part.to(pc),
-            None => probe_to(&self.probes, pc),
-        };
-        matches!(probe.map(|p| p.op), Some(ProbeOp::Add(_)))
+        matches!(
+            self.given_probe(at, pc).map(|p| p.op),
+            Some(ProbeOp::Add(_))
+        )
     }
 
     /// The slot and instruction that the record of the exit by arena index `at` (`side`:
@@ -2298,17 +2295,7 @@ pub(crate) fn compile(
         c.section(Section::Code("guard"));
         let mut miss = Vec::new();
         c.applies(Val::Imm(g.key), Val::Imm(g.epoch), &mut miss);
-        c.exits.push(ExitCode {
-            dirty: Vec::new(),
-            jumps: miss,
-            pc: 0,
-            kind: kind::BAIL,
-            at: src.first as u32,
-            retired: None,
-            guard: None,
-            pending: Unstored::default(),
-            divert: true,
-        });
+        c.bail_out(miss, src.first, true);
         c.guard = Some(g);
         // A stub whose probe left this guard pending chains to the code past the check:
         // the state may not hold the key yet.
