@@ -67,9 +67,9 @@ fn level_hammocks(level: &crate::hier::Level, loops: &RegionTree) -> Vec<Vec<Nod
             g.add_edge(re, i, ());
         }
     }
-    for c in &level.children {
+    for (at, c) in level.children.iter().enumerate() {
         let Some(i) = idx(c) else { continue };
-        for item in level.out_order.get(c).into_iter().flatten() {
+        for item in level.out_items(at) {
             match item.as_ref().and_then(&idx) {
                 Some(j) => g.add_edge(i, j, ()),
                 None => g.add_edge(i, rx, ()),

@@ -13,17 +13,15 @@
 //! virtual exit node. A child with no predecessor (successor) in the hierarchical graph is
 //! made an entry (exit), so every child lies on some path.
 
-use std::collections::HashMap as StdHashMap;
-
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 
-/// The maps of a hierarchy: keyed by children and filled per edge when a function is first
-/// instrumented, so a fast fixed hash (std's SipHash guards against keys an adversary
-/// chooses, which a CFG's children are not).
-pub type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
+/// The set of a hierarchy's edges: filled per edge when a function is first instrumented,
+/// so a fast fixed hash (std's SipHash guards against keys an adversary chooses, which a
+/// CFG's children are not).
 type HashSet<K> = std::collections::HashSet<K, foldhash::fast::FixedState>;
 
+use crate::adjacency::Adjacency;
 use crate::cfg::Cfg;
 use crate::structure::{Child, RegionId, RegionTree};
 use crate::Error;
@@ -48,65 +46,119 @@ pub struct EdgeClass {
 /// The hierarchical graph of one region (before augmentation).
 #[derive(Clone, Debug, Default)]
 pub struct Level {
-    /// Children in order of first appearance.
+    /// Children in order of first appearance (a child's index here is its node in the
+    /// region's DAG, [`Hierarchy::position`]).
     pub children: Vec<Child>,
-    /// Per child: its index in `children` (its node in the region's DAG).
-    pub index: HashMap<Child, usize>,
     /// Entry children, in order of first appearance.
     pub entries: Vec<Child>,
     /// Exit children, in order of first appearance.
     pub exits: Vec<Child>,
     /// Non-back edges between children, in order of first appearance (no duplicates).
     pub edges: Vec<(Child, Child)>,
-    /// Per child: its out-items in order of first appearance: `Some(b)` for an edge to `b`,
-    /// `None` for "exit". Fixes the order of out-edges in the augmented graphs.
-    pub out_order: HashMap<Child, Vec<Option<Child>>>,
-    /// The set of `edges`: the virtual entry may have an edge to nearly every child (1738
-    /// of 1740 in one of coremark's functions), which a search of its out-items for each
-    /// new edge made quadratic.
-    linked: HashSet<(Child, Child)>,
+    /// Per child: its out-items ([`Level::out_items`]).
+    outs: Adjacency<Option<Child>>,
+    /// Per child: [`ENTRY`] and [`EXIT`] marks.
+    marks: Vec<u8>,
 }
 
+/// [`Level::marks`]: the child is in `entries`.
+const ENTRY: u8 = 1;
+/// [`Level::marks`]: the child is in `exits`.
+const EXIT: u8 = 2;
+
 impl Level {
-    fn child(&mut self, c: Child) {
-        if let std::collections::hash_map::Entry::Vacant(v) = self.out_order.entry(c) {
-            v.insert(Vec::new());
-            self.index.insert(c, self.children.len());
-            self.children.push(c);
+    /// The out-items of the child at index `i` of `children`, in order of first appearance:
+    /// `Some(b)` for an edge to `b`, `None` for "exit". They fix the order of out-edges in
+    /// the augmented graphs.
+    pub fn out_items(&self, i: usize) -> &[Option<Child>] {
+        self.outs.of(i)
+    }
+
+    /// Successors of the child at index `i` in the hierarchical graph (exits excluded).
+    pub fn succs(&self, i: usize) -> impl Iterator<Item = Child> + '_ {
+        self.out_items(i).iter().filter_map(|x| *x)
+    }
+
+    /// Whether the child at index `i` is an exit child.
+    pub fn is_exit(&self, i: usize) -> bool {
+        self.marks.get(i).is_some_and(|m| m & EXIT != 0)
+    }
+}
+
+/// Builds the levels of a hierarchy. Children are found by a dense id (a block's node
+/// index, a region's after them) in arrays, not hashed: instrumenting a function builds
+/// its hierarchy once, on its first call, and maps keyed by children were most of that.
+struct Builder {
+    levels: Vec<Level>,
+    /// Per child id: its index in its level's children, or `u32::MAX`.
+    pos: Vec<u32>,
+    /// Blocks: ids below this are blocks.
+    blocks: usize,
+    /// Per level: `(child index, out-item)` in order of first appearance.
+    items: Vec<Vec<(u32, Option<Child>)>>,
+    /// The edges added, as `(id of a) << 32 | id of b`: the virtual entry may have an edge
+    /// to nearly every child (1738 of 1740 in one of coremark's functions), which a search
+    /// of its out-items for each new edge made quadratic.
+    linked: HashSet<u64>,
+}
+
+impl Builder {
+    fn id(blocks: usize, c: Child) -> usize {
+        match c {
+            Child::Block(n) => n.index(),
+            Child::Region(r) => blocks + r,
         }
     }
 
-    fn add_entry(&mut self, c: Child) {
-        self.child(c);
-        if !self.entries.contains(&c) {
-            self.entries.push(c);
+    /// `c`'s index in level `l`, added if new.
+    fn child(&mut self, l: RegionId, c: Child) -> u32 {
+        let id = Builder::id(self.blocks, c);
+        let level = &mut self.levels[l];
+        let at = &mut self.pos[id];
+        if *at == u32::MAX {
+            *at = level.children.len() as u32;
+            level.children.push(c);
+            level.marks.push(0);
+        }
+        *at
+    }
+
+    fn add_entry(&mut self, l: RegionId, c: Child) {
+        let i = self.child(l, c) as usize;
+        let level = &mut self.levels[l];
+        if level.marks[i] & ENTRY == 0 {
+            level.marks[i] |= ENTRY;
+            level.entries.push(c);
         }
     }
 
-    fn add_exit(&mut self, c: Child) {
-        self.child(c);
-        if !self.exits.contains(&c) {
-            self.exits.push(c);
-            self.out_order.entry(c).or_default().push(None);
+    fn add_exit(&mut self, l: RegionId, c: Child) {
+        let i = self.child(l, c);
+        let level = &mut self.levels[l];
+        if level.marks[i as usize] & EXIT == 0 {
+            level.marks[i as usize] |= EXIT;
+            level.exits.push(c);
+            self.items[l].push((i, None));
         }
     }
 
-    fn add_edge(&mut self, a: Child, b: Child) {
-        self.child(a);
-        self.child(b);
-        if self.linked.insert((a, b)) {
-            self.out_order.entry(a).or_default().push(Some(b));
-            self.edges.push((a, b));
+    fn add_edge(&mut self, l: RegionId, a: Child, b: Child) {
+        let i = self.child(l, a);
+        self.child(l, b);
+        let key = (Builder::id(self.blocks, a) as u64) << 32 | Builder::id(self.blocks, b) as u64;
+        if self.linked.insert(key) {
+            self.items[l].push((i, Some(b)));
+            self.levels[l].edges.push((a, b));
         }
     }
 
-    /// Successors of `c` in the hierarchical graph (exits excluded).
-    pub fn succs(&self, c: Child) -> impl Iterator<Item = Child> + '_ {
-        self.out_order
-            .get(&c)
-            .into_iter()
-            .flatten()
-            .filter_map(|x| *x)
+    /// The levels, each child's out-items grouped by child (in their order).
+    fn finish(mut self) -> (Vec<Level>, Vec<u32>) {
+        for (level, items) in self.levels.iter_mut().zip(&self.items) {
+            let pairs = items.iter().map(|&(i, item)| (i as usize, item));
+            level.outs = Adjacency::new(level.children.len(), pairs);
+        }
+        (self.levels, self.pos)
     }
 }
 
@@ -124,6 +176,8 @@ pub struct Hierarchy {
     /// Per region: the representative path, a path of children from an entry child to an
     /// exit child of its hierarchical graph (used by global-based profiling).
     pub rep: Vec<Vec<Child>>,
+    /// Per child id ([`Builder::id`]): its index in its level's children.
+    pos: Vec<u32>,
 }
 
 impl Hierarchy {
@@ -139,8 +193,15 @@ impl Hierarchy {
                 "the region tree belongs to another CFG".into(),
             ));
         }
-        let mut levels = vec![Level::default(); regions.len()];
-        levels[0].add_entry(Child::Block(Cfg::entry()));
+        let blocks = cfg.node_count();
+        let mut b = Builder {
+            levels: vec![Level::default(); regions.len()],
+            pos: vec![u32::MAX; blocks + regions.len()],
+            blocks,
+            items: vec![Vec::new(); regions.len()],
+            linked: HashSet::with_capacity_and_hasher(cfg.graph.edge_count(), Default::default()),
+        };
+        b.add_entry(0, Child::Block(Cfg::entry()));
         let mut classes = Vec::with_capacity(cfg.graph.edge_count());
         for e in cfg.graph.edge_references() {
             let (v, w) = (e.source(), e.target());
@@ -149,12 +210,10 @@ impl Hierarchy {
             let level = regions.common(rv, rw);
             let exits: Vec<(RegionId, Child)> = regions
                 .chain(rv, level)
-                .into_iter()
                 .map(|r| (r, regions.child_of(r, v)))
                 .collect();
             let mut entries: Vec<(RegionId, Child)> = regions
                 .chain(rw, level)
-                .into_iter()
                 .map(|r| (r, regions.child_of(r, w)))
                 .collect();
             entries.reverse();
@@ -167,60 +226,79 @@ impl Hierarchy {
                 entries,
             };
             for &(r, c) in &class.exits {
-                levels[r].add_exit(c);
+                b.add_exit(r, c);
             }
             if class.back {
-                levels[level].add_exit(class.from);
-                levels[level].add_entry(class.to);
+                b.add_exit(level, class.from);
+                b.add_entry(level, class.to);
             } else {
-                levels[level].add_edge(class.from, class.to);
+                b.add_edge(level, class.from, class.to);
             }
             for &(r, c) in &class.entries {
-                levels[r].add_entry(c);
+                b.add_entry(r, c);
             }
             classes.push(class);
         }
-        levels[0].add_exit(Child::Block(Cfg::exit()));
+        b.add_exit(0, Child::Block(Cfg::exit()));
         // Blocks and regions no edge touches still belong to their parent level.
         for n in cfg.graph.node_indices() {
             let mut r = regions.region_of[n.index()];
-            levels[r].child(Child::Block(n));
+            b.child(r, Child::Block(n));
             while let Some(p) = regions.regions[r].parent {
-                levels[p].child(Child::Region(r));
+                b.child(p, Child::Region(r));
                 r = p;
             }
         }
-        for level in levels.iter_mut() {
-            let mut has_pred: HashMap<Child, bool> = HashMap::default();
-            for &(_, b) in &level.edges {
-                has_pred.insert(b, true);
-            }
-            for c in level.children.clone() {
-                if !has_pred.contains_key(&c) {
-                    level.add_entry(c);
+        for l in 0..b.levels.len() {
+            let k = b.levels[l].children.len();
+            let mut has_pred = vec![false; k];
+            let mut has_succ = vec![false; k];
+            for &(i, item) in &b.items[l] {
+                if let Some(c) = item {
+                    has_pred[b.pos[Builder::id(blocks, c)] as usize] = true;
+                    has_succ[i as usize] = true;
                 }
-                if level.succs(c).next().is_none() {
-                    level.add_exit(c);
+            }
+            for i in 0..k {
+                let c = b.levels[l].children[i];
+                if !has_pred[i] {
+                    b.add_entry(l, c);
+                }
+                if !has_succ[i] {
+                    b.add_exit(l, c);
                 }
             }
         }
+        let (levels, pos) = b.finish();
         let mut h = Hierarchy {
             cfg,
             regions,
             classes,
             levels,
             rep: Vec::new(),
+            pos,
         };
         h.check_acyclic()?;
         h.rep = (0..h.levels.len()).map(|r| h.representative(r)).collect();
         Ok(h)
     }
 
+    /// The index of child `c` in the children of region `r`'s level, if it is one of them.
+    pub fn position(&self, r: RegionId, c: Child) -> Option<usize> {
+        let at = *self.pos.get(Builder::id(self.cfg.node_count(), c))? as usize;
+        (self.levels.get(r)?.children.get(at) == Some(&c)).then_some(at)
+    }
+
+    /// [`position`](Self::position) of a child known to be in its level.
+    fn at(&self, c: Child) -> usize {
+        self.pos[Builder::id(self.cfg.node_count(), c)] as usize
+    }
+
     fn check_acyclic(&self) -> Result<(), Error> {
         for (r, level) in self.levels.iter().enumerate() {
             let mut dag = crate::numbering::Dag::new(level.children.len(), 0, 0);
-            for (a, b) in &level.edges {
-                dag.add_edge(level.index[a], level.index[b]);
+            for &(a, b) in &level.edges {
+                dag.add_edge(self.at(a), self.at(b));
             }
             dag.topo_order().map_err(|_| {
                 Error::Cyclic(format!(
@@ -240,8 +318,8 @@ impl Hierarchy {
         };
         let mut path = vec![first];
         let mut cur = first;
-        while !level.exits.contains(&cur) {
-            match level.succs(cur).next() {
+        while !level.is_exit(self.at(cur)) {
+            match level.succs(self.at(cur)).next() {
                 Some(n) if path.len() <= level.children.len() => {
                     path.push(n);
                     cur = n;

@@ -546,6 +546,7 @@
 //!   random walks, and the brute-force oracle that cuts walks into hierarchical paths.
 #![forbid(unsafe_code)]
 
+mod adjacency;
 mod blockcache;
 pub mod cfg;
 pub mod check;
@@ -566,7 +567,7 @@ pub mod strategies;
 #[cfg(test)]
 mod proptests;
 
-pub use cfg::{Block, CallSite, Cfg, EdgeKind, NodeKind};
+pub use cfg::{Block, CallSite, Cfg, EdgeKind, NodeKind, Succs};
 pub use hier::{EdgeClass, Hierarchy, Level};
 pub use numbering::{Dag, Numbering};
 pub use plan::{HierPath, Instrumented, Mode, Op, Weights};

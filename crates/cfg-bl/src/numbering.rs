@@ -9,6 +9,7 @@
 
 use petgraph::unionfind::UnionFind;
 
+use crate::adjacency::Adjacency;
 use crate::Error;
 
 /// A DAG to number: nodes `0..nodes`, edges in order (the order of each node's out-edges
@@ -78,45 +79,6 @@ impl Dag {
             Some(n) => Err(Error::Cyclic(format!("node {n} lies on a cycle"))),
             None => Ok(order),
         }
-    }
-}
-
-/// Items per node in one array: node `v`'s are `items[start[v]..start[v + 1]]`, in the
-/// order given. (A vector per node cost an allocation per node, the most frequent one of
-/// instrumenting a function.)
-#[derive(Clone, Debug)]
-struct Adjacency<T> {
-    start: Vec<usize>,
-    items: Vec<T>,
-}
-
-impl<T: Copy + Default> Adjacency<T> {
-    /// The `(node, item)` pairs of `pairs` (nodes below `nodes`), grouped by node.
-    fn new(nodes: usize, pairs: impl Iterator<Item = (usize, T)> + Clone) -> Adjacency<T> {
-        let mut start = vec![0usize; nodes + 1];
-        for (v, _) in pairs.clone() {
-            start[v + 1] += 1;
-        }
-        for v in 0..nodes {
-            start[v + 1] += start[v];
-        }
-        let mut next = start.clone();
-        let mut items = vec![T::default(); start[nodes]];
-        for (v, item) in pairs {
-            items[next[v]] = item;
-            next[v] += 1;
-        }
-        Adjacency { start, items }
-    }
-
-    /// Node `v`'s items.
-    fn of(&self, v: usize) -> &[T] {
-        &self.items[self.start[v]..self.start[v + 1]]
-    }
-
-    /// Node `v`'s items, to reorder.
-    fn of_mut(&mut self, v: usize) -> &mut [T] {
-        &mut self.items[self.start[v]..self.start[v + 1]]
     }
 }
 

@@ -83,14 +83,61 @@ pub enum Op {
 /// A reference to one edge of one augmented graph.
 type AugEdge = (usize, usize);
 
-/// An operation whose operand is a sum over augmented-graph edges.
-#[derive(Clone, Debug)]
+/// An operation whose operand is a sum over augmented-graph edges: those of a span of
+/// [`SymOps::edges`].
+#[derive(Clone, Copy, Debug)]
 enum SymOp {
-    Add(Vec<AugEdge>),
-    Set(Vec<AugEdge>),
-    Push(Vec<AugEdge>),
+    Add(Span),
+    Set(Span),
+    Push(Span),
     Pop,
-    Count(u32, Vec<AugEdge>),
+    Count(u32, Span),
+}
+
+/// A range of [`SymOps::edges`] or [`SymOps::ops`].
+type Span = (u32, u32);
+
+/// The symbolic operations of a plan, with their augmented edges in one arena (a vector
+/// per operation and per edge's list cost an allocation each, the most frequent ones of
+/// instrumenting a function).
+#[derive(Default)]
+struct SymOps {
+    ops: Vec<SymOp>,
+    edges: Vec<AugEdge>,
+}
+
+impl SymOps {
+    /// Pushes the operation `make` builds from the edges `fill` adds to the arena.
+    fn push(
+        &mut self,
+        make: impl FnOnce(Span) -> SymOp,
+        fill: impl FnOnce(&mut Vec<AugEdge>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let start = self.edges.len() as u32;
+        fill(&mut self.edges)?;
+        self.ops.push(make((start, self.edges.len() as u32)));
+        Ok(())
+    }
+
+    /// The operations pushed since `start`, as a span of [`SymOps::ops`].
+    fn since(&self, start: usize) -> Span {
+        (start as u32, self.ops.len() as u32)
+    }
+
+    fn ops(&self, (a, b): Span) -> &[SymOp] {
+        &self.ops[a as usize..b as usize]
+    }
+
+    /// The augmented edges of `op`.
+    fn edges(&self, op: &SymOp) -> &[AugEdge] {
+        match *op {
+            SymOp::Add((a, b))
+            | SymOp::Set((a, b))
+            | SymOp::Push((a, b))
+            | SymOp::Count(_, (a, b)) => &self.edges[a as usize..b as usize],
+            SymOp::Pop => &[],
+        }
+    }
 }
 
 /// One augmented graph with its numbering.
@@ -123,13 +170,16 @@ pub enum AugNode {
 }
 
 impl AugGraph {
-    fn new(nodes: Vec<AugNode>, source: usize, sink: usize) -> AugGraph {
+    /// A graph of `nodes` with room for `edges` edges.
+    fn new(nodes: Vec<AugNode>, source: usize, sink: usize, edges: usize) -> AugGraph {
+        let mut dag = Dag::new(nodes.len(), source, sink);
+        dag.edges.reserve(edges);
         AugGraph {
-            dag: Dag::new(nodes.len(), source, sink),
+            dag,
             numbering: Numbering::trivial(),
             inc: Vec::new(),
             nodes,
-            index: HashMap::default(),
+            index: HashMap::with_capacity_and_hasher(edges, Default::default()),
         }
     }
 
@@ -193,16 +243,23 @@ impl Instrumented {
             graphs: &graphs,
             mode,
         };
+        let mut syms = SymOps::default();
         let mut edge_sym = Vec::with_capacity(hier.classes.len());
         for e in hier.cfg.graph.edge_indices() {
-            edge_sym.push(sym.edge_ops(e.index())?);
+            let start = syms.ops.len();
+            sym.edge_ops(e.index(), &mut syms)?;
+            edge_sym.push(syms.since(start));
         }
         let root = Child::Block(Cfg::entry());
-        let start_sym = vec![SymOp::Set(sym.entry(0, root)?)];
-        let end_sym = vec![SymOp::Count(
-            sym.table(0),
-            sym.exit(0, Child::Block(Cfg::exit()))?,
-        )];
+        let start = syms.ops.len();
+        syms.push(SymOp::Set, |out| sym.entry(0, root, out))?;
+        let start_sym = syms.since(start);
+        let start = syms.ops.len();
+        syms.push(
+            |es| SymOp::Count(sym.table(0), es),
+            |out| sym.exit(0, Child::Block(Cfg::exit()), out),
+        )?;
+        let end_sym = syms.since(start);
         // Weights of augmented edges: the weight of every CFG edge whose code uses them.
         let cfg_w = cfg_weights(&hier, weights);
         let mut aug_w: Vec<Vec<u64>> = graphs.iter().map(|g| vec![0; g.dag.edges.len()]).collect();
@@ -216,9 +273,9 @@ impl Instrumented {
             .iter()
             .zip(cfg_w.iter().copied())
             .chain([(&start_sym, start_w), (&end_sym, start_w)]);
-        for (ops, w) in all {
-            for op in ops {
-                for &(g, e) in op.edges() {
+        for (&ops, w) in all {
+            for op in syms.ops(ops) {
+                for &(g, e) in syms.edges(op) {
                     aug_w[g][e] = aug_w[g][e].saturating_add(w);
                 }
             }
@@ -226,36 +283,36 @@ impl Instrumented {
         for (g, w) in graphs.iter_mut().zip(&aug_w) {
             g.inc = g.numbering.increments(w);
         }
-        let lower = |ops: &[SymOp]| -> Vec<Op> {
-            let total = |es: &Vec<AugEdge>| {
-                es.iter()
-                    .fold(0u128, |s, &(g, e)| s.wrapping_add(graphs[g].inc[e]))
-            };
-            ops.iter()
-                .filter_map(|op| match op {
-                    SymOp::Add(es) => {
-                        let v = total(es);
-                        (v != 0).then_some(Op::Add(v))
-                    }
-                    SymOp::Set(es) => Some(Op::Set(total(es))),
-                    SymOp::Push(es) => Some(Op::Push(total(es))),
-                    SymOp::Pop => Some(Op::Pop),
-                    SymOp::Count(t, es) => Some(Op::Count {
-                        table: *t,
-                        add: total(es),
-                    }),
-                })
-                .collect()
+        let total = |op: &SymOp| {
+            syms.edges(op)
+                .iter()
+                .fold(0u128, |s, &(g, e)| s.wrapping_add(graphs[g].inc[e]))
         };
-        let mut ops = Vec::new();
+        let lower = |span: Span, out: &mut Vec<Op>| {
+            out.extend(syms.ops(span).iter().filter_map(|op| match *op {
+                SymOp::Add(_) => {
+                    let v = total(op);
+                    (v != 0).then_some(Op::Add(v))
+                }
+                SymOp::Set(_) => Some(Op::Set(total(op))),
+                SymOp::Push(_) => Some(Op::Push(total(op))),
+                SymOp::Pop => Some(Op::Pop),
+                SymOp::Count(table, _) => Some(Op::Count {
+                    table,
+                    add: total(op),
+                }),
+            }))
+        };
+        let mut ops = Vec::with_capacity(syms.ops.len());
         let mut edge_ops = Vec::with_capacity(edge_sym.len());
-        for s in &edge_sym {
-            let lowered = lower(s);
-            edge_ops.push((ops.len() as u32, lowered.len() as u32));
-            ops.extend(lowered);
+        for &span in &edge_sym {
+            let start = ops.len();
+            lower(span, &mut ops);
+            edge_ops.push((start as u32, (ops.len() - start) as u32));
         }
-        let start_ops = lower(&start_sym);
-        let end_ops = lower(&end_sym);
+        let (mut start_ops, mut end_ops) = (Vec::new(), Vec::new());
+        lower(start_sym, &mut start_ops);
+        lower(end_sym, &mut end_ops);
         Ok(Instrumented {
             hier,
             mode,
@@ -346,10 +403,11 @@ impl Instrumented {
         if !level.entries.contains(first) || !level.exits.contains(last) {
             return None;
         }
-        if p.children
-            .windows(2)
-            .any(|w| !level.succs(w[0]).any(|s| s == w[1]))
-        {
+        let linked = |a: Child, b: Child| {
+            let at = self.hier.position(p.region, a);
+            at.is_some_and(|i| level.succs(i).any(|s| s == b))
+        };
+        if p.children.windows(2).any(|w| !linked(w[0], w[1])) {
             return None;
         }
         let mut out = Vec::new();
@@ -381,15 +439,6 @@ impl Instrumented {
     }
 }
 
-impl SymOp {
-    fn edges(&self) -> &[AugEdge] {
-        match self {
-            SymOp::Add(e) | SymOp::Set(e) | SymOp::Push(e) | SymOp::Count(_, e) => e,
-            SymOp::Pop => &[],
-        }
-    }
-}
-
 /// Per CFG edge weight from `weights`.
 fn cfg_weights(hier: &Hierarchy, weights: &Weights) -> Vec<u64> {
     hier.cfg
@@ -409,22 +458,24 @@ fn cfg_weights(hier: &Hierarchy, weights: &Weights) -> Vec<u64> {
 fn region_graphs(hier: &Hierarchy) -> Vec<AugGraph> {
     hier.levels
         .iter()
-        .map(|level| {
+        .enumerate()
+        .map(|(r, level)| {
             let k = level.children.len();
             let mut nodes: Vec<AugNode> =
                 level.children.iter().map(|&c| AugNode::Child(c)).collect();
             nodes.push(AugNode::Source);
             nodes.push(AugNode::Sink);
-            let idx = &level.index;
-            let mut g = AugGraph::new(nodes, k, k + 1);
+            let idx = |c: &Child| hier.position(r, *c).unwrap_or(k);
+            let edges = level.entries.len() + level.edges.len() + level.exits.len();
+            let mut g = AugGraph::new(nodes, k, k + 1, edges);
             for c in &level.entries {
-                g.edge(k, idx[c]);
+                g.edge(k, idx(c));
             }
-            for c in &level.children {
-                for item in &level.out_order[c] {
+            for i in 0..level.children.len() {
+                for item in level.out_items(i) {
                     match item {
-                        Some(b) => g.edge(idx[c], idx[b]),
-                        None => g.edge(idx[c], k + 1),
+                        Some(b) => g.edge(i, idx(b)),
+                        None => g.edge(i, k + 1),
                     };
                 }
             }
@@ -441,7 +492,17 @@ fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
     nodes.push(AugNode::Source);
     nodes.push(AugNode::Sink);
     nodes.extend((0..hier.levels.len()).map(AugNode::RegionEntry));
-    let mut g = AugGraph::new(nodes, fe, fx);
+    let edges = hier
+        .levels
+        .iter()
+        .map(|l| 1 + 2 * l.entries.len() + l.edges.len() + l.exits.len())
+        .sum::<usize>()
+        + if shrink {
+            0
+        } else {
+            hier.cfg.graph.edge_count()
+        };
+    let mut g = AugGraph::new(nodes, fe, fx, edges);
     let inn = |c: Child| hier.rep_entry(c).index();
     let out = |c: Child| hier.rep_exit(c).index();
     for (r, level) in hier.levels.iter().enumerate() {
@@ -455,8 +516,8 @@ fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
         }
     }
     for level in &hier.levels {
-        for &c in &level.children {
-            for item in &level.out_order[&c] {
+        for (i, &c) in level.children.iter().enumerate() {
+            for item in level.out_items(i) {
                 match item {
                     Some(b) => g.edge(out(c), inn(*b)),
                     None => g.edge(out(c), fx),
@@ -491,98 +552,105 @@ impl Symbolic<'_> {
 
     /// Region-based: the DAG node of child `c` of region `r`.
     fn rb_node(&self, r: RegionId, c: Child) -> Result<usize, Error> {
-        let index = self.hier.levels.get(r).and_then(|l| l.index.get(&c));
-        index
-            .copied()
+        self.hier
+            .position(r, c)
             .ok_or_else(|| Error::Invalid(format!("child {c:?} not in region {r}")))
     }
 
-    fn global_aug(&self, a: usize, b: usize) -> Result<Vec<AugEdge>, Error> {
-        Ok(vec![(0, self.graphs[0].get(a, b)?)])
+    fn global_aug(&self, a: usize, b: usize, out: &mut Vec<AugEdge>) -> Result<(), Error> {
+        out.push((0, self.graphs[0].get(a, b)?));
+        Ok(())
     }
 
-    /// Edges from the region's start to child `c`.
-    fn entry(&self, r: RegionId, c: Child) -> Result<Vec<AugEdge>, Error> {
+    /// Edges from the region's start to child `c`, onto `out`.
+    fn entry(&self, r: RegionId, c: Child, out: &mut Vec<AugEdge>) -> Result<(), Error> {
         match self.mode {
             Mode::RegionBased => {
                 let g = &self.graphs[r];
-                Ok(vec![(r, g.get(g.dag.source, self.rb_node(r, c)?)?)])
+                out.push((r, g.get(g.dag.source, self.rb_node(r, c)?)?));
+                Ok(())
             }
             Mode::GlobalBased { .. } => {
                 let n = self.hier.cfg.node_count();
                 let hub = n + 2 + r;
-                let mut v = self.global_aug(n, hub)?;
-                v.extend(self.global_aug(hub, self.hier.rep_entry(c).index())?);
-                Ok(v)
+                self.global_aug(n, hub, out)?;
+                self.global_aug(hub, self.hier.rep_entry(c).index(), out)
             }
         }
     }
 
-    /// Edges from child `c` to the region's end.
-    fn exit(&self, r: RegionId, c: Child) -> Result<Vec<AugEdge>, Error> {
+    /// Edges from child `c` to the region's end, onto `out`.
+    fn exit(&self, r: RegionId, c: Child, out: &mut Vec<AugEdge>) -> Result<(), Error> {
         match self.mode {
             Mode::RegionBased => {
                 let g = &self.graphs[r];
-                Ok(vec![(r, g.get(self.rb_node(r, c)?, g.dag.sink)?)])
+                out.push((r, g.get(self.rb_node(r, c)?, g.dag.sink)?));
+                Ok(())
             }
             Mode::GlobalBased { .. } => {
                 let fx = self.hier.cfg.node_count() + 1;
-                self.global_aug(self.hier.rep_exit(c).index(), fx)
+                self.global_aug(self.hier.rep_exit(c).index(), fx, out)
             }
         }
     }
 
-    /// Edges of the hierarchical edge `a->b` in region `r`.
-    fn step(&self, r: RegionId, a: Child, b: Child) -> Result<Vec<AugEdge>, Error> {
+    /// Edges of the hierarchical edge `a->b` in region `r`, onto `out`.
+    fn step(&self, r: RegionId, a: Child, b: Child, out: &mut Vec<AugEdge>) -> Result<(), Error> {
         match self.mode {
-            Mode::RegionBased => Ok(vec![(
-                r,
-                self.graphs[r].get(self.rb_node(r, a)?, self.rb_node(r, b)?)?,
-            )]),
+            Mode::RegionBased => {
+                let g = &self.graphs[r];
+                out.push((r, g.get(self.rb_node(r, a)?, self.rb_node(r, b)?)?));
+                Ok(())
+            }
             Mode::GlobalBased { .. } => self.global_aug(
                 self.hier.rep_exit(a).index(),
                 self.hier.rep_entry(b).index(),
+                out,
             ),
         }
     }
 
-    /// Edges of the representative path of region `r` (global-based only).
-    fn rep_path(&self, r: RegionId) -> Result<Vec<AugEdge>, Error> {
-        let mut v = Vec::new();
+    /// Edges of the representative path of region `r` (global-based only), onto `out`.
+    fn rep_path(&self, r: RegionId, out: &mut Vec<AugEdge>) -> Result<(), Error> {
         let rep = &self.hier.rep[r];
         for (i, &c) in rep.iter().enumerate() {
             if let Child::Region(inner) = c {
-                v.extend(self.rep_path(inner)?);
+                self.rep_path(inner, out)?;
             }
             if let Some(&next) = rep.get(i + 1) {
-                v.extend(self.step(r, c, next)?);
+                self.step(r, c, next, out)?;
             }
         }
-        Ok(v)
+        Ok(())
     }
 
-    fn edge_ops(&self, e: usize) -> Result<Vec<SymOp>, Error> {
+    /// Pushes the operations of CFG edge `e` onto `syms`.
+    fn edge_ops(&self, e: usize, syms: &mut SymOps) -> Result<(), Error> {
         let class = &self.hier.classes[e];
-        let mut ops = Vec::new();
         for &(r, x) in &class.exits {
-            ops.push(SymOp::Count(self.table(r), self.exit(r, x)?));
-            ops.push(SymOp::Pop);
+            syms.push(
+                |es| SymOp::Count(self.table(r), es),
+                |out| self.exit(r, x, out),
+            )?;
+            syms.ops.push(SymOp::Pop);
         }
         let l = class.level;
         if class.back {
-            ops.push(SymOp::Count(self.table(l), self.exit(l, class.from)?));
-            ops.push(SymOp::Set(self.entry(l, class.to)?));
+            syms.push(
+                |es| SymOp::Count(self.table(l), es),
+                |out| self.exit(l, class.from, out),
+            )?;
+            syms.push(SymOp::Set, |out| self.entry(l, class.to, out))?;
         } else {
-            ops.push(SymOp::Add(self.step(l, class.from, class.to)?));
+            syms.push(SymOp::Add, |out| self.step(l, class.from, class.to, out))?;
         }
         for &(r, c) in &class.entries {
-            let push = match self.mode {
-                Mode::RegionBased => Vec::new(),
-                Mode::GlobalBased { .. } => self.rep_path(r)?,
-            };
-            ops.push(SymOp::Push(push));
-            ops.push(SymOp::Set(self.entry(r, c)?));
+            syms.push(SymOp::Push, |out| match self.mode {
+                Mode::RegionBased => Ok(()),
+                Mode::GlobalBased { .. } => self.rep_path(r, out),
+            })?;
+            syms.push(SymOp::Set, |out| self.entry(r, c, out))?;
         }
-        Ok(ops)
+        Ok(())
     }
 }

@@ -2009,8 +2009,9 @@ impl Function {
         for v in cfg.graph.node_indices().skip(2) {
             self.node_at.insert(cfg.graph[v].start, v);
         }
+        let succs = cfg.all_succs();
         for v in cfg.graph.node_indices() {
-            for (e, w) in cfg.succs(v) {
+            for &(e, w) in succs.of(v) {
                 match cfg.graph[e] {
                     EdgeKind::Flow => {
                         let ts = cfg.graph[w].start;

@@ -76,16 +76,18 @@ pub fn backedges(cfg: &Cfg) -> Vec<bool> {
     let mut back = vec![false; g.edge_count()];
     // 0 = unvisited, 1 = on the stack, 2 = done.
     let mut state = vec![0u8; g.node_count()];
+    let succs = cfg.all_succs();
     let roots = std::iter::once(Cfg::entry()).chain(g.node_indices());
+    let mut stack = Vec::new();
     for root in roots {
         if state[root.index()] != 0 {
             continue;
         }
         state[root.index()] = 1;
-        let mut stack = vec![(root, cfg.succs(root), 0usize)];
-        while let Some((v, succs, i)) = stack.last_mut() {
+        stack.push((root, 0usize));
+        while let Some((v, i)) = stack.last_mut() {
             let v = *v;
-            if let Some(&(e, w)) = succs.get(*i) {
+            if let Some(&(e, w)) = succs.of(v).get(*i) {
                 *i += 1;
                 if g[e] == EdgeKind::Resync {
                     continue;
@@ -93,8 +95,7 @@ pub fn backedges(cfg: &Cfg) -> Vec<bool> {
                 match state[w.index()] {
                     0 => {
                         state[w.index()] = 1;
-                        let s = cfg.succs(w);
-                        stack.push((w, s, 0));
+                        stack.push((w, 0));
                     }
                     1 => back[e.index()] = true,
                     _ => {}
@@ -352,17 +353,13 @@ impl RegionTree {
     }
 
     /// Regions from `from` up to, not including, `outer` (innermost first).
-    pub fn chain(&self, from: RegionId, outer: RegionId) -> Vec<RegionId> {
-        let mut v = Vec::new();
-        let mut x = from;
-        while x != outer {
-            v.push(x);
-            match self.regions[x].parent {
-                Some(p) => x = p,
-                None => break,
-            }
-        }
-        v
+    pub fn chain(&self, from: RegionId, outer: RegionId) -> impl Iterator<Item = RegionId> + '_ {
+        let mut next = (from != outer).then_some(from);
+        std::iter::from_fn(move || {
+            let x = next?;
+            next = self.regions[x].parent.filter(|&p| p != outer);
+            Some(x)
+        })
     }
 
     /// Number of regions, the root included.
