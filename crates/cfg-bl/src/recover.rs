@@ -18,6 +18,7 @@
 //! recorded as [`CallSite`]s. Functions larger than [`MAX_INSNS`] instructions are cut there
 //! (the cut block leaves the function).
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use foldhash::fast::FixedState;
@@ -137,7 +138,9 @@ pub fn recover_function<S: std::hash::BuildHasher>(
     // Phase 1: every reachable instruction and the leaders. Hash lookups while following
     // the code, then one sort: the blocks are runs of consecutive instructions, which
     // phase 2 walks in address order (ordered maps cost a tree search per instruction).
-    let mut insns: HashMap<u64, InsnInfo, FixedState> = HashMap::default();
+    // (Room for most functions' instructions: growing from empty rehashed them 6 times.)
+    let mut insns: HashMap<u64, InsnInfo, FixedState> =
+        HashMap::with_capacity_and_hasher(256, FixedState::default());
     let mut leaders: Vec<u64> = vec![entry];
     follow(code, &foreign, vec![entry], &mut insns, &mut leaders);
     // Indirect jumps: through the jump tables the code view resolves, whose targets are
@@ -278,9 +281,12 @@ fn follow(
     leaders: &mut Vec<u64>,
 ) {
     while let Some(mut pc) = work.pop() {
-        while insns.len() < MAX_INSNS && !insns.contains_key(&pc) {
+        while insns.len() < MAX_INSNS {
+            let Entry::Vacant(slot) = insns.entry(pc) else {
+                break;
+            };
             let Some(i) = code.insn(pc) else { break };
-            insns.insert(pc, i);
+            slot.insert(i);
             let next = pc.wrapping_add(u64::from(i.len));
             let mut lead = |a: u64, work: &mut Vec<u64>| {
                 if !foreign(a) {
