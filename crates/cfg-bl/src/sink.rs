@@ -66,6 +66,7 @@ use prof_events::SAVES;
 use prof_events::{BlockEnd, BlockId, BlockInfo, Control, Edge, EdgeKind as EmuEdge, Exit};
 use prof_events::{Interest, Probe, ProbeLease, ProbeOp, ProbeState, Sink, TraceId, TracePart};
 
+use crate::adjacency::Adjacency;
 use crate::blockcache::{
     compose, ends_in_flow, entry_of, key, key_func, key_node, Arena, CachedCall, Cold, Out,
     Restart, Slot, Step, NODE_BITS, NONE, NOT_FLOW, NO_KEY, RESTARTS,
@@ -162,7 +163,7 @@ pub struct Function {
     /// Per node: its edge to the virtual exit.
     leave: Vec<Option<usize>>,
     /// Per node: flow edges `(target start, edge, target)`.
-    flows: Vec<Vec<(u64, usize, NodeIndex)>>,
+    flows: Adjacency<(u64, usize, NodeIndex)>,
     /// Resynchronisation edges and their targets, by the target's start address.
     resync: HashMap<u64, (usize, NodeIndex)>,
 }
@@ -1965,7 +1966,7 @@ impl Function {
     /// The flow edge from `node` to the block starting at `to`.
     fn flow_to(&self, node: usize, to: u64) -> Option<(usize, NodeIndex)> {
         self.flows
-            .get(node)?
+            .of(node)
             .iter()
             .find(|(s, ..)| *s == to)
             .map(|&(_, e, w)| (e, w))
@@ -1995,7 +1996,7 @@ impl Function {
             node_at: HashMap::default(),
             fall: Vec::new(),
             leave: Vec::new(),
-            flows: Vec::new(),
+            flows: Adjacency::default(),
             resync: HashMap::default(),
         }
     }
@@ -2005,17 +2006,24 @@ impl Function {
         let n = cfg.node_count();
         self.fall = vec![None; n];
         self.leave = vec![None; n];
-        self.flows = vec![Vec::new(); n];
+        self.node_at.reserve(n);
         for v in cfg.graph.node_indices().skip(2) {
             self.node_at.insert(cfg.graph[v].start, v);
         }
         let succs = cfg.all_succs();
+        let flows = cfg.graph.node_indices().flat_map(|v| {
+            let flow = |&&(e, _): &&(EdgeIndex, NodeIndex)| cfg.graph[e] == EdgeKind::Flow;
+            let to = move |&(e, w): &(EdgeIndex, NodeIndex)| {
+                (v.index(), (cfg.graph[w].start, e.index(), w))
+            };
+            succs.of(v).iter().filter(flow).map(to)
+        });
+        self.flows = Adjacency::new(n, flows);
         for v in cfg.graph.node_indices() {
             for &(e, w) in succs.of(v) {
                 match cfg.graph[e] {
                     EdgeKind::Flow => {
                         let ts = cfg.graph[w].start;
-                        self.flows[v.index()].push((ts, e.index(), w));
                         if ts == cfg.graph[v].end {
                             self.fall[v.index()] = Some((e.index(), w));
                         }
