@@ -119,6 +119,22 @@ enum EndAt {
     Site,
 }
 
+/// The dirty cache registers at one point of the code, with the guest register each holds
+/// (guest, host): a copy with no allocation, since every exit and bail-out takes one.
+#[derive(Clone, Copy)]
+struct Dirty {
+    regs: [(u8, Reg); CACHE.len()],
+    len: u8,
+}
+
+impl std::ops::Deref for Dirty {
+    type Target = [(u8, Reg)];
+
+    fn deref(&self) -> &[(u8, Reg)] {
+        &self.regs[..usize::from(self.len)]
+    }
+}
+
 /// Which guest register each cache register holds.
 struct RegCache {
     /// Index into [`CACHE`] holding each guest register, or [`NO`].
@@ -144,11 +160,16 @@ impl RegCache {
     }
 
     /// The dirty cache registers, with the guest register each holds.
-    fn dirty(&self) -> Vec<(u8, Reg)> {
-        (0..CACHE.len())
-            .filter(|&s| self.dirty[s])
-            .map(|s| (self.guest[s], CACHE[s]))
-            .collect()
+    fn dirty(&self) -> Dirty {
+        let mut d = Dirty {
+            regs: [(0, 0); CACHE.len()],
+            len: 0,
+        };
+        for s in (0..CACHE.len()).filter(|&s| self.dirty[s]) {
+            d.regs[usize::from(d.len)] = (self.guest[s], CACHE[s]);
+            d.len += 1;
+        }
+        d
     }
 
     fn touch(&mut self, slot: usize) -> Reg {
@@ -1975,7 +1996,7 @@ impl Guard {
 /// A block's exit, emitted after its body.
 struct ExitCode {
     /// The cache registers to store to `x` first (guest, host): those dirty at the jump.
-    dirty: Vec<(u8, Reg)>,
+    dirty: Dirty,
     /// The jumps (displacement positions) that take it.
     jumps: Vec<usize>,
     /// The next pc (ignored for a bail-out).
