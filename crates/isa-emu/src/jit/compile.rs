@@ -342,12 +342,12 @@ impl Compiler<'_> {
     /// A bail-out before arena index `at`, taken by the jump whose displacement is at
     /// `jump`.
     fn bail(&mut self, jump: usize, at: usize) {
-        self.bail_out(vec![jump], at, false);
+        self.bail_out(Jumps::one(jump), at, false);
     }
 
     /// A bail-out before arena index `at`, taken by `jumps`; with `divert`, that of a
     /// guard's failed check ([`ExitCode::divert`]).
-    fn bail_out(&mut self, jumps: Vec<usize>, at: usize, divert: bool) {
+    fn bail_out(&mut self, jumps: Jumps, at: usize, divert: bool) {
         self.exits.push(ExitCode {
             dirty: self.regs.dirty(),
             jumps,
@@ -1485,7 +1485,7 @@ impl Compiler<'_> {
         if !miss.is_empty() {
             self.exits.push(ExitCode {
                 dirty: self.regs.dirty(),
-                jumps: miss,
+                jumps: Jumps::of(miss),
                 pc: to.pc,
                 kind: kind::PART,
                 at: k as u32,
@@ -1810,7 +1810,7 @@ impl Compiler<'_> {
                 let jump = self.asm.jcc(cc);
                 self.exits.push(ExitCode {
                     dirty: self.regs.dirty(),
-                    jumps: vec![jump],
+                    jumps: Jumps::one(jump),
                     pc: imm,
                     kind: if last { kind::END } else { kind::SIDE_EXIT },
                     at: at as u32,
@@ -1993,12 +1993,39 @@ impl Guard {
     }
 }
 
+/// The jumps (displacement positions) that take an exit: most take one, which needs no
+/// allocation.
+struct Jumps {
+    one: Option<usize>,
+    more: Vec<usize>,
+}
+
+impl Jumps {
+    fn one(jump: usize) -> Jumps {
+        Jumps {
+            one: Some(jump),
+            more: Vec::new(),
+        }
+    }
+
+    fn of(jumps: Vec<usize>) -> Jumps {
+        Jumps {
+            one: None,
+            more: jumps,
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.one.into_iter().chain(self.more.iter().copied())
+    }
+}
+
 /// A block's exit, emitted after its body.
 struct ExitCode {
     /// The cache registers to store to `x` first (guest, host): those dirty at the jump.
     dirty: Dirty,
     /// The jumps (displacement positions) that take it.
-    jumps: Vec<usize>,
+    jumps: Jumps,
     /// The next pc (ignored for a bail-out).
     pc: u64,
     kind: u64,
@@ -2316,7 +2343,7 @@ pub(crate) fn compile(
         c.section(Section::Code("guard"));
         let mut miss = Vec::new();
         c.applies(Val::Imm(g.key), Val::Imm(g.epoch), &mut miss);
-        c.bail_out(miss, src.first, true);
+        c.bail_out(Jumps::of(miss), src.first, true);
         c.guard = Some(g);
         // A stub whose probe left this guard pending chains to the code past the check:
         // the state may not hold the key yet.
@@ -2378,7 +2405,7 @@ pub(crate) fn compile(
             let j = c.asm.jmp();
             c.exits.push(ExitCode {
                 dirty: c.regs.dirty(),
-                jumps: vec![j],
+                jumps: Jumps::one(j),
                 pc,
                 kind: kind::END,
                 at: (src.first + insns.len() - 1) as u32,
@@ -2471,7 +2498,7 @@ pub(crate) fn compile(
         } else {
             "exit"
         }));
-        c.land(e.jumps.iter().copied());
+        c.land(e.jumps.iter());
         if e.divert {
             // A jump to the next instruction until the block's unprobed code is compiled
             // and the jump patched to go on there; the run loop learns of the failed check
