@@ -2296,6 +2296,33 @@ impl Source<'_> {
     }
 }
 
+/// The vectors a compilation fills, kept from one to the next with their room (a
+/// compilation grew each of them from empty, for every block and superblock), each taken
+/// empty ([`Scratch::take`]). [`Compiled`]'s go back with [`Scratch::give_back`].
+#[derive(Default)]
+pub(crate) struct Scratch {
+    exits: Vec<ExitCode>,
+    colds: Vec<ColdWays>,
+    returns: Vec<usize>,
+    sections: Vec<(u32, Section)>,
+    stubs: Vec<Stub>,
+}
+
+impl Scratch {
+    /// The vector `field` picks, emptied.
+    fn take<T>(&mut self, field: impl FnOnce(&mut Scratch) -> &mut Vec<T>) -> Vec<T> {
+        let mut v = std::mem::take(field(self));
+        v.clear();
+        v
+    }
+
+    /// Keeps the room of `compiled`'s vectors for the next compilation.
+    pub(crate) fn give_back(&mut self, compiled: Compiled) {
+        self.sections = compiled.sections;
+        self.stubs = compiled.stubs;
+    }
+}
+
 /// Appends to `asm` the code of block `src`, whose stubs are numbered from `first_stub`
 /// (the buffer's count so far): a function `extern "sysv64" fn(x: *mut u64,
 /// ctx: *mut Ctx) -> (next pc, kind)` (see [`kind`]). Returns `None`, having emitted
@@ -2312,6 +2339,7 @@ pub(crate) fn compile(
     src: &Source<'_>,
     first_stub: u32,
     (saves, lent): (bool, u64),
+    scratch: &mut Scratch,
 ) -> Option<Compiled> {
     let start = asm.code.len();
     for r in SAVED {
@@ -2326,9 +2354,9 @@ pub(crate) fn compile(
     let mut c = Compiler {
         asm,
         regs: RegCache::new(),
-        exits: Vec::new(),
-        colds: Vec::new(),
-        returns: Vec::new(),
+        exits: scratch.take(|s| &mut s.exits),
+        colds: scratch.take(|s| &mut s.colds),
+        returns: scratch.take(|s| &mut s.returns),
         unprobed: src.unprobed,
         guard: None,
         pending: Unstored::default(),
@@ -2337,8 +2365,9 @@ pub(crate) fn compile(
         lent,
         unchecked: 0,
         start,
-        sections: vec![(0, Section::Code("prologue"))],
+        sections: scratch.take(|s| &mut s.sections),
     };
+    c.sections.push((0, Section::Code("prologue")));
     let verified = guard.map(|g| {
         c.section(Section::Code("guard"));
         let mut miss = Vec::new();
@@ -2490,9 +2519,10 @@ pub(crate) fn compile(
         }
         None => {}
     }
-    let mut stubs = Vec::new();
+    let mut stubs = scratch.take(|s| &mut s.stubs);
     let mut divert = None;
-    for e in std::mem::take(&mut c.exits) {
+    let mut exits = std::mem::take(&mut c.exits);
+    for e in exits.drain(..) {
         c.section(Section::Code(if e.kind == kind::BAIL {
             "bail out"
         } else {
@@ -2547,9 +2577,12 @@ pub(crate) fn compile(
         c.asm.pop(*r);
     }
     c.asm.ret();
-    for j in std::mem::take(&mut c.returns) {
+    for &j in &c.returns {
         c.asm.patch_to(j, epilogue);
     }
+    scratch.exits = exits;
+    scratch.colds = std::mem::take(&mut c.colds);
+    scratch.returns = std::mem::take(&mut c.returns);
     Some(Compiled {
         body,
         verified,

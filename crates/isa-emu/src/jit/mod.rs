@@ -384,6 +384,8 @@ pub(crate) struct Jit {
     /// The counters the compiled code adds to with no check: [`lend`](Self::lend)
     /// accepts no lease with fewer.
     unchecked: u64,
+    /// The compiler's vectors, kept from one compilation to the next.
+    scratch: compile::Scratch,
 }
 
 impl std::fmt::Debug for Jit {
@@ -415,6 +417,7 @@ impl Jit {
             saves_sums: true,
             lent: 0,
             unchecked: 0,
+            scratch: compile::Scratch::default(),
         })
     }
 
@@ -441,7 +444,8 @@ impl Jit {
     pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
         let modes = (self.saves_sums, self.lent);
-        let compiled = compile::compile(&mut self.asm, src, self.code.stubs(), modes)?;
+        let (asm, stubs) = (&mut self.asm, self.code.stubs());
+        let compiled = compile::compile(asm, src, stubs, modes, &mut self.scratch)?;
         let handle = self.code.append(
             &self.asm.code,
             (compiled.body, compiled.verified, compiled.divert),
@@ -458,6 +462,7 @@ impl Jit {
                 &compiled.sections,
             );
         }
+        self.scratch.give_back(compiled);
         Some(handle)
     }
 
