@@ -33,9 +33,9 @@ impl RegionTree {
             .skip(1)
             .map(|r| (r.header, r.nodes.clone(), r.kind))
             .collect();
-        for level in &hier.levels {
+        for r in 0..hier.levels.len() {
             sets.extend(
-                level_hammocks(level, &loops)
+                level_hammocks(&hier, r, &loops)
                     .into_iter()
                     .map(|n| (None, n, RegionKind::Hammock)),
             );
@@ -47,28 +47,23 @@ impl RegionTree {
     }
 }
 
-/// The hammocks of one level, as CFG node sets.
-fn level_hammocks(level: &crate::hier::Level, loops: &RegionTree) -> Vec<Vec<NodeIndex>> {
+/// The hammocks of region `r`'s level, as CFG node sets.
+fn level_hammocks(hier: &Hierarchy, r: usize, loops: &RegionTree) -> Vec<Vec<NodeIndex>> {
+    let level = &hier.levels[r];
     let k = level.children.len();
     let mut g: DiGraph<(), ()> = DiGraph::new();
     for _ in 0..k + 2 {
         g.add_node(());
     }
     let (re, rx) = (NodeIndex::new(k), NodeIndex::new(k + 1));
-    let idx = |c: &Child| {
-        level
-            .children
-            .iter()
-            .position(|x| x == c)
-            .map(NodeIndex::new)
-    };
+    let idx = |c: &Child| hier.position(r, *c).map(NodeIndex::new);
     for c in &level.entries {
         if let Some(i) = idx(c) {
             g.add_edge(re, i, ());
         }
     }
-    for (at, c) in level.children.iter().enumerate() {
-        let Some(i) = idx(c) else { continue };
+    for at in 0..k {
+        let i = NodeIndex::new(at);
         for item in level.out_items(at) {
             match item.as_ref().and_then(&idx) {
                 Some(j) => g.add_edge(i, j, ()),

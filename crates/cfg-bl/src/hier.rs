@@ -289,8 +289,9 @@ impl Hierarchy {
         (self.levels.get(r)?.children.get(at) == Some(&c)).then_some(at)
     }
 
-    /// [`position`](Self::position) of a child known to be in its level.
-    fn at(&self, c: Child) -> usize {
+    /// [`position`](Self::position) of a child known to be in its level (one of a level's
+    /// entries, exits or out-items).
+    pub(crate) fn at(&self, c: Child) -> usize {
         self.pos[Builder::id(self.cfg.node_count(), c)] as usize
     }
 

@@ -33,7 +33,7 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 
 use crate::cfg::Cfg;
-use crate::hier::Hierarchy;
+use crate::hier::{Hierarchy, Level};
 use crate::numbering::{Dag, Numbering};
 use crate::structure::{Child, RegionId};
 use crate::Error;
@@ -119,9 +119,11 @@ impl SymOps {
         Ok(())
     }
 
-    /// The operations pushed since `start`, as a span of [`SymOps::ops`].
-    fn since(&self, start: usize) -> Span {
-        (start as u32, self.ops.len() as u32)
+    /// The operations `f` pushes, as a span of [`SymOps::ops`].
+    fn group(&mut self, f: impl FnOnce(&mut SymOps) -> Result<(), Error>) -> Result<Span, Error> {
+        let start = self.ops.len() as u32;
+        f(self)?;
+        Ok((start, self.ops.len() as u32))
     }
 
     fn ops(&self, (a, b): Span) -> &[SymOp] {
@@ -246,20 +248,16 @@ impl Instrumented {
         let mut syms = SymOps::default();
         let mut edge_sym = Vec::with_capacity(hier.classes.len());
         for e in hier.cfg.graph.edge_indices() {
-            let start = syms.ops.len();
-            sym.edge_ops(e.index(), &mut syms)?;
-            edge_sym.push(syms.since(start));
+            edge_sym.push(syms.group(|s| sym.edge_ops(e.index(), s))?);
         }
         let root = Child::Block(Cfg::entry());
-        let start = syms.ops.len();
-        syms.push(SymOp::Set, |out| sym.entry(0, root, out))?;
-        let start_sym = syms.since(start);
-        let start = syms.ops.len();
-        syms.push(
-            |es| SymOp::Count(sym.table(0), es),
-            |out| sym.exit(0, Child::Block(Cfg::exit()), out),
-        )?;
-        let end_sym = syms.since(start);
+        let start_sym = syms.group(|s| s.push(SymOp::Set, |out| sym.entry(0, root, out)))?;
+        let end_sym = syms.group(|s| {
+            s.push(
+                |es| SymOp::Count(sym.table(0), es),
+                |out| sym.exit(0, Child::Block(Cfg::exit()), out),
+            )
+        })?;
         // Weights of augmented edges: the weight of every CFG edge whose code uses them.
         let cfg_w = cfg_weights(&hier, weights);
         let mut aug_w: Vec<Vec<u64>> = graphs.iter().map(|g| vec![0; g.dag.edges.len()]).collect();
@@ -454,27 +452,30 @@ fn cfg_weights(hier: &Hierarchy, weights: &Weights) -> Vec<u64> {
         .collect()
 }
 
+/// Edges of a level's augmented graph: one from its start to each entry, one per
+/// out-item (an edge between children, or an exit's to its end).
+fn out_edges(level: &Level) -> usize {
+    level.entries.len() + level.edges.len() + level.exits.len()
+}
+
 /// The region-based augmented CFG of every region: children, `Re`, `Rx`.
 fn region_graphs(hier: &Hierarchy) -> Vec<AugGraph> {
     hier.levels
         .iter()
-        .enumerate()
-        .map(|(r, level)| {
+        .map(|level| {
             let k = level.children.len();
             let mut nodes: Vec<AugNode> =
                 level.children.iter().map(|&c| AugNode::Child(c)).collect();
             nodes.push(AugNode::Source);
             nodes.push(AugNode::Sink);
-            let idx = |c: &Child| hier.position(r, *c).unwrap_or(k);
-            let edges = level.entries.len() + level.edges.len() + level.exits.len();
-            let mut g = AugGraph::new(nodes, k, k + 1, edges);
-            for c in &level.entries {
-                g.edge(k, idx(c));
+            let mut g = AugGraph::new(nodes, k, k + 1, out_edges(level));
+            for &c in &level.entries {
+                g.edge(k, hier.at(c));
             }
-            for i in 0..level.children.len() {
+            for i in 0..k {
                 for item in level.out_items(i) {
-                    match item {
-                        Some(b) => g.edge(i, idx(b)),
+                    match *item {
+                        Some(b) => g.edge(i, hier.at(b)),
                         None => g.edge(i, k + 1),
                     };
                 }
@@ -492,17 +493,14 @@ fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
     nodes.push(AugNode::Source);
     nodes.push(AugNode::Sink);
     nodes.extend((0..hier.levels.len()).map(AugNode::RegionEntry));
-    let edges = hier
-        .levels
-        .iter()
-        .map(|l| 1 + 2 * l.entries.len() + l.edges.len() + l.exits.len())
-        .sum::<usize>()
-        + if shrink {
-            0
-        } else {
-            hier.cfg.graph.edge_count()
-        };
-    let mut g = AugGraph::new(nodes, fe, fx, edges);
+    // (Per level, `fe->E_R` and the level's own; then the CFG's.)
+    let levels: usize = hier.levels.iter().map(|l| 1 + out_edges(l)).sum();
+    let cfg_edges = if shrink {
+        0
+    } else {
+        hier.cfg.graph.edge_count()
+    };
+    let mut g = AugGraph::new(nodes, fe, fx, levels + cfg_edges);
     let inn = |c: Child| hier.rep_entry(c).index();
     let out = |c: Child| hier.rep_exit(c).index();
     for (r, level) in hier.levels.iter().enumerate() {

@@ -125,37 +125,31 @@ fn immediate_dominators(cfg: &Cfg) -> Vec<u32> {
     const NONE: u32 = u32::MAX;
     let g = &cfg.graph;
     let n = g.node_count();
-    let flows = |e: &petgraph::graph::EdgeReference<'_, EdgeKind>| *e.weight() != EdgeKind::Resync;
-    let succs = Adjacency::new(
-        n,
-        g.edge_references()
-            .filter(flows)
-            .map(|e| (e.source().index(), e.target().index())),
-    );
+    let succs = cfg.all_succs();
     let preds = Adjacency::new(
         n,
         g.edge_references()
-            .filter(flows)
+            .filter(|e| *e.weight() != EdgeKind::Resync)
             .map(|e| (e.target().index(), e.source().index())),
     );
     // Reverse postorder of the nodes the entry reaches (`order`: their place in it).
     let entry = Cfg::entry().index();
     let mut post = Vec::with_capacity(n);
     let mut seen = vec![false; n];
-    let mut stack = vec![(entry, 0usize)];
+    let mut stack = vec![(Cfg::entry(), 0usize)];
     seen[entry] = true;
     while let Some((v, i)) = stack.last_mut() {
         let v = *v;
         match succs.of(v).get(*i) {
-            Some(&w) => {
+            Some(&(e, w)) => {
                 *i += 1;
-                if !seen[w] {
-                    seen[w] = true;
+                if g[e] != EdgeKind::Resync && !seen[w.index()] {
+                    seen[w.index()] = true;
                     stack.push((w, 0));
                 }
             }
             None => {
-                post.push(v);
+                post.push(v.index());
                 stack.pop();
             }
         }

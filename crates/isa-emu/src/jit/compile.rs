@@ -2298,7 +2298,7 @@ impl Source<'_> {
 
 /// The vectors a compilation fills, kept from one to the next with their room (a
 /// compilation grew each of them from empty, for every block and superblock), each taken
-/// empty ([`Scratch::take`]). [`Compiled`]'s go back with [`Scratch::give_back`].
+/// empty ([`emptied`]). [`Compiled`]'s go back with [`Scratch::give_back`].
 #[derive(Default)]
 pub(crate) struct Scratch {
     exits: Vec<ExitCode>,
@@ -2308,14 +2308,14 @@ pub(crate) struct Scratch {
     stubs: Vec<Stub>,
 }
 
-impl Scratch {
-    /// The vector `field` picks, emptied.
-    fn take<T>(&mut self, field: impl FnOnce(&mut Scratch) -> &mut Vec<T>) -> Vec<T> {
-        let mut v = std::mem::take(field(self));
-        v.clear();
-        v
-    }
+/// The vector of `field`, taken and emptied, with its room.
+fn emptied<T>(field: &mut Vec<T>) -> Vec<T> {
+    let mut v = std::mem::take(field);
+    v.clear();
+    v
+}
 
+impl Scratch {
     /// Keeps the room of `compiled`'s vectors for the next compilation.
     pub(crate) fn give_back(&mut self, compiled: Compiled) {
         self.sections = compiled.sections;
@@ -2354,9 +2354,9 @@ pub(crate) fn compile(
     let mut c = Compiler {
         asm,
         regs: RegCache::new(),
-        exits: scratch.take(|s| &mut s.exits),
-        colds: scratch.take(|s| &mut s.colds),
-        returns: scratch.take(|s| &mut s.returns),
+        exits: emptied(&mut scratch.exits),
+        colds: emptied(&mut scratch.colds),
+        returns: emptied(&mut scratch.returns),
         unprobed: src.unprobed,
         guard: None,
         pending: Unstored::default(),
@@ -2365,7 +2365,7 @@ pub(crate) fn compile(
         lent,
         unchecked: 0,
         start,
-        sections: scratch.take(|s| &mut s.sections),
+        sections: emptied(&mut scratch.sections),
     };
     c.sections.push((0, Section::Code("prologue")));
     let verified = guard.map(|g| {
@@ -2519,7 +2519,7 @@ pub(crate) fn compile(
         }
         None => {}
     }
-    let mut stubs = scratch.take(|s| &mut s.stubs);
+    let mut stubs = emptied(&mut scratch.stubs);
     let mut divert = None;
     let mut exits = std::mem::take(&mut c.exits);
     for e in exits.drain(..) {
