@@ -51,6 +51,7 @@ use prof_events::{
     Sink, TracePart,
 };
 
+use crate::cpu::Cpu;
 use crate::decode::decode;
 use crate::exec::writes_xreg;
 use crate::insn::{Insn, Op};
@@ -793,12 +794,12 @@ impl BlockCache {
     pub fn run_compiled(
         &self,
         handle: u32,
-        x: &mut [u64; 256],
+        cpu: &mut Cpu,
         mem: &mut Memory,
         budget: u64,
         probes: Probes,
     ) -> Option<Left> {
-        self.jit.as_ref()?.run(handle, x, mem, budget, probes)
+        self.jit.as_ref()?.run(handle, cpu, mem, budget, probes)
     }
 
     /// Whether blocks with block or edge events and event superblocks run chained, their

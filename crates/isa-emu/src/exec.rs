@@ -508,31 +508,45 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         | Op::FcvtDLu
         | Op::FmvDX) => {
             fp_enabled!();
-            let rm = if fpu::uses_rm(op) {
-                let rm = if insn.rm == 7 { cpu.frm } else { insn.rm };
-                if rm > 4 {
-                    trap!(illegal(mem, pc!(), insn.len));
-                }
-                rm
-            } else {
-                0
-            };
-            let a = if fpu::reads_xreg(op) {
-                x[rs1]
-            } else {
-                cpu.f[rs1 & 31]
-            };
-            let b = cpu.f[rs2 & 31];
-            let c = cpu.f[usize::from(insn.rs3 & 31)];
-            let v = fpu::execute(op, a, b, c, rm, &mut cpu.fflags);
-            if fpu::writes_xreg(op) {
-                cpu.x[rd] = v;
-            } else {
-                cpu.f[usize::from(insn.rd & 31)] = v;
+            let regs = [insn.rd, insn.rs1, insn.rs2, insn.rs3];
+            if !fp_compute(op, cpu, regs, insn.rm) {
+                trap!(illegal(mem, pc!(), insn.len));
             }
         }
     }
     Ok(next)
+}
+
+/// The F or D computation `op` (any F or D op but the loads and stores) of an instruction
+/// with registers `[rd, rs1, rs2, rs3]` and rounding-mode field `rm`, on `cpu` with
+/// floating point on: `false`, having changed nothing, where it raises an
+/// illegal-instruction exception instead (a reserved rounding mode). Compiled code calls
+/// it too ([`jit`](crate::jit)), so both run the same arithmetic.
+#[inline(always)]
+pub(crate) fn fp_compute(op: Op, cpu: &mut Cpu, [rd, rs1, rs2, rs3]: [u8; 4], rm: u8) -> bool {
+    let rm = if fpu::uses_rm(op) {
+        let rm = if rm == 7 { cpu.frm } else { rm };
+        if rm > 4 {
+            return false;
+        }
+        rm
+    } else {
+        0
+    };
+    let a = if fpu::reads_xreg(op) {
+        cpu.x[usize::from(rs1)]
+    } else {
+        cpu.f[usize::from(rs1 & 31)]
+    };
+    let b = cpu.f[usize::from(rs2 & 31)];
+    let c = cpu.f[usize::from(rs3 & 31)];
+    let v = fpu::execute(op, a, b, c, rm, &mut cpu.fflags);
+    if fpu::writes_xreg(op) {
+        cpu.x[usize::from(rd)] = v;
+    } else {
+        cpu.f[usize::from(rd & 31)] = v;
+    }
+    true
 }
 
 #[inline(always)]

@@ -1084,7 +1084,7 @@ pub(crate) fn run_compiled(
     let budget = bound - *retired;
     // Code that cannot run is code that bails out before its first instruction.
     let left = cache
-        .run_compiled(handle, &mut cpu.x, mem, budget, probes)
+        .run_compiled(handle, cpu, mem, budget, probes)
         .unwrap_or(jit::Left {
             pc: 0,
             kind: jit::kind::BAIL,
@@ -1329,7 +1329,7 @@ fn run_unchained(
     trap: &mut Trap,
 ) -> Result<u64, Early> {
     let budget = u64::from(code.count);
-    match cache.run_compiled(code.handle, &mut cpu.x, mem, budget, Probes::NONE) {
+    match cache.run_compiled(code.handle, cpu, mem, budget, Probes::NONE) {
         Some(left) => compiled_result(cpu, mem, &left, code, here, trap),
         None => run_threaded(cpu, mem, code.insns, here, code.end, trap),
     }

@@ -157,6 +157,18 @@ pub(crate) fn assign(block: &mut [Tinsn]) {
 
 macro_rules! handlers {
     ($($op:ident),* $(,)?) => {
+        /// Every op, in the order of their discriminants (checked in a test): an op's number
+        /// indexes it.
+        pub(crate) const OPS: &[Op] = &[$(Op::$op),*];
+
+        /// The function compiled code calls to run `op`, if an F or D computation
+        /// ([`fp_compute`](crate::jit::fp_compute), specialized to it).
+        pub(crate) fn fp_helper(op: Op) -> crate::jit::FpHelper {
+            match op {
+                $(Op::$op => crate::jit::fp_compute::<{ Op::$op as u8 }>,)*
+            }
+        }
+
         /// The handler of `op` in a block's body.
         pub(crate) fn body_handler(op: Op) -> Handler {
             match op {
@@ -263,6 +275,14 @@ mod tests {
     use crate::decode::decode;
     use crate::exec::Trap;
     use crate::xlat::translate;
+
+    #[test]
+    fn ops_are_listed_by_number() {
+        for (i, &op) in OPS.iter().enumerate() {
+            assert_eq!(usize::from(op as u8), i, "{op:?}");
+        }
+        assert_eq!(OPS.last(), Some(&Op::FmvDX));
+    }
 
     const ADDI_A0_1: u32 = 0x0015_0513; // addi a0, a0, 1
     const LD_A1_A0: u32 = 0x0005_3583; // ld a1, 0(a0)

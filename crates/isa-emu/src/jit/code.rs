@@ -12,7 +12,8 @@
 //! clear.
 //!
 //! Why the call is sound rests on the compiler: its code reads and writes the 64-bit slots
-//! 0..33 of the register file it is given and the [`Ctx`](super::Ctx) it is given, and
+//! 0..33 of the register file it is given, the hart's 32 floating-point registers (at the
+//! displacement of its `f` from its `x`) and the [`Ctx`](super::Ctx) it is given, and
 //! reads or writes guest memory only at `host + off` for `off <= limit` (8 bytes at most),
 //! which `Ctx::new` derives from the span's length, and the log's record `log_len` only
 //! while `log_len < LOG_CAP` (a call starts at 0, and a logged block that fills
@@ -26,7 +27,11 @@
 //! and path ends) that the run loop holds while the code runs, and an indirect call's
 //! probe reads its site `i` of the context's sites (`Jit::new_site` gave `i` before the
 //! block was compiled, and sites only grow until the buffer is cleared); it saves and restores the callee-saved
-//! registers it uses, does not touch the stack otherwise, and returns by `ret`. A patched
+//! registers it uses, and returns by `ret`; it calls only [`fp_compute`] (of an F or D op), on the hart the
+//! context points to, having stored the guest register the computation reads and
+//! dropping its copy of the one it writes, with the stack 16-byte aligned and the
+//! caller-saved registers it uses pushed around the call; it does not touch the stack
+//! otherwise. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer
 //! (a stub possibly past the body's guard check, which only skips tests of the state's
@@ -39,8 +44,28 @@
 
 #![allow(unsafe_code)]
 
+use crate::cpu::Cpu;
+use crate::threaded::OPS;
+
+/// Runs the floating-point computation of op number `OP` on the hart `cpu` for compiled
+/// code, as the interpreter does ([`exec::fp_compute`](crate::exec::fp_compute), here
+/// with the op known, as in the interpreter's handlers): `regs` holds `rd`, `rs1`, `rs2`,
+/// `rs3` and `rm`, a byte each from the lowest. Returns 1, or 0 having changed nothing
+/// where the instruction raises an exception (a reserved rounding mode), which the code
+/// leaves to the interpreter; the code checks first that floating point is on.
+pub(crate) extern "sysv64" fn fp_compute<const OP: u8>(cpu: *mut Cpu, regs: u64) -> u64 {
+    let op = const { OPS[OP as usize] };
+    let [rd, rs1, rs2, rs3, rm, ..] = regs.to_le_bytes();
+    // SAFETY: compiled code calls this with the context's hart, which its caller borrowed
+    // mutably for the call (`CodeBuf::call`) and which nothing else reads or writes while
+    // this runs.
+    let cpu = unsafe { &mut *cpu };
+    u64::from(crate::exec::fp_compute(op, cpu, [rd, rs1, rs2, rs3], rm))
+}
+
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 mod host {
+    use crate::cpu::Cpu;
     use crate::jit::compile::{Guard, Stub, Tramp};
     use crate::jit::{Ctx, Ret, Target, TARGET_SLOTS};
 
@@ -378,19 +403,23 @@ mod host {
             Some(self.ptr as usize + start as usize)
         }
 
-        /// Calls the function `handle` on the registers `x` and the context `ctx`; `None`
-        /// if `handle` was not given out since the last clear (a bug of the caller).
+        /// Calls the function `handle` on the hart `cpu` (the context's, which the caller
+        /// borrowed mutably for the call) and the context `ctx`; `None` if `handle` was
+        /// not given out since the last clear (a bug of the caller).
         #[inline(always)]
-        pub fn call(&self, handle: u32, x: &mut [u64; 256], ctx: &mut Ctx) -> Option<Ret> {
+        pub fn call(&self, handle: u32, cpu: *mut Cpu, ctx: &mut Ctx) -> Option<Ret> {
             let start = self.entries.get(handle as usize)?.start;
             // SAFETY: `start` is the start of a function `compile` produced, inside the
             // mapping, which is executable. The function's contract (module docs) keeps it
-            // and the functions its stubs chain to within `x` (256 slots), `ctx`, the
-            // guest span `ctx` describes, which its creator borrowed mutably for the call,
-            // and the log `ctx` points to (`LOG_CAP` records in a `Cell` of the `Jit`).
+            // and the functions its stubs chain to within the hart's registers (`x`, 256
+            // slots, and `f`), `ctx`, the guest span `ctx` describes, which its creator
+            // borrowed mutably for the call, and the log `ctx` points to (`LOG_CAP`
+            // records in a `Cell` of the `Jit`); it calls only `fp_compute`, on the hart.
             let f: extern "sysv64" fn(*mut u64, *mut Ctx) -> Ret =
                 unsafe { std::mem::transmute(self.ptr.add(start as usize)) };
-            Some(f(x.as_mut_ptr(), ctx))
+            // SAFETY: a field of the hart the caller borrowed (no reference is made).
+            let x = unsafe { std::ptr::addr_of_mut!((*cpu).x) };
+            Some(f(x.cast(), ctx))
         }
     }
 
@@ -481,6 +510,7 @@ mod host {
 
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
 mod host {
+    use crate::cpu::Cpu;
     use crate::jit::compile::{Guard, Stub};
     use crate::jit::{Ctx, Ret, Target};
 
@@ -524,7 +554,7 @@ mod host {
         pub fn address(&self, _: u32) -> Option<usize> {
             match self.0 {}
         }
-        pub fn call(&self, _: u32, _: &mut [u64; 256], _: &mut Ctx) -> Option<Ret> {
+        pub fn call(&self, _: u32, _: *mut Cpu, _: &mut Ctx) -> Option<Ret> {
             match self.0 {}
         }
     }

@@ -13,13 +13,21 @@
 //! compiled code. Operations the compiler does not know bail out the same way.
 //!
 //! r11 holds the budget (see [`compile`]); rax, rcx and rdx are scratch.
+//!
+//! Floating-point loads and stores move between guest memory and the hart's `f`
+//! registers, which stay in memory (at their displacement from `x`). A floating-point
+//! computation is a call of [`fp_compute`](super::fp_compute), which runs the
+//! interpreter's arithmetic on the hart (the context's `cpu`): correctly rounded, with
+//! its flags, as a host instruction sequence would reproduce only with much more code.
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
-use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
+use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI, RSP};
 use super::{
     call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
     PART_REC, SIDE, TARGET_SLOTS, UNPROBED,
 };
+use crate::cpu::Cpu;
+use crate::fpu;
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
 use prof_events::{Frame, Probe, ProbeEnd, ProbeOp, ProbeState, SAVES};
@@ -215,6 +223,21 @@ fn disp(g: u8) -> i32 {
     i32::from(g) * 8
 }
 
+/// The displacement of floating-point register `f` from `x`.
+fn fdisp(f: u8) -> i32 {
+    use std::mem::offset_of;
+    const F: i32 = offset_of!(Cpu, f) as i32 - offset_of!(Cpu, x) as i32;
+    F + 8 * i32::from(f & 31)
+}
+
+/// The caller-saved registers the code keeps (see the module docs), pushed around a call.
+const KEPT: [Reg; 6] = [RDI, RSI, R8, R9, R10, R11];
+
+/// The F and D computations (every F and D op but the loads and stores).
+fn fp_computes(op: Op) -> bool {
+    op >= Op::Flw && !matches!(op, Op::Flw | Op::Fsw | Op::Fld | Op::Fsd)
+}
+
 /// The compiler's state for one block.
 struct Compiler<'a> {
     asm: &'a mut Asm,
@@ -311,6 +334,22 @@ impl Compiler<'_> {
     fn write_back(&mut self, dirty: &[(u8, Reg)]) {
         for &(g, h) in dirty {
             self.asm.store(RDI, disp(g), h);
+        }
+    }
+
+    /// Stores guest register `g` to `x` if its cache register holds a newer value, and
+    /// with `forget` drops it from the cache (for code that writes it in `x`).
+    fn flush(&mut self, g: u8, forget: bool) {
+        let slot = usize::from(self.regs.slot_of[usize::from(g)]);
+        if slot >= CACHE.len() {
+            return;
+        }
+        if std::mem::take(&mut self.regs.dirty[slot]) {
+            self.asm.store(RDI, disp(g), CACHE[slot]);
+        }
+        if forget {
+            self.regs.guest[slot] = NO;
+            self.regs.slot_of[usize::from(g)] = NO;
         }
     }
 
@@ -1786,6 +1825,32 @@ impl Compiler<'_> {
                 let v = self.get(insn.rs2, NO);
                 self.asm.store_sib(bytes, R8, RAX, v);
             }
+            Op::Flw | Op::Fld => {
+                self.address(insn)?;
+                self.fp_on(at);
+                self.bounds(at);
+                let single = insn.op == Op::Flw;
+                let kind = if single { Load::U32 } else { Load::U64 };
+                self.asm.load_sib(kind, RAX, R8, RAX);
+                if single {
+                    // NaN-boxed.
+                    self.asm.mov_imm(RCX, 0xffff_ffff_0000_0000);
+                    self.asm.alu(W::Q, Alu::Or, RAX, RCX);
+                }
+                self.asm.store(RDI, fdisp(rd), RAX);
+            }
+            Op::Fsw | Op::Fsd => {
+                self.address(insn)?;
+                self.fp_on(at);
+                self.store_bounds(at);
+                self.asm.load(RDX, RDI, fdisp(insn.rs2));
+                let bytes = if insn.op == Op::Fsw { 4 } else { 8 };
+                self.asm.store_sib(bytes, R8, RAX, RDX);
+            }
+            op if fp_computes(op) => {
+                self.fp_on(at);
+                self.fp_call(insn, at);
+            }
             Op::AmoswapW
             | Op::AmoaddW
             | Op::AmoxorW
@@ -1823,6 +1888,47 @@ impl Compiler<'_> {
             _ => return None,
         }
         Some(())
+    }
+
+    /// Bails out (to arena index `at`) where floating point is off ([`Ctx::fp_off`]).
+    fn fp_on(&mut self, at: usize) {
+        self.asm.alu_mem_imm(Alu::Cmp, RSI, Ctx::FP_OFF as i32, 0);
+        let j = self.asm.jcc(Cc::Ne);
+        self.bail(j, at);
+    }
+
+    /// The F or D computation `insn` (at arena index `at`): a call of
+    /// [`fp_compute`](super::fp_compute) on the hart (after [`fp_on`](Self::fp_on)), the
+    /// guest register it
+    /// reads stored first and the one it writes dropped from the cache; bails out where the
+    /// call changed nothing (the instruction raises an exception).
+    fn fp_call(&mut self, insn: &Tinsn, at: usize) {
+        if fpu::reads_xreg(insn.op) {
+            self.flush(insn.rs1, false);
+        }
+        if fpu::writes_xreg(insn.op) {
+            self.flush(insn.rd, true);
+        }
+        let mut regs = [0; 8];
+        regs[..5].copy_from_slice(&[insn.rd, insn.rs1, insn.rs2, insn.rs3, insn.rm]);
+        let a = &mut *self.asm;
+        // rsp is 8 off a 16-byte boundary in the body (the return address and the
+        // prologue's six pushes), and so after six more.
+        for r in KEPT {
+            a.push(r);
+        }
+        a.alu_imm(W::Q, Alu::Sub, RSP, 8);
+        a.load(RDI, RSI, Ctx::CPU as i32);
+        a.mov_imm(RSI, u64::from_le_bytes(regs));
+        a.mov_imm(RAX, crate::threaded::fp_helper(insn.op) as *const () as u64);
+        a.call(RAX);
+        a.alu_imm(W::Q, Alu::Add, RSP, 8);
+        for r in KEPT.iter().rev() {
+            a.pop(*r);
+        }
+        a.alu_imm(W::D, Alu::Cmp, RAX, 0);
+        let j = a.jcc(Cc::E);
+        self.bail(j, at);
     }
 
     /// `rd = rs1 op rs2`, where `op` computes `rax op= b` (with rax = rs1) at width `w`.

@@ -6,9 +6,11 @@
 //! those with memory events, whose accesses must reach the sink), and event superblocks
 //! when they are formed. The run loop calls the code instead of the threaded interpreter.
 //! The code computes exactly what the interpreter does: it runs the integer instructions
-//! (RV64I, M but `mulhsu`, and A's swap, add, xor, and and or) and bails out before
-//! anything else (floating point, LR/SC and A's minimum and maximum, `mulhsu`, system
-//! instructions, and any load, store or atomic that might fault or touch code), after
+//! (RV64I, M but `mulhsu`, and A's swap, add, xor, and and or) and F and D loads and
+//! stores, calls the interpreter's arithmetic for F and D computations ([`fp_compute`]),
+//! and bails out before anything else (floating point while it is off, a reserved
+//! rounding mode, LR/SC and A's minimum and maximum, `mulhsu`, system instructions, and
+//! any load, store or atomic that might fault or touch code), after
 //! which the threaded interpreter runs the block's rest from that instruction. The block's
 //! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
 //! exits, instruction counts and traps are unchanged.
@@ -77,10 +79,15 @@ mod tests;
 use std::cell::Cell;
 
 use crate::block::NONE;
+use crate::cpu::Cpu;
 use crate::memory::Memory;
 use prof_events::{ProbeEnd, ProbeLease, ProbeState};
 
+pub(crate) use code::fp_compute;
 pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
+
+/// The function compiled code calls for a floating-point computation.
+pub(crate) type FpHelper = extern "sysv64" fn(*mut Cpu, u64) -> u64;
 pub(crate) use perf_map::PerfMap;
 pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe};
 
@@ -134,6 +141,13 @@ pub(crate) struct Ctx {
     /// with [`prof_events::NoOpProbes`]: 1.9M edge events, against 554 when returning at
     /// once).
     log_cap: u64,
+    /// The hart whose registers `x` are (rdi points to them), for the floating-point
+    /// registers and the calls that run floating-point computations ([`code::fp_compute`]).
+    cpu: *mut Cpu,
+    /// Not 0 where floating point is off (the hart's `mstatus.FS`): a floating-point
+    /// instruction then bails out, and the interpreter raises the exception. Only
+    /// instructions that are not compiled (CSR writes) turn it on or off.
+    fp_off: u64,
 }
 
 /// The epoch of the state that compiled code runs probes on while none is lent or records
@@ -275,6 +289,8 @@ impl Ctx {
     const SITES: usize = 128;
     const IDLE: usize = 136;
     const LOG_CAP: usize = 144;
+    const CPU: usize = 152;
+    const FP_OFF: usize = 160;
 }
 
 // The offsets compiled code uses are the fields'.
@@ -284,13 +300,16 @@ const _: () = {
     assert!(offset_of!(Ctx, log_len) == Ctx::LOG_LEN && offset_of!(Ctx, probe) == Ctx::PROBE);
     assert!(offset_of!(Ctx, ends_len) == Ctx::ENDS_LEN && offset_of!(Ctx, sites) == Ctx::SITES);
     assert!(offset_of!(Ctx, idle) == Ctx::IDLE && offset_of!(Ctx, log_cap) == Ctx::LOG_CAP);
+    assert!(offset_of!(Ctx, cpu) == Ctx::CPU && offset_of!(Ctx, fp_off) == Ctx::FP_OFF);
 };
 
 impl Ctx {
-    /// The context of `mem` with `budget`, if the span holds at least 8 bytes (every
-    /// compiled access checks room for 8).
+    /// The context of the hart `cpu` (whether its floating point is off) and `mem` with
+    /// `budget`, if the span holds at least 8 bytes (every compiled access checks room for
+    /// 8).
     #[inline(always)]
     fn new(
+        (cpu, fp_off): (*mut Cpu, bool),
         mem: &mut Memory,
         budget: u64,
         targets: *const Target,
@@ -326,6 +345,8 @@ impl Ctx {
             sites,
             idle,
             log_cap: if probes.state.is_null() { LOG_CAP } else { 1 } as u64,
+            cpu,
+            fp_off: u64::from(fp_off),
         })
     }
 }
@@ -518,7 +539,7 @@ impl Jit {
         self.code.len()
     }
 
-    /// Runs the compiled block `handle` on the registers `x` and the memory `mem`, with
+    /// Runs the compiled block `handle` on the hart `cpu` and the memory `mem`, with
     /// `budget` instructions that may retire before the run loop must look (more than the
     /// block's count), and what probes run on (`Probes::NONE`: every probe misses);
     /// `None` if it cannot run (see [`code::CodeBuf::call`]).
@@ -526,15 +547,25 @@ impl Jit {
     pub fn run(
         &self,
         handle: u32,
-        x: &mut [u64; 256],
+        cpu: &mut Cpu,
         mem: &mut Memory,
         budget: u64,
         probes: Probes,
     ) -> Option<Left> {
         let log = self.log.as_ptr().cast::<Rec>();
         let shared = (self.sites.as_ptr(), self.idle.as_ptr());
-        let mut ctx = Ctx::new(mem, budget, self.code.targets(), log, probes, shared)?;
-        let ret = self.code.call(handle, x, &mut ctx)?;
+        let fp_off = cpu.fp_disabled();
+        let cpu: *mut Cpu = cpu;
+        let mut ctx = Ctx::new(
+            (cpu, fp_off),
+            mem,
+            budget,
+            self.code.targets(),
+            log,
+            probes,
+            shared,
+        )?;
+        let ret = self.code.call(handle, cpu, &mut ctx)?;
         Some(Left {
             pc: ret.pc,
             kind: ret.kind,

@@ -25,8 +25,75 @@ fn i(imm: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
     (imm & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
 }
 
+/// A floating-point instruction: a load or store (compiled), or a computation (a call of
+/// the interpreter's arithmetic), reading and writing `f` or `x` registers, with every
+/// rounding mode: the five, the dynamic one (the hart's `frm`, which may be reserved) and
+/// a reserved one (an illegal instruction, left to the interpreter).
+fn fp_insn() -> impl Strategy<Value = u32> {
+    let reg = || 0u32..32;
+    let offset = || prop_oneof![any::<u32>(), (0u32..16).prop_map(|k| k.wrapping_sub(8))];
+    // flw, fld; fsw, fsd.
+    let load = (2u32..4, offset(), reg(), reg()).prop_map(|(f3, imm, a, d)| i(imm, a, f3, d, 0x07));
+    let store = (2u32..4, offset(), reg(), reg()).prop_map(|(f3, imm, a, b)| {
+        (imm >> 5 & 0x7f) << 25 | b << 20 | a << 15 | f3 << 12 | (imm & 0x1f) << 7 | 0x27
+    });
+    let rm = || prop::sample::select(&[0u32, 1, 2, 3, 4, 7, 7, 7, 5][..]);
+    // (funct7, rs2 if fixed, funct3 if fixed): OP-FP computations of both formats.
+    let op_fp = (
+        prop::sample::select(
+            &[
+                (0x01, None, None),       // fadd.d
+                (0x05, None, None),       // fsub.d
+                (0x09, None, None),       // fmul.d
+                (0x0d, None, None),       // fdiv.d
+                (0x2d, Some(0), None),    // fsqrt.d
+                (0x11, None, Some(0)),    // fsgnj.d
+                (0x11, None, Some(1)),    // fsgnjn.d
+                (0x11, None, Some(2)),    // fsgnjx.d
+                (0x15, None, Some(0)),    // fmin.d
+                (0x15, None, Some(1)),    // fmax.d
+                (0x20, Some(1), None),    // fcvt.s.d
+                (0x21, Some(0), None),    // fcvt.d.s
+                (0x51, None, Some(2)),    // feq.d
+                (0x51, None, Some(1)),    // flt.d
+                (0x51, None, Some(0)),    // fle.d
+                (0x71, Some(0), Some(1)), // fclass.d
+                (0x71, Some(0), Some(0)), // fmv.x.d
+                (0x61, Some(0), None),    // fcvt.w.d
+                (0x61, Some(3), None),    // fcvt.lu.d
+                (0x69, Some(0), None),    // fcvt.d.w
+                (0x69, Some(2), None),    // fcvt.d.l
+                (0x79, Some(0), Some(0)), // fmv.d.x
+                (0x00, None, None),       // fadd.s
+                (0x08, None, None),       // fmul.s
+                (0x0c, None, None),       // fdiv.s
+                (0x2c, Some(0), None),    // fsqrt.s
+                (0x50, None, Some(1)),    // flt.s
+                (0x70, Some(0), Some(0)), // fmv.x.w
+                (0x78, Some(0), Some(0)), // fmv.w.x
+                (0x60, Some(1), None),    // fcvt.wu.s
+                (0x68, Some(2), None),    // fcvt.s.l
+            ][..],
+        ),
+        reg(),
+        reg(),
+        reg(),
+        rm(),
+    )
+        .prop_map(|((f7, rs2, f3), a, b, d, rm)| {
+            r(f7, rs2.unwrap_or(b), a, f3.unwrap_or(rm), d, 0x53)
+        });
+    // fmadd, fmsub, fnmsub, fnmadd of either format.
+    let fma = (0u32..4, 0u32..2, reg(), reg(), reg(), reg(), rm()).prop_map(
+        |(k, fmt, a, b, c, d, rm)| {
+            c << 27 | fmt << 25 | b << 20 | a << 15 | rm << 12 | d << 7 | (0x43 + 4 * k)
+        },
+    );
+    prop_oneof![2 => load, 2 => store, 4 => op_fp, 2 => fma]
+}
+
 /// An instruction the compiler handles, or now and then one it bails out on (`mulhsu`,
-/// `lr.w`, `amomin`, a floating-point move, `ecall`).
+/// `lr.w`, `amomin`, `ecall`).
 fn insn() -> impl Strategy<Value = u32> {
     let reg = || 0u32..32;
     let rtype = (
@@ -145,7 +212,6 @@ fn insn() -> impl Strategy<Value = u32> {
     let other = prop::sample::select(
         &[
             0x0000_0073u32, // ecall
-            0xe000_0553,    // fmv.x.w a0, ft0
             0x0005_252f,    // lr.w a0, (a0)
         ][..],
     );
@@ -158,7 +224,24 @@ fn insn() -> impl Strategy<Value = u32> {
         4 => store,
         2 => branch,
         2 => atomic,
+        3 => fp_insn(),
         1 => other,
+    ]
+}
+
+/// A floating-point register: NaN-boxed singles (some not boxed), special doubles (zeros,
+/// infinities, NaNs, the extremes of the normal and subnormal ranges), ordinary doubles
+/// that round inexactly, or any bits.
+fn fp_value() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        2 => any::<f32>().prop_map(|v| 0xffff_ffff_0000_0000 | u64::from(v.to_bits())),
+        1 => prop::sample::select(&[
+            0, 1 << 63, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000, 0x7ff8_0000_0000_0000,
+            0x7ff0_0000_0000_0001, 1, 0x0010_0000_0000_0000, 0x7fef_ffff_ffff_ffff,
+            0xffff_ffff_7f80_0001, 0x3ff0_0000_0000_0000, 0xbff8_0000_0000_0000,
+        ][..]),
+        3 => (-1e6f64..1e6).prop_map(f64::to_bits),
+        1 => any::<u64>(),
     ]
 }
 
@@ -179,6 +262,18 @@ fn value() -> impl Strategy<Value = u64> {
 /// with registers x1.. from `x`, and the cache (in superblock mode) with the block at
 /// `CODE` translated in the slot returned.
 fn setup(words: &[u32], x: &[u64], data: &[u8]) -> (Memory, Cpu, BlockCache, u32) {
+    setup_fp(words, x, data, &[], 0)
+}
+
+/// [`setup`], with floating-point registers f0.. from `f` and `fcsr` bits `fcsr` (the
+/// flags, then the rounding mode).
+fn setup_fp(
+    words: &[u32],
+    x: &[u64],
+    data: &[u8],
+    f: &[u64],
+    fcsr: u8,
+) -> (Memory, Cpu, BlockCache, u32) {
     let mut mem = Memory::new(BASE, SIZE).unwrap();
     mem.write_bytes(BASE + 0x4000, data).unwrap();
     let code: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -189,6 +284,10 @@ fn setup(words: &[u32], x: &[u64], data: &[u8]) -> (Memory, Cpu, BlockCache, u32
     for (r, v) in cpu.x[1..32].iter_mut().zip(x) {
         *r = *v;
     }
+    for (r, v) in cpu.f.iter_mut().zip(f) {
+        *r = *v;
+    }
+    (cpu.fflags, cpu.frm) = (fcsr & 31, fcsr >> 5);
     let mut cache = BlockCache::new(BASE, BASE + SIZE, 64, true, true, None);
     cache.set_superblocks(true);
     let slot = cache.translate(&mem, CODE, &mut ()).unwrap();
@@ -198,7 +297,18 @@ fn setup(words: &[u32], x: &[u64], data: &[u8]) -> (Memory, Cpu, BlockCache, u32
 /// Runs the block at `CODE` of `words` compiled and interpreted, from registers `x` and
 /// data `data`, and compares. Returns whether the block had compiled code.
 fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError> {
-    let (mem, cpu, cache, slot) = setup(words, x, data);
+    compare_fp(words, x, data, &[], 0)
+}
+
+/// [`compare`], from floating-point registers `f` and `fcsr` too (see [`setup_fp`]).
+fn compare_fp(
+    words: &[u32],
+    x: &[u64],
+    data: &[u8],
+    f: &[u64],
+    fcsr: u8,
+) -> Result<bool, TestCaseError> {
+    let (mem, cpu, cache, slot) = setup_fp(words, x, data, f, fcsr);
     let block = cache.blocks[slot as usize];
     let here = cache.here(&block, 0);
 
@@ -227,6 +337,8 @@ fn compare(words: &[u32], x: &[u64], data: &[u8]) -> Result<bool, TestCaseError>
 
     prop_assert_eq!(format!("{compiled:?}"), format!("{interpreted:?}"));
     prop_assert_eq!(&cpu_c.x[..33], &cpu_i.x[..33]);
+    prop_assert_eq!(cpu_c.f, cpu_i.f);
+    prop_assert_eq!((cpu_c.fflags, cpu_c.frm), (cpu_i.fflags, cpu_i.frm));
     prop_assert_eq!(trap_c, trap_i);
     prop_assert_eq!(
         mem_c.slice(BASE, SIZE).unwrap(),
@@ -261,10 +373,11 @@ fn compiled_and_interpreted_agree(cases: u32) {
         proptest::collection::vec(insn(), 1..48),
         proptest::collection::vec(value(), 31),
         proptest::collection::vec(any::<u8>(), 0x100),
+        (proptest::collection::vec(fp_value(), 32), any::<u8>()),
     );
     runner
-        .run(&strategy, |(words, x, data)| {
-            if compare(&words, &x, &data)? {
+        .run(&strategy, |(words, x, data, (f, fcsr))| {
+            if compare_fp(&words, &x, &data, &f, fcsr)? {
                 compiled.set(compiled.get() + 1);
             }
             Ok(())
@@ -276,6 +389,14 @@ fn compiled_and_interpreted_agree(cases: u32) {
         "{} blocks compiled",
         compiled.get()
     );
+}
+
+/// Runs the compiled code of the block in `slot` alone (no budget, no probes): how it left,
+/// and the arena index of the block's first instruction.
+fn run_alone(cache: &BlockCache, slot: u32, cpu: &mut Cpu, mem: &mut Memory) -> (super::Left, u32) {
+    let block = cache.blocks[slot as usize];
+    let left = cache.run_compiled(block.compiled, cpu, mem, u64::MAX, super::Probes::NONE);
+    (left.unwrap(), block.first)
 }
 
 /// Atomics on aligned addresses run in compiled code, with the interpreter's results: a
@@ -301,21 +422,49 @@ fn aligned_atomics_run_compiled() {
     assert!(compare(&words, &x, &data).unwrap());
 
     let (mut mem, mut cpu, cache, slot) = setup(&words, &x, &data);
-    let block = cache.blocks[slot as usize];
-    let left = cache
-        .run_compiled(
-            block.compiled,
-            &mut cpu.x,
-            &mut mem,
-            u64::MAX,
-            super::Probes::NONE,
-        )
-        .unwrap();
+    let (left, first) = run_alone(&cache, slot, &mut cpu, &mut mem);
     assert_eq!(left.kind, super::kind::BAIL);
-    assert_eq!(left.at, block.first + words.len() as u32);
+    assert_eq!(left.at, first + words.len() as u32);
     // amoadd.d: a0 = the old doubleword; amoand.d: a2 = old + a1, memory = that & a4.
     let old = u64::from_le_bytes(data[0x10..0x18].try_into().unwrap());
     let added = old.wrapping_add(x[10]);
     assert_eq!((cpu.x[10], cpu.x[12]), (old, added));
     assert_eq!(mem.load_u::<8>(BASE + 0x4010).unwrap(), added & x[13]);
+}
+
+/// Floating-point instructions run compiled while floating point is on, and bail out
+/// before the first of them while it is off (a machine-mode hart with `mstatus.FS` 0),
+/// where the interpreter raises the illegal-instruction exception.
+#[test]
+fn floating_point_runs_compiled_only_while_it_is_on() {
+    // x12 = a2 (data at BASE + 0x4000); three additions (so that the block is long enough
+    // to compile), fld, fmul.d, fsd, then an illegal (zero) word.
+    let addi = i(1, 6, 0, 6, 0x13); // addi t1, t1, 1
+    let words = [
+        addi,
+        addi,
+        addi,
+        i(8, 12, 3, 1, 0x07),                          // fld ft1, 8(a2)
+        r(0x09, 1, 1, 0, 2, 0x53),                     // fmul.d ft2, ft1, ft1 (rne)
+        2 << 20 | 12 << 15 | 3 << 12 | 16 << 7 | 0x27, // fsd ft2, 16(a2)
+    ];
+    let mut x = [0u64; 31];
+    x[11] = BASE + 0x4000;
+    let mut data = vec![0u8; 0x100];
+    data[8..16].copy_from_slice(&1.5f64.to_bits().to_le_bytes());
+    for fs in [1u64, 0] {
+        let (mut mem, mut cpu, cache, slot) = setup(&words, &x, &data);
+        cpu.mode = Mode::Machine;
+        cpu.m.mstatus = fs << 13;
+        let (left, first) = run_alone(&cache, slot, &mut cpu, &mut mem);
+        assert_eq!(left.kind, super::kind::BAIL);
+        let (at, square) = match fs {
+            1 => (words.len(), 2.25f64.to_bits()),
+            _ => (3, 0),
+        };
+        assert_eq!(left.at, first + at as u32, "FS = {fs}");
+        assert_eq!(cpu.f[2], square);
+        assert_eq!(mem.load_u::<8>(BASE + 0x4010).unwrap(), square);
+        assert_eq!(cpu.x[6], 3);
+    }
 }

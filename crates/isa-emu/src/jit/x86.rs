@@ -13,6 +13,7 @@ pub(crate) const RAX: Reg = 0;
 pub(crate) const RCX: Reg = 1;
 pub(crate) const RDX: Reg = 2;
 pub(crate) const RBX: Reg = 3;
+pub(crate) const RSP: Reg = 4;
 pub(crate) const RBP: Reg = 5;
 pub(crate) const RSI: Reg = 6;
 pub(crate) const RDI: Reg = 7;
@@ -347,6 +348,11 @@ impl Asm {
     pub fn pop(&mut self, r: Reg) {
         self.rex(W::D, 0, 0, r);
         self.byte(0x58 | r & 7);
+    }
+
+    /// `call r`.
+    pub fn call(&mut self, r: Reg) {
+        self.rr(W::D, &[0xff], 2, r);
     }
 
     /// `ret`.
