@@ -395,26 +395,9 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         // Zicsr
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             let num = (insn.imm & 0xfff) as u16;
-            let src = match op {
-                Op::Csrrw | Op::Csrrs | Op::Csrrc => x[rs1],
-                _ => u64::from(insn.rs1),
-            };
-            let Some(old) = cpu.read_csr(num, instret!()) else {
+            if !csr_op(op, cpu, [insn.rd, insn.rs1], num, instret!()) {
                 trap!(illegal(mem, pc!(), insn.len));
-            };
-            let new = match op {
-                Op::Csrrw | Op::Csrrwi => Some(src),
-                // csrrs/csrrc with rs1 = x0 (or zimm = 0) do not write.
-                _ if insn.rs1 == 0 => None,
-                Op::Csrrs | Op::Csrrsi => Some(old | src),
-                _ => Some(old & !src),
-            };
-            if let Some(v) = new {
-                if cpu.write_csr(num, v, instret!()).is_none() {
-                    trap!(illegal(mem, pc!(), insn.len));
-                }
             }
-            cpu.x[rd] = old;
         }
         Op::Mret => {
             if cpu.mode != Mode::Machine {
@@ -515,6 +498,35 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         }
     }
     Ok(next)
+}
+
+/// The CSR instruction `op` on CSR `num`, with registers `[rd, rs1]` (`rs1` the immediate
+/// of the immediate forms), on `cpu`, `instret` instructions retired before it: `false`,
+/// having changed nothing, where it raises an illegal-instruction exception instead.
+/// Compiled code calls it too for the floating-point CSRs ([`jit`](crate::jit)).
+#[inline(always)]
+pub(crate) fn csr_op(op: Op, cpu: &mut Cpu, [rd, rs1]: [u8; 2], num: u16, instret: u64) -> bool {
+    let src = match op {
+        Op::Csrrw | Op::Csrrs | Op::Csrrc => cpu.x[usize::from(rs1)],
+        _ => u64::from(rs1),
+    };
+    let Some(old) = cpu.read_csr(num, instret) else {
+        return false;
+    };
+    let new = match op {
+        Op::Csrrw | Op::Csrrwi => Some(src),
+        // csrrs/csrrc with rs1 = x0 (or zimm = 0) do not write.
+        _ if rs1 == 0 => None,
+        Op::Csrrs | Op::Csrrsi => Some(old | src),
+        _ => Some(old & !src),
+    };
+    if let Some(v) = new {
+        if cpu.write_csr(num, v, instret).is_none() {
+            return false;
+        }
+    }
+    cpu.x[usize::from(rd)] = old;
+    true
 }
 
 /// The F or D computation `op` (any F or D op but the loads and stores) of an instruction

@@ -62,8 +62,8 @@
 //!   executor that blocks asking for them use.
 //! - With [`Config::jit`] (x86-64 Linux hosts), blocks are compiled to host code that runs
 //!   the integer instructions and floating-point loads and stores, calls the interpreter's
-//!   arithmetic for floating-point computations, and bails out to the interpreter before
-//!   anything else; in runs
+//!   code for floating-point computations and CSRs, and bails out to the interpreter
+//!   before anything else; in runs
 //!   without sinks it chains superblock to superblock, and with sinks that watch blocks the
 //!   run loop delivers the events around each block's or event superblock's code (blocks
 //!   with memory events stay interpreted); the results are the interpreter's (tests

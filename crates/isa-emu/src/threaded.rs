@@ -161,11 +161,11 @@ macro_rules! handlers {
         /// indexes it.
         pub(crate) const OPS: &[Op] = &[$(Op::$op),*];
 
-        /// The function compiled code calls to run `op`, if an F or D computation
-        /// ([`fp_compute`](crate::jit::fp_compute), specialized to it).
-        pub(crate) fn fp_helper(op: Op) -> crate::jit::FpHelper {
+        /// The function compiled code calls to run `op` ([`exec_op`](crate::jit::exec_op),
+        /// specialized to it), if an F or D computation or a CSR access.
+        pub(crate) fn op_helper(op: Op) -> crate::jit::OpHelper {
             match op {
-                $(Op::$op => crate::jit::fp_compute::<{ Op::$op as u8 }>,)*
+                $(Op::$op => crate::jit::exec_op::<{ Op::$op as u8 }>,)*
             }
         }
 

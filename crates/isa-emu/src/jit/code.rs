@@ -27,7 +27,7 @@
 //! and path ends) that the run loop holds while the code runs, and an indirect call's
 //! probe reads its site `i` of the context's sites (`Jit::new_site` gave `i` before the
 //! block was compiled, and sites only grow until the buffer is cleared); it saves and restores the callee-saved
-//! registers it uses, and returns by `ret`; it calls only [`fp_compute`] (of an F or D op), on the hart the
+//! registers it uses, and returns by `ret`; it calls only [`exec_op`], on the hart the
 //! context points to, having stored the guest register the computation reads and
 //! dropping its copy of the one it writes, with the stack 16-byte aligned and the
 //! caller-saved registers it uses pushed around the call; it does not touch the stack
@@ -47,20 +47,31 @@
 use crate::cpu::Cpu;
 use crate::threaded::OPS;
 
-/// Runs the floating-point computation of op number `OP` on the hart `cpu` for compiled
-/// code, as the interpreter does ([`exec::fp_compute`](crate::exec::fp_compute), here
-/// with the op known, as in the interpreter's handlers): `regs` holds `rd`, `rs1`, `rs2`,
-/// `rs3` and `rm`, a byte each from the lowest. Returns 1, or 0 having changed nothing
-/// where the instruction raises an exception (a reserved rounding mode), which the code
-/// leaves to the interpreter; the code checks first that floating point is on.
-pub(crate) extern "sysv64" fn fp_compute<const OP: u8>(cpu: *mut Cpu, regs: u64) -> u64 {
+/// Runs op number `OP`, a floating-point computation or an access of a floating-point CSR,
+/// on the hart `cpu` for compiled code, as the interpreter does
+/// ([`exec::fp_compute`](crate::exec::fp_compute), [`exec::csr_op`](crate::exec::csr_op);
+/// here with the op known, as in the interpreter's handlers): `regs` holds `rd`, `rs1`,
+/// then `rs2`, `rs3` and `rm` (a computation's) or the CSR's number (an access's), a byte
+/// each from the lowest. Returns 1, or 0 having changed nothing where the instruction
+/// raises an exception (floating point off, a reserved rounding mode), which the code
+/// leaves to the interpreter.
+pub(crate) extern "sysv64" fn exec_op<const OP: u8>(cpu: *mut Cpu, regs: u64) -> u64 {
+    use crate::insn::Op;
     let op = const { OPS[OP as usize] };
-    let [rd, rs1, rs2, rs3, rm, ..] = regs.to_le_bytes();
+    let [rd, rs1, b2, b3, rm, ..] = regs.to_le_bytes();
     // SAFETY: compiled code calls this with the context's hart, which its caller borrowed
     // mutably for the call (`CodeBuf::call`) and which nothing else reads or writes while
     // this runs.
     let cpu = unsafe { &mut *cpu };
-    u64::from(crate::exec::fp_compute(op, cpu, [rd, rs1, rs2, rs3], rm))
+    let done = match op {
+        // (The floating-point CSRs' accesses do not read the instruction count.)
+        Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
+            let num = u16::from_le_bytes([b2, b3]);
+            crate::exec::csr_op(op, cpu, [rd, rs1], num, 0)
+        }
+        _ => crate::exec::fp_compute(op, cpu, [rd, rs1, b2, b3], rm),
+    };
+    u64::from(done)
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
@@ -414,7 +425,7 @@ mod host {
             // and the functions its stubs chain to within the hart's registers (`x`, 256
             // slots, and `f`), `ctx`, the guest span `ctx` describes, which its creator
             // borrowed mutably for the call, and the log `ctx` points to (`LOG_CAP`
-            // records in a `Cell` of the `Jit`); it calls only `fp_compute`, on the hart.
+            // records in a `Cell` of the `Jit`); it calls only `exec_op`, on the hart.
             let f: extern "sysv64" fn(*mut u64, *mut Ctx) -> Ret =
                 unsafe { std::mem::transmute(self.ptr.add(start as usize)) };
             // SAFETY: a field of the hart the caller borrowed (no reference is made).

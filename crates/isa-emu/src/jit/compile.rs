@@ -16,9 +16,10 @@
 //!
 //! Floating-point loads and stores move between guest memory and the hart's `f`
 //! registers, which stay in memory (at their displacement from `x`). A floating-point
-//! computation is a call of [`fp_compute`](super::fp_compute), which runs the
-//! interpreter's arithmetic on the hart (the context's `cpu`): correctly rounded, with
-//! its flags, as a host instruction sequence would reproduce only with much more code.
+//! computation, and an access of a floating-point CSR, is a call of
+//! [`exec_op`](super::exec_op), which runs the interpreter's code on the hart (the
+//! context's `cpu`): correctly rounded, with its flags, as a host instruction sequence
+//! would reproduce only with much more code.
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI, RSP};
@@ -1851,6 +1852,17 @@ impl Compiler<'_> {
                 self.fp_on(at);
                 self.fp_call(insn, at);
             }
+            // The floating-point CSRs (which raise the exception themselves while floating
+            // point is off).
+            Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci
+                if matches!(imm & 0xfff, 1..=3) =>
+            {
+                let register = matches!(insn.op, Op::Csrrw | Op::Csrrs | Op::Csrrc);
+                let reads = register.then_some(insn.rs1);
+                let [lo, hi] = (imm as u16 & 0xfff).to_le_bytes();
+                let regs = [rd, insn.rs1, lo, hi, 0];
+                self.exec_op(insn, at, (reads, Some(rd)), regs);
+            }
             Op::AmoswapW
             | Op::AmoaddW
             | Op::AmoxorW
@@ -1897,20 +1909,35 @@ impl Compiler<'_> {
         self.bail(j, at);
     }
 
-    /// The F or D computation `insn` (at arena index `at`): a call of
-    /// [`fp_compute`](super::fp_compute) on the hart (after [`fp_on`](Self::fp_on)), the
-    /// guest register it
-    /// reads stored first and the one it writes dropped from the cache; bails out where the
-    /// call changed nothing (the instruction raises an exception).
+    /// The F or D computation `insn` (at arena index `at`), run by [`exec_op`](super::exec_op)
+    /// (after [`fp_on`](Self::fp_on)).
     fn fp_call(&mut self, insn: &Tinsn, at: usize) {
-        if fpu::reads_xreg(insn.op) {
-            self.flush(insn.rs1, false);
+        let reads = fpu::reads_xreg(insn.op).then_some(insn.rs1);
+        let writes = fpu::writes_xreg(insn.op).then_some(insn.rd);
+        let regs = [insn.rd, insn.rs1, insn.rs2, insn.rs3, insn.rm];
+        self.exec_op(insn, at, (reads, writes), regs);
+    }
+
+    /// `insn` (at arena index `at`) as the interpreter runs it: a call of
+    /// [`exec_op`](super::exec_op) on the hart with `regs` (its operands, see there), the
+    /// guest register it `reads` stored first and the one it `writes` dropped from the
+    /// cache; bails out where the call changed nothing (the instruction raises an
+    /// exception).
+    fn exec_op(
+        &mut self,
+        insn: &Tinsn,
+        at: usize,
+        (reads, writes): (Option<u8>, Option<u8>),
+        regs: [u8; 5],
+    ) {
+        if let Some(g) = reads {
+            self.flush(g, false);
         }
-        if fpu::writes_xreg(insn.op) {
-            self.flush(insn.rd, true);
+        if let Some(g) = writes {
+            self.flush(g, true);
         }
-        let mut regs = [0; 8];
-        regs[..5].copy_from_slice(&[insn.rd, insn.rs1, insn.rs2, insn.rs3, insn.rm]);
+        let mut operands = [0; 8];
+        operands[..5].copy_from_slice(&regs);
         let a = &mut *self.asm;
         // rsp is 8 off a 16-byte boundary in the body (the return address and the
         // prologue's six pushes), and so after six more.
@@ -1919,8 +1946,8 @@ impl Compiler<'_> {
         }
         a.alu_imm(W::Q, Alu::Sub, RSP, 8);
         a.load(RDI, RSI, Ctx::CPU as i32);
-        a.mov_imm(RSI, u64::from_le_bytes(regs));
-        a.mov_imm(RAX, crate::threaded::fp_helper(insn.op) as *const () as u64);
+        a.mov_imm(RSI, u64::from_le_bytes(operands));
+        a.mov_imm(RAX, crate::threaded::op_helper(insn.op) as *const () as u64);
         a.call(RAX);
         a.alu_imm(W::Q, Alu::Add, RSP, 8);
         for r in KEPT.iter().rev() {

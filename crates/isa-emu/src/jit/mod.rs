@@ -7,9 +7,9 @@
 //! when they are formed. The run loop calls the code instead of the threaded interpreter.
 //! The code computes exactly what the interpreter does: it runs the integer instructions
 //! (RV64I, M but `mulhsu`, and A's swap, add, xor, and and or) and F and D loads and
-//! stores, calls the interpreter's arithmetic for F and D computations ([`fp_compute`]),
-//! and bails out before anything else (floating point while it is off, a reserved
-//! rounding mode, LR/SC and A's minimum and maximum, `mulhsu`, system instructions, and
+//! stores, calls the interpreter's arithmetic for F and D computations and its accesses
+//! of the floating-point CSRs ([`exec_op`]), and bails out before anything else
+//! (floating point while it is off, a reserved rounding mode, other CSRs, LR/SC and A's minimum and maximum, `mulhsu`, system instructions, and
 //! any load, store or atomic that might fault or touch code), after
 //! which the threaded interpreter runs the block's rest from that instruction. The block's
 //! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
@@ -83,11 +83,11 @@ use crate::cpu::Cpu;
 use crate::memory::Memory;
 use prof_events::{ProbeEnd, ProbeLease, ProbeState};
 
-pub(crate) use code::fp_compute;
+pub(crate) use code::exec_op;
 pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
 
-/// The function compiled code calls for a floating-point computation.
-pub(crate) type FpHelper = extern "sysv64" fn(*mut Cpu, u64) -> u64;
+/// The function compiled code calls for an op it runs as the interpreter does.
+pub(crate) type OpHelper = extern "sysv64" fn(*mut Cpu, u64) -> u64;
 pub(crate) use perf_map::PerfMap;
 pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe};
 
@@ -142,7 +142,7 @@ pub(crate) struct Ctx {
     /// once).
     log_cap: u64,
     /// The hart whose registers `x` are (rdi points to them), for the floating-point
-    /// registers and the calls that run floating-point computations ([`code::fp_compute`]).
+    /// registers and the calls that run floating-point computations ([`exec_op`]).
     cpu: *mut Cpu,
     /// Not 0 where floating point is off (the hart's `mstatus.FS`): a floating-point
     /// instruction then bails out, and the interpreter raises the exception. Only

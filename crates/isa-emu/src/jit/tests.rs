@@ -25,8 +25,9 @@ fn i(imm: u32, rs1: u32, f3: u32, rd: u32, op: u32) -> u32 {
     (imm & 0xfff) << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
 }
 
-/// A floating-point instruction: a load or store (compiled), or a computation (a call of
-/// the interpreter's arithmetic), reading and writing `f` or `x` registers, with every
+/// A floating-point instruction: a load or store (compiled), a computation or an access
+/// of a floating-point CSR (a call of the interpreter's code), reading and writing `f` or
+/// `x` registers, with every
 /// rounding mode: the five, the dynamic one (the hart's `frm`, which may be reserved) and
 /// a reserved one (an illegal instruction, left to the interpreter).
 fn fp_insn() -> impl Strategy<Value = u32> {
@@ -89,7 +90,19 @@ fn fp_insn() -> impl Strategy<Value = u32> {
             c << 27 | fmt << 25 | b << 20 | a << 15 | rm << 12 | d << 7 | (0x43 + 4 * k)
         },
     );
-    prop_oneof![2 => load, 2 => store, 4 => op_fp, 2 => fma]
+    // Accesses of fflags, frm and fcsr (compiled), and of cycle (a bail-out), by register
+    // or immediate, reading only (rs1 = 0) or writing (any value, reserved modes too).
+    let csr = (
+        prop::sample::select(&[1u32, 2, 3, 0xc00][..]),
+        1u32..8,
+        reg(),
+        reg(),
+    )
+        .prop_map(|(num, f3, a, d)| {
+            let f3 = if f3 == 4 { 2 } else { f3 };
+            i(num, a, f3, d, 0x73)
+        });
+    prop_oneof![2 => load, 2 => store, 4 => op_fp, 2 => fma, 2 => csr]
 }
 
 /// An instruction the compiler handles, or now and then one it bails out on (`mulhsu`,
