@@ -542,6 +542,20 @@
 //! the rounded ratios); geomean no-op 1.107x, flat 1.269x, region-based 1.339x,
 //! global-based 1.353x.
 //!
+//! Since (c8da03e -> a88f499), floating point runs compiled. Blocks with F or D
+//! instructions were compiled only up to the first one, where they bailed out to the
+//! interpreter; nbody's event superblocks pass through them, so with the path sink 1.1M
+//! superblock runs bailed out, and each bail-out costs the run loop's delivery of the rest
+//! (the run with no sink, whose superblocks stop before such blocks, left compiled code
+//! 450 000 times instead). F and D loads and stores now run in host code, and computations
+//! and accesses of fflags, frm and fcsr (GCC's quiet comparisons read and restore fflags)
+//! call the interpreter's own code for the op (isa-emu's `jit::exec_op`). Cachegrind of
+//! nbody 50000: no sink 4103.4M -> 3509.2M instructions, flat 4862.7M -> 3564.8M. `cargo
+//! xtask bench-paths --instructions` at a88f499 (13m22s): nbody no-op 0.999x, flat 1.017x,
+//! region-based 1.024x, global-based 1.024x (1.128x, 1.186x, 1.225x and 1.225x at
+//! ff6441b); the other guests within 0.002x of ff6441b's; geomean no-op 1.088x, flat
+//! 1.241x, region-based 1.305x, global-based 1.319x.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,

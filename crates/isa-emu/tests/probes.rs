@@ -604,8 +604,7 @@ fn probes_leave_the_state_the_edge_events_leave() {
         assert!(with < without, "{name}: no probe ran");
     }
     // Compiled code took a good part of the edges: calls, returns, indirect jumps,
-    // bail-outs (nbody's floating point), misses and the parts of traces through calls
-    // reach the sink.
+    // bail-outs, misses and the parts of traces through calls reach the sink.
     let (with, without) = edges
         .iter()
         .fold((0, 0), |(a, b), e| (a + e.1[0], b + e.1[1]));

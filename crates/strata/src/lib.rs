@@ -183,7 +183,8 @@
 //! 30 instructions, primes every 45) table work that the budget could not pay for even if
 //! the blocks were free: primes' whole budget is 3.2 ns per repeated path. Only nbody,
 //! phases and recursion have a floor under 1.3x; nbody and phases, whose floating-point
-//! blocks the emulator interprets, run at 1.7-1.8x.
+//! blocks the emulator interpreted then (floating point is compiled since a88f499), run at
+//! 1.7-1.8x.
 //!
 //! Where the cost goes (the same example with `STRATA_GRAMMAR=0` and `STRATA_LEVELS=0` or
 //! `2`, 3 paired runs each, at 2a4fb7e): paths alone cost 6.3x on sort, 4.9x on crc and
