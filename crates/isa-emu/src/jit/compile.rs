@@ -27,7 +27,7 @@ use super::{
     call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
     PART_REC, SIDE, TARGET_SLOTS, UNPROBED,
 };
-use crate::cpu::Cpu;
+use crate::cpu::{csr, Cpu};
 use crate::fpu;
 use crate::insn::Op;
 use crate::xlat::{Meta, Tinsn};
@@ -1855,7 +1855,7 @@ impl Compiler<'_> {
             // The floating-point CSRs (which raise the exception themselves while floating
             // point is off).
             Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci
-                if matches!(imm & 0xfff, 1..=3) =>
+                if (csr::FFLAGS..=csr::FCSR).contains(&(imm as u16 & 0xfff)) =>
             {
                 let register = matches!(insn.op, Op::Csrrw | Op::Csrrs | Op::Csrrc);
                 let reads = register.then_some(insn.rs1);

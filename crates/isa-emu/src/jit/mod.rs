@@ -9,8 +9,9 @@
 //! (RV64I, M but `mulhsu`, and A's swap, add, xor, and and or) and F and D loads and
 //! stores, calls the interpreter's arithmetic for F and D computations and its accesses
 //! of the floating-point CSRs ([`exec_op`]), and bails out before anything else
-//! (floating point while it is off, a reserved rounding mode, other CSRs, LR/SC and A's minimum and maximum, `mulhsu`, system instructions, and
-//! any load, store or atomic that might fault or touch code), after
+//! (floating point while it is off, a reserved rounding mode, other CSRs, LR/SC and A's
+//! minimum and maximum, `mulhsu`, system instructions, and any load, store or atomic
+//! that might fault or touch code), after
 //! which the threaded interpreter runs the block's rest from that instruction. The block's
 //! [`Tinsn`](crate::xlat::Tinsn)s, `Meta` and exits stay those of the interpreter, so side
 //! exits, instruction counts and traps are unchanged.
@@ -85,11 +86,11 @@ use prof_events::{ProbeEnd, ProbeLease, ProbeState};
 
 pub(crate) use code::exec_op;
 pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
+pub(crate) use perf_map::PerfMap;
+pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe};
 
 /// The function compiled code calls for an op it runs as the interpreter does.
 pub(crate) type OpHelper = extern "sysv64" fn(*mut Cpu, u64) -> u64;
-pub(crate) use perf_map::PerfMap;
-pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe};
 
 /// What compiled code reads and writes besides the registers (rsi points to it): guest
 /// memory (see [`compile`]), the budget, and how it left.
@@ -145,8 +146,8 @@ pub(crate) struct Ctx {
     /// registers and the calls that run floating-point computations ([`exec_op`]).
     cpu: *mut Cpu,
     /// Not 0 where floating point is off (the hart's `mstatus.FS`): a floating-point
-    /// instruction then bails out, and the interpreter raises the exception. Only
-    /// instructions that are not compiled (CSR writes) turn it on or off.
+    /// instruction then bails out, and the interpreter raises the exception. Only writes
+    /// of `mstatus`, which are not compiled, turn it on or off.
     fp_off: u64,
 }
 
