@@ -30,8 +30,8 @@
 //! registers it uses, and returns by `ret`; it calls only [`exec_op`], on the hart the
 //! context points to, having stored the guest register the computation reads and
 //! dropping its copy of the one it writes, with the stack 16-byte aligned and the
-//! caller-saved registers it uses pushed around the call; it does not touch the stack
-//! otherwise. A patched
+//! caller-saved registers it keeps pushed around the call (or loaded again from the
+//! context after it); it does not touch the stack otherwise. A patched
 //! stub, and a jump through the table of indirect targets (which only this module writes,
 //! and empties with the buffer), go only to the body of another function of the buffer
 //! (a stub possibly past the body's guard check, which only skips tests of the state's

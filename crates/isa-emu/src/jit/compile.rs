@@ -22,7 +22,7 @@
 //! would reproduce only with much more code.
 
 use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
-use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI, RSP};
+use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
     call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
     PART_REC, SIDE, TARGET_SLOTS, UNPROBED,
@@ -231,8 +231,16 @@ fn fdisp(f: u8) -> i32 {
     F + 8 * i32::from(f & 31)
 }
 
-/// The caller-saved registers the code keeps (see the module docs), pushed around a call.
-const KEPT: [Reg; 6] = [RDI, RSI, R8, R9, R10, R11];
+/// The caller-saved registers the code keeps (see the module docs) that a call must not
+/// lose: pushed around it (r8, r9 and r10 are the context's, loaded again after it).
+const KEPT: [Reg; 3] = [RDI, RSI, R11];
+
+/// Loads r8, r9 and r10 from the context rsi points to (see the module docs).
+fn span_registers(asm: &mut Asm) {
+    asm.load(R8, RSI, Ctx::HOST as i32);
+    asm.load(R9, RSI, Ctx::BASE as i32);
+    asm.load(R10, RSI, Ctx::LIMIT as i32);
+}
 
 /// The F and D computations (every F and D op but the loads and stores).
 fn fp_computes(op: Op) -> bool {
@@ -1940,19 +1948,18 @@ impl Compiler<'_> {
         operands[..5].copy_from_slice(&regs);
         let a = &mut *self.asm;
         // rsp is 8 off a 16-byte boundary in the body (the return address and the
-        // prologue's six pushes), and so after six more.
+        // prologue's six pushes), and on one after three more.
         for r in KEPT {
             a.push(r);
         }
-        a.alu_imm(W::Q, Alu::Sub, RSP, 8);
         a.load(RDI, RSI, Ctx::CPU as i32);
         a.mov_imm(RSI, u64::from_le_bytes(operands));
         a.mov_imm(RAX, crate::threaded::op_helper(insn.op) as *const () as u64);
         a.call(RAX);
-        a.alu_imm(W::Q, Alu::Add, RSP, 8);
         for r in KEPT.iter().rev() {
             a.pop(*r);
         }
+        span_registers(a);
         a.alu_imm(W::D, Alu::Cmp, RAX, 0);
         let j = a.jcc(Cc::E);
         self.bail(j, at);
@@ -2478,9 +2485,7 @@ pub(crate) fn compile(
     for r in SAVED {
         asm.push(r);
     }
-    asm.load(R8, RSI, Ctx::HOST as i32);
-    asm.load(R9, RSI, Ctx::BASE as i32);
-    asm.load(R10, RSI, Ctx::LIMIT as i32);
+    span_registers(asm);
     asm.load(R11, RSI, Ctx::BUDGET as i32);
     let body = (asm.code.len() - start) as u32;
     let guard = src.guard();

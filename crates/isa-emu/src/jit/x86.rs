@@ -13,7 +13,6 @@ pub(crate) const RAX: Reg = 0;
 pub(crate) const RCX: Reg = 1;
 pub(crate) const RDX: Reg = 2;
 pub(crate) const RBX: Reg = 3;
-pub(crate) const RSP: Reg = 4;
 pub(crate) const RBP: Reg = 5;
 pub(crate) const RSI: Reg = 6;
 pub(crate) const RDI: Reg = 7;
