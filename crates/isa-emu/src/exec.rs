@@ -415,7 +415,7 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
         Op::Flw => {
             fp_enabled!();
             let v = load!(4, |v| v);
-            cpu.f[usize::from(insn.rd & 31)] = v | 0xffff_ffff_0000_0000;
+            cpu.f[usize::from(insn.rd & 31)] = fpu::nan_box(v as u32);
         }
         Op::Fld => {
             fp_enabled!();
@@ -506,9 +506,9 @@ pub(crate) fn exec<const MEM: bool, S: Sink + ?Sized>(
 /// Compiled code calls it too for the floating-point CSRs ([`jit`](crate::jit)).
 #[inline(always)]
 pub(crate) fn csr_op(op: Op, cpu: &mut Cpu, [rd, rs1]: [u8; 2], num: u16, instret: u64) -> bool {
-    let src = match op {
-        Op::Csrrw | Op::Csrrs | Op::Csrrc => cpu.x[usize::from(rs1)],
-        _ => u64::from(rs1),
+    let src = match csr_reads_rs1(op) {
+        true => cpu.x[usize::from(rs1)],
+        false => u64::from(rs1),
     };
     let Some(old) = cpu.read_csr(num, instret) else {
         return false;
@@ -527,6 +527,11 @@ pub(crate) fn csr_op(op: Op, cpu: &mut Cpu, [rd, rs1]: [u8; 2], num: u16, instre
     }
     cpu.x[usize::from(rd)] = old;
     true
+}
+
+/// Whether the CSR instruction `op` reads register `rs1` (not the immediate forms).
+pub(crate) fn csr_reads_rs1(op: Op) -> bool {
+    matches!(op, Op::Csrrw | Op::Csrrs | Op::Csrrc)
 }
 
 /// The F or D computation `op` (any F or D op but the loads and stores) of an instruction

@@ -28,7 +28,7 @@ pub const DZ: u8 = 8;
 pub const NV: u8 = 16;
 
 /// Upper half of a NaN-boxed single in a 64-bit f register.
-const BOX: u64 = 0xffff_ffff_0000_0000;
+pub const BOX: u64 = 0xffff_ffff_0000_0000;
 
 /// Reads a single from an f register: a value not NaN-boxed is the canonical NaN.
 pub fn unbox(x: u64) -> u32 {

@@ -1843,7 +1843,7 @@ impl Compiler<'_> {
                 self.asm.load_sib(kind, RAX, R8, RAX);
                 if single {
                     // NaN-boxed.
-                    self.asm.mov_imm(RCX, 0xffff_ffff_0000_0000);
+                    self.asm.mov_imm(RCX, fpu::BOX);
                     self.asm.alu(W::Q, Alu::Or, RAX, RCX);
                 }
                 self.asm.store(RDI, fdisp(rd), RAX);
@@ -1865,8 +1865,7 @@ impl Compiler<'_> {
             Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci
                 if (csr::FFLAGS..=csr::FCSR).contains(&(imm as u16 & 0xfff)) =>
             {
-                let register = matches!(insn.op, Op::Csrrw | Op::Csrrs | Op::Csrrc);
-                let reads = register.then_some(insn.rs1);
+                let reads = crate::exec::csr_reads_rs1(insn.op).then_some(insn.rs1);
                 let [lo, hi] = (imm as u16 & 0xfff).to_le_bytes();
                 let regs = [rd, insn.rs1, lo, hi, 0];
                 self.exec_op(insn, at, (reads, Some(rd)), regs);
