@@ -18,12 +18,20 @@
 //! a ratio to the count with no sink. The counts are the whole process's, set-up included,
 //! as the times are. A count is not a time (it weighs a taken branch or a cache miss like
 //! an addition), so this measures changes to what the code does, not the goal's time ratio.
+//!
+//! `--sections [GUEST...]` says where those instructions go: each configuration runs once
+//! under `valgrind --tool=callgrind --dump-instr=yes` with the emulator's perf map, and a
+//! table per guest (the ones named, or all) gives its instructions per kind of compiled
+//! code (the guest's code, exits, guards, each kind of probe; see [`crate::sections`])
+//! and in the native code (run loop, sink, set-up). Callgrind is slower still (coremark
+//! 3000 takes some 4 minutes a configuration).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bench::Options;
-use crate::tools;
+use crate::{sections, tools};
 
 /// Guests: name (in `guests/bin/`), argument for the real run (0.15-0.3 s with no sink,
 /// so that the 4 ms tick of the CPU-time clock moves a ratio by under 3%; crc's buffer
@@ -86,16 +94,26 @@ fn measure(
         .collect()
 }
 
-/// The task's entry point (arguments as for `cargo xtask bench`, or `--instructions`).
+/// The task's entry point (arguments as for `cargo xtask bench`, or `--instructions`, or
+/// `--sections` with guest names).
 pub fn run(args: &[String]) -> Result<(), String> {
     let counted = args.iter().any(|a| a == "--instructions");
+    let sectioned = args.iter().any(|a| a == "--sections");
+    let named: Vec<&str> = GUESTS
+        .iter()
+        .map(|g| g.0)
+        .filter(|g| args.iter().any(|a| a == g))
+        .collect();
     let rest: Vec<String> = args
         .iter()
-        .filter(|a| *a != "--instructions")
+        .filter(|a| !["--instructions", "--sections"].contains(&a.as_str()))
+        .filter(|a| !named.contains(&a.as_str()))
         .cloned()
         .collect();
     let options = Options::parse(&rest)?;
-    if counted {
+    if sectioned {
+        sections(options, &named)
+    } else if counted {
         instructions(options)
     } else {
         table(options)
@@ -210,6 +228,104 @@ fn instructions(Options { quick, .. }: Options) -> Result<(), String> {
         print!(" {:>7.3}x", geomean(ratios));
     }
     println!();
+    Ok(())
+}
+
+/// Runs one configuration on one guest (alone, in a process of its own) under callgrind with
+/// the emulator's perf map, and returns its instructions per kind of stretch of the
+/// compiled code (see [`crate::sections`]), with the hash of what the guest did.
+fn count_sections(
+    runner: &Path,
+    guests: &Path,
+    config: &str,
+    elf: &str,
+    size: &str,
+) -> Result<(BTreeMap<String, u64>, String), String> {
+    let dir = std::env::temp_dir().join(format!("bench-paths-sections-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let (profile, map) = (dir.join("callgrind.out"), dir.join("perf.map"));
+    // (The map is appended to: a stale one would name old code.)
+    let _ = std::fs::remove_file(&map);
+    let mut cmd = Command::new("valgrind");
+    cmd.current_dir(guests)
+        .args(["--tool=callgrind", "--dump-instr=yes", "--smc-check=all"])
+        .arg(format!("--callgrind-out-file={}", profile.display()))
+        .arg(runner)
+        .args(["--runs", "1", "--only", config, "--alone", "--perf-map"])
+        .arg(&map)
+        .args([elf, size]);
+    let out = tools::output_checked(&mut cmd)?;
+    let behaviour = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("behaviour "))
+        .map(str::to_owned)
+        .ok_or_else(|| format!("`{}`: no behaviour printed", tools::describe(&cmd)))?;
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+    let costs = sections::parse_callgrind(&read(&profile)?)?;
+    // (No map when nothing was compiled.)
+    let stretches = sections::parse_map(&read(&map).unwrap_or_default())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok((sections::by_kind(&costs, &stretches), behaviour))
+}
+
+/// Counts and prints, per guest (those `named`, or all), each configuration's instructions
+/// per kind of compiled stretch (`--sections`).
+fn sections(Options { quick, .. }: Options, named: &[&str]) -> Result<(), String> {
+    tools::ensure(&["valgrind"], &["valgrind"])?;
+    let (runner, guests) = runner()?;
+    for (name, size) in sizes(quick).filter(|(n, _)| named.is_empty() || named.contains(n)) {
+        let elf = format!("bin/{name}.elf");
+        let mut columns: Vec<BTreeMap<String, u64>> = Vec::new();
+        let mut reference = None;
+        for config in COUNTED {
+            eprintln!("bench-paths --sections {name} {size}: {config}");
+            let (kinds, behaviour) = count_sections(&runner, &guests, config, &elf, size)?;
+            if reference.get_or_insert_with(|| behaviour.clone()) != &behaviour {
+                return Err(format!(
+                    "{name} {size}: {config} printed or exited differently"
+                ));
+            }
+            columns.push(kinds);
+        }
+        let mut kinds: Vec<&String> = columns.iter().flat_map(|c| c.keys()).collect();
+        kinds.sort();
+        kinds.dedup();
+        let get = |c: &BTreeMap<String, u64>, k: &str| c.get(k).copied().unwrap_or(0);
+        // Most added by the configuration that adds most first.
+        let added = |k: &str| {
+            let base = get(&columns[0], k) as i128;
+            columns
+                .iter()
+                .map(|c| get(c, k) as i128 - base)
+                .max()
+                .unwrap_or(0)
+        };
+        kinds.sort_by_key(|k| std::cmp::Reverse(added(k)));
+        println!(
+            "\n{name} {size}: millions of instructions (callgrind, whole process) by kind of code"
+        );
+        print!("{:<38}", "kind");
+        for config in COUNTED {
+            print!(" {config:>9}");
+        }
+        println!();
+        // (Kinds under 0.05M in every configuration are left out.)
+        for k in kinds
+            .into_iter()
+            .filter(|k| columns.iter().any(|c| get(c, k) >= 50_000))
+        {
+            print!("{k:<38}");
+            for c in &columns {
+                print!(" {:>9.1}", get(c, k) as f64 / 1e6);
+            }
+            println!();
+        }
+        print!("{:<38}", "total");
+        for c in &columns {
+            print!(" {:>9.1}", c.values().sum::<u64>() as f64 / 1e6);
+        }
+        println!();
+    }
     Ok(())
 }
 

@@ -10,6 +10,7 @@ mod disasm_check;
 mod guests;
 mod isa;
 mod randtest;
+mod sections;
 mod tools;
 
 /// A task's entry point.
@@ -27,7 +28,7 @@ const TASKS: &[Task] = &[
     ),
     (
         "bench-paths",
-        "path profiling overhead (flat, region, global) vs isa-emu; --quick, --runs N, --instructions",
+        "path profiling overhead (flat, region, global) vs isa-emu; --quick, --runs N, --instructions, --sections [GUEST...]",
         bench_paths::run,
     ),
     (

@@ -4,7 +4,7 @@
 //! alternating the configurations round by round, and prints each one's median time as a
 //! ratio to the run without sinks.
 //!
-//! `cargo run --release -p cfg-bl --example overhead --features bench-examples -- [--runs N] [--dense-limit N] [--only CONFIG] guests/bin/primes.elf [ARGS...]`
+//! `cargo run --release -p cfg-bl --example overhead --features bench-examples -- [--runs N] [--dense-limit N] [--only CONFIG [--alone]] [--perf-map PATH] guests/bin/primes.elf [ARGS...]`
 //! (the guest runs with cwd = the current directory, empty stdin, output captured; every
 //! configuration must print the same and exit the same way).
 //!
@@ -17,6 +17,7 @@
 //! prints just `behaviour HASH` (of the guest's output and outcome), for counting its
 //! instructions (`cargo xtask bench-paths --instructions`).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use cfg_bl::sink::{PathSink, RegionChoice};
@@ -25,7 +26,7 @@ use isa_emu::linux::{Input, LinuxConfig, Output};
 use isa_emu::{Config, Machine};
 use prof_events::{BlockInfo, Interest, NoOpProbes, Sink};
 
-fn machine(elf: &[u8], argv: &[String]) -> Machine {
+fn machine(elf: &[u8], argv: &[String], perf_map: Option<&PathBuf>) -> Machine {
     let linux = LinuxConfig {
         args: argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
         env: vec![b"LANG=C".to_vec()],
@@ -35,7 +36,11 @@ fn machine(elf: &[u8], argv: &[String]) -> Machine {
         cwd: std::env::current_dir().ok(),
         ..LinuxConfig::default()
     };
-    match Machine::linux(elf, linux, Config::default()) {
+    let config = Config {
+        perf_map: perf_map.cloned(),
+        ..Config::default()
+    };
+    match Machine::linux(elf, linux, config) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("cannot load the guest: {e}");
@@ -103,8 +108,15 @@ impl Clock {
     }
 }
 
-fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Run {
-    let mut m = machine(elf, argv);
+/// What a run is given besides the guest.
+struct Given<'a> {
+    argv: &'a [String],
+    dense_limit: u128,
+    perf_map: Option<&'a PathBuf>,
+}
+
+fn run_once(elf: &[u8], setup: &Setup, given: &Given<'_>) -> Run {
+    let mut m = machine(elf, given.argv, given.perf_map);
     let start = Clock::start();
     let mut set_up = Duration::ZERO;
     let (summary, desync) = match (setup.0, setup.1) {
@@ -115,7 +127,7 @@ fn run_once(elf: &[u8], argv: &[String], setup: &Setup, dense_limit: u128) -> Ru
             let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);
             set_up = start.elapsed();
             let mut sink = PathSink::lazy(program, mode, regions);
-            sink.dense_limit = dense_limit;
+            sink.dense_limit = given.dense_limit;
             let s = m.run(&mut sink);
             (s, sink.stats.desync)
         }
@@ -171,9 +183,16 @@ fn main() {
     if alone {
         args.drain(..1);
     }
+    // `--perf-map PATH`: the emulator writes a perf map of its compiled code to PATH (for
+    // `cargo xtask bench-paths --sections`).
+    let mut perf_map = None;
+    if args.first().map(String::as_str) == Some("--perf-map") {
+        perf_map = args.get(1).map(PathBuf::from);
+        args.drain(..2.min(args.len()));
+    }
     let Some(path) = args.first() else {
         eprintln!(
-            "usage: overhead [--runs N] [--dense-limit N] [--only CONFIG [--alone]] GUEST.elf [ARGS...]"
+            "usage: overhead [--runs N] [--dense-limit N] [--only CONFIG [--alone]] [--perf-map PATH] GUEST.elf [ARGS...]"
         );
         std::process::exit(2);
     };
@@ -193,7 +212,12 @@ fn main() {
             if others && only.as_ref().is_some_and(|o| o != setup.0) {
                 continue;
             }
-            let r = run_once(&elf, &args, setup, dense_limit);
+            let given = Given {
+                argv: &args,
+                dense_limit,
+                perf_map: perf_map.as_ref(),
+            };
+            let r = run_once(&elf, setup, &given);
             match &reference {
                 None => reference = Some(r.behaviour.clone()),
                 Some(b) if *b != r.behaviour => {
