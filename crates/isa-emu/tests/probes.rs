@@ -195,21 +195,27 @@ impl Walker {
 
     /// The path end of the edge from the block at `from` to `to`, made when first asked
     /// for: one way of 64 sums, or every other path end two, the second for the next 64
-    /// sums.
+    /// sums; or for a third of the edges ways of one sum each (as a sparse table's
+    /// windows).
     fn edge_end(&mut self, from: u64, to: u64) -> (u32, u8) {
         let h = mix(from, to);
         let ways = 1 + (h / 3 % 2) as u8;
+        let one = h / 29 % 3 == 0;
         let n = self.ends.len() as u32;
         let e = *self.end_of.entry((from, to)).or_insert(n);
         if e == n {
             for w in 0..i64::from(ways) {
+                let (size, add) = match one {
+                    true => (1, -((h / 31 % 4) as i64) - w),
+                    false => (64, (h % 5) as i64 - 2 - 64 * w),
+                };
                 self.ends.push(ProbeEnd {
                     base: self.counts.len() as u64,
-                    size: 64,
-                    add: (h % 5) as i64 - 2 - 64 * w,
+                    size,
+                    add,
                     set: (h % 3) as i64,
                 });
-                self.counts.extend([0; 64]);
+                self.counts.resize(self.counts.len() + size as usize, 0);
             }
         }
         (e, ways)

@@ -826,6 +826,9 @@ impl Compiler<'_> {
     /// the way's range, nothing is emitted and this returns `None` (the way never
     /// counts). Uses rax and rdx.
     fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> Option<Counter> {
+        if end.size == 1 && !matches!(sum, Sum::Known(_)) {
+            return self.one_sum_way(end, sum, next);
+        }
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
         let below = if let Sum::Known(sum) = sum {
@@ -855,6 +858,36 @@ impl Compiler<'_> {
             below
         };
         if !below.is_some_and(|b| self.lent_below(b)) {
+            let a = &mut *self.asm;
+            a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
+            next.push(a.jcc(Cc::Ae));
+        }
+        Some(Counter::Rax)
+    }
+
+    /// [`given_way`](Self::given_way) of a way of one sum (a sparse table's window, or a
+    /// table of one path), the sum not known when compiled: it counts the sum `-add`, at
+    /// counter `base`, so the code compares the sum with that and counts at a counter it
+    /// knows (where the general code adds, compares with the size and adds the base).
+    /// Uses rax and rdx.
+    fn one_sum_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> Option<Counter> {
+        // (With add = i64::MIN no 64-bit sum counts.)
+        let only = end.add.checked_neg()?;
+        self.sum_into(RAX, sum);
+        match i32::try_from(only) {
+            Ok(v) => self.asm.alu_imm(W::Q, Alu::Cmp, RAX, v),
+            Err(_) => {
+                self.asm.mov_imm(RDX, only as u64);
+                self.asm.alu(W::Q, Alu::Cmp, RAX, RDX);
+            }
+        }
+        next.push(self.asm.jcc(Cc::Ne));
+        if let Some(Counter::At(disp)) = Counter::at(end.base) {
+            self.known_counter(disp / 8, next);
+            return Some(Counter::At(disp));
+        }
+        self.asm.mov_imm(RAX, end.base);
+        if !end.base.checked_add(1).is_some_and(|b| self.lent_below(b)) {
             let a = &mut *self.asm;
             a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
             next.push(a.jcc(Cc::Ae));
