@@ -556,6 +556,28 @@
 //! ff6441b); the other guests within 0.002x of ff6441b's; geomean no-op 1.088x, flat
 //! 1.241x, region-based 1.305x, global-based 1.319x.
 //!
+//! Where the instructions go: `cargo xtask bench-paths --sections coremark sort primes
+//! strings` at fcea6c2 (callgrind with the emulator's perf map; each kind of compiled code
+//! apart) put nearly all of the flat profiles' added instructions in compiled probes.
+//! Coremark 3000 (3895.7M with no sink, 4987.5M flat): path ends 379.1M, returns 103.1M,
+//! indirect calls 99.9M and their sites 48.8M, counts 92.7M, guards 51.7M, exits 117.4M
+//! more, native code (sink, set-up) 60.3M more. Sort 300000 (4421.4M, 6121.9M): returns
+//! 478.2M, counts 263.2M, calls 186.3M, indirect calls 179.4M and sites 41.3M, additions
+//! 145.9M, guards 133.8M, exits 105.9M more. Primes 400000 (3871.9M, 4831.3M): returns
+//! 242.3M, path ends 220.7M, counts 144.4M, calls 138.6M, additions 99.6M. The no-op
+//! probes (frames only) already cost sort 1165.0M and primes 381.7M. A sparse table's
+//! path end whose code gives no window first searches its ways in memory (coremark:
+//! 10.3M such counts at 18 instructions; primes: 5.9M at 33 at one path end, its two
+//! hot sums in the third and sixth ways); since 821ce53 a window given first is one
+//! comparison (coremark flat 4954.8M -> 4943.1M, strings 6653.6M -> 6644.7M). Tried and
+//! not kept: ordering the ways by their counts at each miss (misses stop once the hot
+//! sums hold ways, so the order stays that of an earlier phase: primes 4808.9M ->
+//! 4817.4M); pinning, when a block is compiled, a window on the sum the path end would
+//! count then, event superblocks formed later pinning the window that counted most as a
+//! second one (coremark 4889.0M, but primes 4852.2M: its first sums are not its hot
+//! ones); compiling such blocks only after 16 runs, with the hottest window pinned
+//! (coremark 4940.3M, primes 4843.2M).
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
