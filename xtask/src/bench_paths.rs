@@ -149,17 +149,12 @@ fn count(
     elf: &str,
     size: &str,
 ) -> Result<(u64, String), String> {
-    let mut cmd = Command::new("valgrind");
-    cmd.current_dir(guests)
-        .args([
-            "--tool=cachegrind",
-            "--cache-sim=no",
-            // The code compiled is patched as blocks chain.
-            "--smc-check=all",
-            "--cachegrind-out-file=/dev/null",
-        ])
-        .arg(runner)
-        .args(["--runs", "1", "--only", config, "--alone", elf, size]);
+    let tool = [
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+    ];
+    let mut cmd = alone_under_valgrind(&tool, runner, guests, config, &[], elf, size);
     let out = tools::output_checked(&mut cmd)?;
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
@@ -170,17 +165,44 @@ fn count(
         let (_, n) = l.split_once("I   refs:")?;
         n.trim().replace(',', "").parse().ok()
     });
-    let behaviour = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("behaviour "))
-        .map(str::to_owned);
-    match (refs, behaviour) {
+    match (refs, behaviour(&stdout)) {
         (Some(n), Some(b)) => Ok((n, b)),
         _ => Err(format!(
             "`{}`: no instruction count or behaviour in:\n{stdout}{stderr}",
             tools::describe(&cmd)
         )),
     }
+}
+
+/// `valgrind TOOL... RUNNER --runs 1 --only CONFIG --alone ARGS... ELF SIZE`, run in the
+/// guests' directory: one configuration alone in a process of its own, under a valgrind
+/// tool (with `--smc-check=all`: the code compiled is patched as blocks chain).
+fn alone_under_valgrind(
+    tool: &[&str],
+    runner: &Path,
+    guests: &Path,
+    config: &str,
+    args: &[&std::ffi::OsStr],
+    elf: &str,
+    size: &str,
+) -> Command {
+    let mut cmd = Command::new("valgrind");
+    cmd.current_dir(guests)
+        .args(tool)
+        .arg("--smc-check=all")
+        .arg(runner)
+        .args(["--runs", "1", "--only", config, "--alone"])
+        .args(args)
+        .args([elf, size]);
+    cmd
+}
+
+/// The hash of what the guest did, from the `behaviour HASH` line the runner prints.
+fn behaviour(stdout: &str) -> Option<String> {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("behaviour "))
+        .map(str::to_owned)
 }
 
 /// Counts and prints the table of `--instructions`.
@@ -246,24 +268,22 @@ fn count_sections(
     let (profile, map) = (dir.join("callgrind.out"), dir.join("perf.map"));
     // (The map is appended to: a stale one would name old code.)
     let _ = std::fs::remove_file(&map);
-    let mut cmd = Command::new("valgrind");
-    cmd.current_dir(guests)
-        .args(["--tool=callgrind", "--dump-instr=yes", "--smc-check=all"])
-        .arg(format!("--callgrind-out-file={}", profile.display()))
-        .arg(runner)
-        .args(["--runs", "1", "--only", config, "--alone", "--perf-map"])
-        .arg(&map)
-        .args([elf, size]);
+    let out_file = format!("--callgrind-out-file={}", profile.display());
+    let tool = ["--tool=callgrind", "--dump-instr=yes", &out_file];
+    let args = ["--perf-map".as_ref(), map.as_os_str()];
+    let mut cmd = alone_under_valgrind(&tool, runner, guests, config, &args, elf, size);
     let out = tools::output_checked(&mut cmd)?;
-    let behaviour = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| l.strip_prefix("behaviour "))
-        .map(str::to_owned)
+    let behaviour = behaviour(&String::from_utf8_lossy(&out.stdout))
         .ok_or_else(|| format!("`{}`: no behaviour printed", tools::describe(&cmd)))?;
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
     let costs = sections::parse_callgrind(&read(&profile)?)?;
     // (No map when nothing was compiled.)
-    let stretches = sections::parse_map(&read(&map).unwrap_or_default())?;
+    let map_text = match std::fs::read_to_string(&map) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("{}: {e}", map.display())),
+    };
+    let stretches = sections::parse_map(&map_text)?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok((sections::by_kind(&costs, &stretches), behaviour))
 }

@@ -826,42 +826,29 @@ impl Compiler<'_> {
     /// the way's range, nothing is emitted and this returns `None` (the way never
     /// counts). Uses rax and rdx.
     fn given_way(&mut self, end: &ProbeEnd, sum: Sum, next: &mut Vec<usize>) -> Option<Counter> {
-        if end.size == 1 && !matches!(sum, Sum::Known(_)) {
-            return self.one_sum_way(end, sum, next);
+        match sum {
+            Sum::Known(sum) => return Some(self.counter_known(counter_of(end, sum)?, next)),
+            _ if end.size == 1 => return self.one_sum_way(end, sum, next),
+            _ => {}
         }
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
-        let below = if let Sum::Known(sum) = sum {
-            let c = counter_of(end, sum)?;
-            if let Some(Counter::At(disp)) = Counter::at(c) {
-                self.known_counter(disp / 8, next);
-                return Some(Counter::At(disp));
-            }
-            self.asm.mov_imm(RAX, c);
-            c.checked_add(1)
-        } else {
-            self.sum_into(RAX, sum);
-            // (Where size and add are within 2^62, a sum + add beyond 64 bits wraps to
-            // at least 2^62 and so fails the size check: no overflow check is needed.)
-            const WITHIN: u64 = 1 << 62;
-            let wraps_out = end.size <= WITHIN && end.add.unsigned_abs() <= WITHIN;
-            let add = Val::Imm(end.add as u64);
-            self.plus_val(RAX, add, (!wraps_out).then_some(&mut *next));
-            self.alu_u64(Alu::Cmp, RAX, end.size);
-            next.push(self.asm.jcc(Cc::Ae));
-            self.alu_u64(Alu::Add, RAX, end.base);
-            // (rax < size: no carry where base + size fits.)
-            let below = end.base.checked_add(end.size);
-            if below.is_none() {
-                next.push(self.asm.jcc(Cc::B));
-            }
-            below
-        };
-        if !below.is_some_and(|b| self.lent_below(b)) {
-            let a = &mut *self.asm;
-            a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
-            next.push(a.jcc(Cc::Ae));
+        self.sum_into(RAX, sum);
+        // (Where size and add are within 2^62, a sum + add beyond 64 bits wraps to at least
+        // 2^62 and so fails the size check: no overflow check is needed.)
+        const WITHIN: u64 = 1 << 62;
+        let wraps_out = end.size <= WITHIN && end.add.unsigned_abs() <= WITHIN;
+        let add = Val::Imm(end.add as u64);
+        self.plus_val(RAX, add, (!wraps_out).then_some(&mut *next));
+        self.alu_u64(Alu::Cmp, RAX, end.size);
+        next.push(self.asm.jcc(Cc::Ae));
+        self.alu_u64(Alu::Add, RAX, end.base);
+        // (rax < size: no carry where base + size fits.)
+        let below = end.base.checked_add(end.size);
+        if below.is_none() {
+            next.push(self.asm.jcc(Cc::B));
         }
+        self.rax_in_counts(below, next);
         Some(Counter::Rax)
     }
 
@@ -874,25 +861,31 @@ impl Compiler<'_> {
         // (With add = i64::MIN no 64-bit sum counts.)
         let only = end.add.checked_neg()?;
         self.sum_into(RAX, sum);
-        match i32::try_from(only) {
-            Ok(v) => self.asm.alu_imm(W::Q, Alu::Cmp, RAX, v),
-            Err(_) => {
-                self.asm.mov_imm(RDX, only as u64);
-                self.asm.alu(W::Q, Alu::Cmp, RAX, RDX);
-            }
-        }
+        self.alu_u64(Alu::Cmp, RAX, only as u64);
         next.push(self.asm.jcc(Cc::Ne));
-        if let Some(Counter::At(disp)) = Counter::at(end.base) {
+        Some(self.counter_known(end.base, next))
+    }
+
+    /// Counter `c`, known when compiled: at its displacement if that fits, else in rax;
+    /// jumps to a `next` unless it is one of the counters.
+    fn counter_known(&mut self, c: u64, next: &mut Vec<usize>) -> Counter {
+        if let Some(Counter::At(disp)) = Counter::at(c) {
             self.known_counter(disp / 8, next);
-            return Some(Counter::At(disp));
+            return Counter::At(disp);
         }
-        self.asm.mov_imm(RAX, end.base);
-        if !end.base.checked_add(1).is_some_and(|b| self.lent_below(b)) {
+        self.asm.mov_imm(RAX, c);
+        self.rax_in_counts(c.checked_add(1), next);
+        Counter::Rax
+    }
+
+    /// Jumps to a `next` unless the counter index in rax (below `below`, if known) is one
+    /// of the counters: no check where those below `below` are the latest lease's.
+    fn rax_in_counts(&mut self, below: Option<u64>, next: &mut Vec<usize>) {
+        if !below.is_some_and(|b| self.lent_below(b)) {
             let a = &mut *self.asm;
             a.alu_mem(W::Q, Alu::Cmp, RAX, RSI, Ctx::COUNTS_LEN as i32);
             next.push(a.jcc(Cc::Ae));
         }
-        Some(Counter::Rax)
     }
 
     /// Jumps to a `miss` unless counter `c`, known when compiled, is one of the counters:
