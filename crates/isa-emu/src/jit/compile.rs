@@ -613,7 +613,8 @@ impl Compiler<'_> {
                 };
                 self.asm.load(R15, base, after);
                 self.count_at(RAX);
-                self.count_at(R13);
+                // (rdx = the counters, from the count before.)
+                self.asm.count_sib(RDX, R13);
                 let a = &mut *self.asm;
                 a.store(RCX, SUM, R15);
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, pops);
@@ -1481,17 +1482,19 @@ impl Compiler<'_> {
         self.count_pairs(pairs);
     }
 
-    /// Counts an activation in `counts[pairs]` (checked in range). Uses rax and rdx.
+    /// Counts an activation in `counts[pairs]` (checked in range), after a count that
+    /// left rdx = the counters ([`count`](Self::count), [`count_at`](Self::count_at) of
+    /// rax), which it adds to without loading them again. Uses rax.
     fn count_pairs(&mut self, pairs: Val) {
         let known = match pairs {
             Val::Imm(p) => Counter::at(p),
             Val::Site(_) => None,
         };
         match known {
-            Some(counter) => self.count(counter),
-            None => {
+            Some(Counter::At(disp)) => self.asm.alu_mem_imm(Alu::Add, RDX, disp, 1),
+            _ => {
                 self.val(RAX, pairs);
-                self.count_at(RAX);
+                self.asm.count_sib(RDX, RAX);
             }
         }
     }
@@ -1511,14 +1514,15 @@ impl Compiler<'_> {
         self.count_at(RAX);
     }
 
-    /// Adds one to `counter` (checked in range). Uses rax and rdx.
+    /// Adds one to `counter` (checked in range), leaving rdx = the counters. Uses rax and
+    /// rdx.
     fn count(&mut self, counter: Counter) {
         match counter {
             Counter::Rax => self.count_at(RAX),
             Counter::At(disp) => {
                 let a = &mut *self.asm;
-                a.load(RAX, RSI, Ctx::COUNTS as i32);
-                a.alu_mem_imm(Alu::Add, RAX, disp, 1);
+                a.load(RDX, RSI, Ctx::COUNTS as i32);
+                a.alu_mem_imm(Alu::Add, RDX, disp, 1);
             }
         }
     }
