@@ -104,7 +104,7 @@ pub enum ProbeOp {
     /// A call (on a call's exit, or an indirect call's for one target), if the stack has
     /// room (and, with `push`, the stack of saved sums): pushes the frame of `ret`,
     /// `resume`, `site` and the caller's sum when it resumes, `sum + add + resume_add`
-    /// (neither addition may overflow 64 bits); then `sum = start`, and the callee saves
+    /// (which must fit 64 bits); then `sum = start`, and the callee saves
     /// `push`, if any (it starts in a region, see [`ProbeOp::Push`]). With `end`, a path
     /// of the caller ends first (the call's block passes a loop's back edge): that path
     /// end counts the sum and sets it as [`ProbeOp::End`] does, and applies only where it
@@ -530,7 +530,8 @@ pub fn apply(
                 },
                 None => (None, sum),
             };
-            let resumed = sum.checked_add(add).and_then(|s| s.checked_add(resume_add));
+            let resumed =
+                i64::try_from(i128::from(sum) + i128::from(add) + i128::from(resume_add)).ok();
             let depth = state.depth as usize;
             let room = state.room_for(usize::from(saves.is_some()) + usize::from(push.is_some()));
             let (true, Some(resumed), true) = (depth < FRAMES, resumed, room) else {

@@ -25,7 +25,7 @@ use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
     call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
-    PART_REC, SIDE, TARGET_SLOTS, UNPROBED,
+    PART_REC, RESUME_ADD, SIDE, TARGET_SLOTS, UNPROBED,
 };
 use crate::cpu::{csr, Cpu};
 use crate::fpu;
@@ -950,7 +950,10 @@ impl Compiler<'_> {
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
         match kind {
             SiteKind::Call => {
-                let operands = std::array::from_fn(|i| at(SiteProbe::OPERANDS + 8 * i as i32));
+                let operands = std::array::from_fn(|i| match i {
+                    RESUME_ADD => Val::Imm(0),
+                    _ => at(SiteProbe::OPERANDS + 8 * i as i32),
+                });
                 self.call(operands, Sum::State, miss);
             }
             SiteKind::Jump => {
@@ -1016,8 +1019,10 @@ impl Compiler<'_> {
 
     /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
     /// the next frame, if the stack has room, and returns the caller's sum when it
-    /// resumes, if the additions stay in range: known, or in rax. Uses r12 for an addition
-    /// that is not a 32-bit immediate.
+    /// resumes, if it fits 64 bits: known, or in rax. Uses r12 for an addition that is not
+    /// a 32-bit immediate. ([`call_operands`] sums `add` and `resume_add` where that fits;
+    /// where it does not, both have one sign, and each sum on the way fits exactly where
+    /// the last does.)
     fn call_checks(
         &mut self,
         [add, _, _, resume_add, _, _]: [Val; 6],

@@ -87,7 +87,7 @@ use prof_events::{ProbeEnd, ProbeLease, ProbeState};
 pub(crate) use code::exec_op;
 pub(crate) use compile::{kind, runs_between_parts, PartProbes, Source};
 pub(crate) use perf_map::PerfMap;
-pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe};
+pub(crate) use site::{call_operands, Site, SiteKind, SiteProbe, RESUME_ADD};
 
 /// The function compiled code calls for an op it runs as the interpreter does.
 pub(crate) type OpHelper = extern "sysv64" fn(*mut Cpu, u64) -> u64;

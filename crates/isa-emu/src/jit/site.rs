@@ -108,7 +108,7 @@ impl SiteKind {
                     ..
                 },
             ) => call_operands(op)
-                .filter(|(_, push)| push.is_none())
+                .filter(|(call, push)| push.is_none() && call[RESUME_ADD] == 0)
                 .map(|(call, _)| call),
             (
                 SiteKind::Jump,
@@ -132,6 +132,10 @@ impl SiteKind {
         }
     }
 }
+
+/// Where a call's `resume_add` is among [`call_operands`]: a site holds only calls whose
+/// `resume_add` is 0 there (the additions summed), and its code reads no such operand.
+pub(crate) const RESUME_ADD: usize = 3;
 
 /// A [`Site`]'s probe for one target; the code reads its fields as those of a
 /// [`ProbeOp::Call`], [`ProbeOp::Restart`] or [`ProbeOp::Add`] probe, by the site's
@@ -216,7 +220,9 @@ const _: () = assert!(
 /// A call probe's operands in the order its code takes them: `add`, `ret`, `resume`,
 /// `resume_add`, `site`, `start` (the signed ones as their bits), and the sum the callee
 /// saves first, if any (the path end a caller's sum passes first and the region it
-/// enters are not among them); `None` for other ops.
+/// enters are not among them); `None` for other ops. Where `add + resume_add` fits 64
+/// bits, it is the first and `resume_add` is 0: the caller's sum when it resumes is what
+/// the code needs, so it adds (and checks for overflow) once.
 pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
     match *op {
         ProbeOp::Call {
@@ -228,17 +234,23 @@ pub(crate) fn call_operands(op: &ProbeOp) -> Option<([u64; 6], Option<i64>)> {
             start,
             push,
             ..
-        } => Some((
-            [
-                add as u64,
-                ret,
-                resume,
-                resume_add as u64,
-                site,
-                start as u64,
-            ],
-            push,
-        )),
+        } => {
+            let (add, resume_add) = match add.checked_add(resume_add) {
+                Some(both) => (both, 0),
+                None => (add, resume_add),
+            };
+            Some((
+                [
+                    add as u64,
+                    ret,
+                    resume,
+                    resume_add as u64,
+                    site,
+                    start as u64,
+                ],
+                push,
+            ))
+        }
         _ => None,
     }
 }
