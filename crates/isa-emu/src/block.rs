@@ -598,13 +598,14 @@ impl BlockCache {
 
     /// Whether compiled code may run probes on `lease`: its sum is a signed 64-bit one
     /// (the low half the code works on), for a sink that saves no sums it keeps its
-    /// promise (no sum saved, every floor 0), which the code's calls and returns assume,
-    /// and it has every counter the code adds to unchecked ([`Jit::lend`]).
+    /// promise (no sum saved, every floor 0), which the code's calls and returns assume
+    /// (they leave a frame's floor as they find it: those of the frames not open must be
+    /// 0 too), and it has every counter the code adds to unchecked ([`Jit::lend`]).
     pub fn lends(&mut self, lease: &ProbeLease<'_>) -> bool {
         let state = &*lease.state;
         let sum = state.sum as u64 as i64 as i128 as u128 == state.sum;
         let floors =
-            || state.saved == 0 && state.floor == 0 && state.open().iter().all(|f| f.floor == 0);
+            || state.saved == 0 && state.floor == 0 && state.frames.iter().all(|f| f.floor == 0);
         let saves_sums = self.jit.as_ref().is_none_or(|jit| jit.saves_sums);
         sum && (saves_sums || floors())
             && self

@@ -272,9 +272,10 @@ impl Wild {
     }
 
     /// After a miss (the same ones with probes and without): now and then the state lent
-    /// goes wrong (more frames or saved sums than it holds, a floor above every sum), as a
-    /// faulty sink's might, until the next miss; otherwise a full or broken stack of saved
-    /// sums or frames empties, so that entries and calls apply again.
+    /// goes wrong (more frames or saved sums than it holds, a floor above every sum, a
+    /// floor in the frame the next call opens), as a faulty sink's might, until the next
+    /// miss; otherwise a full or broken stack of saved sums or frames empties, so that
+    /// entries and calls apply again.
     fn after_miss(&mut self, from: u64, to: u64) {
         let s = &mut self.state;
         let mut d = Draw::new(from ^ self.missed, to);
@@ -285,12 +286,21 @@ impl Wild {
             2 => s.saved = SAVES as u64 + 1 + d.below(2),
             3 => s.saved = u64::MAX,
             4 => s.floor = u64::MAX - d.below(2),
+            5..=16 => {
+                if let Some(f) = s.frames.get_mut(s.depth as usize) {
+                    f.floor = 1 + d.below(2);
+                }
+            }
             _ => {
                 if s.saved >= SAVES as u64 || s.floor > s.saved {
                     (s.saved, s.floor) = (0, 0);
                 }
                 if s.depth >= FRAMES as u64 {
                     (s.depth, s.saved, s.floor) = (0, 0, 0);
+                }
+                let open = s.depth as usize;
+                for f in s.frames.iter_mut().skip(open) {
+                    f.floor = 0;
                 }
             }
         }

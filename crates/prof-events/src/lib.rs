@@ -331,9 +331,9 @@ pub trait Sink {
     /// probes starts.
     ///
     /// A sink that returns `false` (a flat path profile's) promises that its state's
-    /// `saved` and `floor`, and the `floor` of every frame it lends, stay 0. The driver
-    /// may then leave out of its compiled calls and returns the floor that they would
-    /// save, check and restore, and never run a probe that saves a sum (its event is
+    /// `saved` and `floor`, and the `floor` of every frame in it (open or not), stay 0.
+    /// The driver may then leave out of its compiled calls and returns the floor that they
+    /// would save, check and restore, and never run a probe that saves a sum (its event is
     /// delivered instead); it lends no state that breaks the promise. The default, `true`,
     /// is always correct.
     #[inline]

@@ -1092,15 +1092,14 @@ impl Compiler<'_> {
             self.store_val(RDX, AT + field as i32, value);
         }
         // The callee's floor is the sums saved so far; the caller's returns with the frame.
-        // (Both 0 where no sum is ever saved.)
+        // (Both 0 where no sum is ever saved, and so is the floor of every frame in a
+        // state lent then, open or not: see `BlockCache::lends`.)
         let a = &mut *self.asm;
         if self.saves {
             a.load(RAX, RCX, ProbeState::FLOOR as i32);
             a.store(RDX, AT + Frame::FLOOR as i32, RAX);
             a.load(RAX, RCX, ProbeState::SAVED as i32);
             a.store(RCX, ProbeState::FLOOR as i32, RAX);
-        } else {
-            a.store_imm(RDX, AT + Frame::FLOOR as i32, 0);
         }
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::DEPTH as i32, 1);
     }
