@@ -21,7 +21,7 @@
 //! context's `cpu`): correctly rounded, with its flags, as a host instruction sequence
 //! would reproduce only with much more code.
 
-use super::x86::{Alu, Asm, Cc, Load, Reg, Shift, W};
+use super::x86::{Alu, Asm, Cc, Load, Mem, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
     call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
@@ -710,17 +710,17 @@ impl Compiler<'_> {
                 pairs,
                 first,
             } => {
-                // r14 = the top frame, depth - 1 (one of the state's: a depth of 0 wraps
-                // above them, as does one a sink lent past them), which must return where
-                // the jump goes (in r12).
+                // r14 = the top frame's offset, of depth - 1 (one of the state's: a depth
+                // of 0 wraps above them, as does one a sink lent past them), which must
+                // return where the jump goes (in r12).
                 const AT: i32 = ProbeState::FRAMES as i32;
+                let top = Mem::Indexed(RCX, R14);
                 a.load(R14, RCX, ProbeState::DEPTH as i32);
                 a.alu_imm(W::Q, Alu::Sub, R14, 1);
                 a.alu_imm(W::Q, Alu::Cmp, R14, prof_events::FRAMES as i32);
                 miss.push(a.jcc(Cc::Ae));
                 a.shift_imm(W::Q, Shift::Shl, R14, Frame::SHIFT as u8);
-                a.alu(W::Q, Alu::Add, R14, RCX);
-                a.alu_mem(W::Q, Alu::Cmp, R12, R14, AT + Frame::RET as i32);
+                a.alu_mem(W::Q, Alu::Cmp, R12, top, AT + Frame::RET as i32);
                 miss.push(a.jcc(Cc::Ne));
                 // (Under the known guard, the sum pending; the key it sets supersedes
                 // the one pending.)
@@ -730,12 +730,12 @@ impl Compiler<'_> {
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
-                a.load(RAX, R14, AT + Frame::RESUMED as i32);
+                a.load(RAX, top, AT + Frame::RESUMED as i32);
                 a.store(RCX, SUM, RAX);
-                a.load(RAX, R14, AT + Frame::RESUME as i32);
+                a.load(RAX, top, AT + Frame::RESUME as i32);
                 a.store(RCX, ProbeState::KEY as i32, RAX);
                 if self.saves {
-                    a.load(RAX, R14, AT + Frame::FLOOR as i32);
+                    a.load(RAX, top, AT + Frame::FLOOR as i32);
                     a.store(RCX, ProbeState::FLOOR as i32, RAX);
                 }
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
@@ -1018,7 +1018,7 @@ impl Compiler<'_> {
     }
 
     /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
-    /// the next frame, if the stack has room, and returns the caller's sum when it
+    /// the next frame's offset in the state (see [`Mem::Indexed`]), if the stack has room, and returns the caller's sum when it
     /// resumes, if it fits 64 bits: known, or in rax. Uses r12 for an addition that is not
     /// a 32-bit immediate. ([`call_operands`] sums `add` and `resume_add` where that fits;
     /// where it does not, both have one sign, and each sum on the way fits exactly where
@@ -1034,7 +1034,6 @@ impl Compiler<'_> {
         a.alu_imm(W::Q, Alu::Cmp, RDX, prof_events::FRAMES as i32);
         miss.push(a.jcc(Cc::Ae));
         a.shift_imm(W::Q, Shift::Shl, RDX, Frame::SHIFT as u8);
-        a.alu(W::Q, Alu::Add, RDX, RCX);
         for v in [add, resume_add] {
             match (sum, v) {
                 (_, Val::Imm(0)) => {}
@@ -1077,11 +1076,12 @@ impl Compiler<'_> {
     /// Uses rax.
     fn call_open(&mut self, [_, ret, resume, _, site, _]: [Val; 6], resumed: Sum) {
         const AT: i32 = ProbeState::FRAMES as i32;
+        let frame = Mem::Indexed(RCX, RDX);
         match resumed {
-            Sum::Known(v) => self.store_val(RDX, AT + Frame::RESUMED as i32, Val::Imm(v as u64)),
+            Sum::Known(v) => self.store_val(frame, AT + Frame::RESUMED as i32, Val::Imm(v as u64)),
             _ => {
                 self.sum_into(RAX, resumed);
-                self.asm.store(RDX, AT + Frame::RESUMED as i32, RAX);
+                self.asm.store(frame, AT + Frame::RESUMED as i32, RAX);
             }
         }
         for (field, value) in [
@@ -1089,7 +1089,7 @@ impl Compiler<'_> {
             (Frame::RESUME, resume),
             (Frame::SITE, site),
         ] {
-            self.store_val(RDX, AT + field as i32, value);
+            self.store_val(frame, AT + field as i32, value);
         }
         // The callee's floor is the sums saved so far; the caller's returns with the frame.
         // (Both 0 where no sum is ever saved, and so is the floor of every frame in a
@@ -1097,7 +1097,7 @@ impl Compiler<'_> {
         let a = &mut *self.asm;
         if self.saves {
             a.load(RAX, RCX, ProbeState::FLOOR as i32);
-            a.store(RDX, AT + Frame::FLOOR as i32, RAX);
+            a.store(frame, AT + Frame::FLOOR as i32, RAX);
             a.load(RAX, RCX, ProbeState::SAVED as i32);
             a.store(RCX, ProbeState::FLOOR as i32, RAX);
         }
@@ -1110,7 +1110,7 @@ impl Compiler<'_> {
     }
 
     /// `[base + disp] = value`: an immediate that sign-extends to it, or else through rax.
-    fn store_val(&mut self, base: Reg, disp: i32, value: Val) {
+    fn store_val(&mut self, base: impl Into<Mem>, disp: i32, value: Val) {
         match value.imm32() {
             Some(v) => self.asm.store_imm(base, disp, v),
             None => {

@@ -1,13 +1,30 @@
 //! The few x86-64 encodings the block compiler emits, in safe code: register-register and
 //! register-memory forms over 64-bit general registers, with memory operands `[base + disp]`
-//! (the guest register file and the context), `[base + index]` (guest memory) and
-//! `[base + index * 8]` (a probe's counter).
+//! (the guest register file and the context), `[base + index + disp]` (a probe state's
+//! frame, see [`Mem`]), `[base + index]` (guest memory) and `[base + index * 8]` (a probe's
+//! counter).
 //!
 //! Registers are numbered as in the encoding (rax 0 … r15 15). Every instruction carries a
 //! REX prefix, so byte registers 4–7 are spl, bpl, sil and dil, never ah … bh.
 
 /// A host register.
 pub(crate) type Reg = u8;
+
+/// The address of a `[base + disp]` operand: a register, or the sum of two (a frame of the
+/// probe state: the state's address plus the frame's offset, so that no instruction adds
+/// them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mem {
+    Base(Reg),
+    /// `base + index` (`index` not rsp).
+    Indexed(Reg, Reg),
+}
+
+impl From<Reg> for Mem {
+    fn from(base: Reg) -> Mem {
+        Mem::Base(base)
+    }
+}
 
 pub(crate) const RAX: Reg = 0;
 pub(crate) const RCX: Reg = 1;
@@ -144,18 +161,32 @@ impl Asm {
         self.byte(0xc0 | (reg & 7) << 3 | rm & 7);
     }
 
-    /// `opcode` with a `[base + disp]` operand (`base` neither rsp/r12 nor rbp/r13, which
-    /// need other forms: the compiler only uses rdi and rsi).
-    fn rm_disp(&mut self, w: W, opcode: &[u8], reg: Reg, base: Reg, disp: i32) {
-        debug_assert!(!matches!(base & 7, 4 | 5));
-        self.rex(w, reg, 0, base);
+    /// `opcode` with a `[base + disp]` operand, `base` a [`Mem`] (a single base neither
+    /// rsp/r12 nor rbp/r13, which need other forms; an indexed one takes the SIB form).
+    fn rm_disp(&mut self, w: W, opcode: &[u8], reg: Reg, base: impl Into<Mem>, disp: i32) {
+        let (rm, sib) = match base.into() {
+            Mem::Base(base) => {
+                debug_assert!(!matches!(base & 7, 4 | 5));
+                self.rex(w, reg, 0, base);
+                (base & 7, None)
+            }
+            Mem::Indexed(base, index) => {
+                debug_assert!(index != 4);
+                self.rex(w, reg, index, base);
+                (4, Some((index & 7) << 3 | base & 7))
+            }
+        };
         self.code.extend_from_slice(opcode);
-        if let Ok(d) = i8::try_from(disp) {
-            self.byte(0x40 | (reg & 7) << 3 | base & 7);
-            self.byte(d as u8);
-        } else {
-            self.byte(0x80 | (reg & 7) << 3 | base & 7);
-            self.u32(disp as u32);
+        // (mod 01 or 10: a base of rbp/r13 in a SIB byte then means itself.)
+        let short = i8::try_from(disp).ok();
+        let form = if short.is_some() { 0x40 } else { 0x80 };
+        self.byte(form | (reg & 7) << 3 | rm);
+        if let Some(sib) = sib {
+            self.byte(sib);
+        }
+        match short {
+            Some(d) => self.byte(d as u8),
+            None => self.u32(disp as u32),
         }
     }
 
@@ -175,12 +206,12 @@ impl Asm {
     }
 
     /// `mov dst, [base + disp]`.
-    pub fn load(&mut self, dst: Reg, base: Reg, disp: i32) {
+    pub fn load(&mut self, dst: Reg, base: impl Into<Mem>, disp: i32) {
         self.rm_disp(W::Q, &[0x8b], dst, base, disp);
     }
 
     /// `mov [base + disp], src`.
-    pub fn store(&mut self, base: Reg, disp: i32, src: Reg) {
+    pub fn store(&mut self, base: impl Into<Mem>, disp: i32, src: Reg) {
         self.rm_disp(W::Q, &[0x89], src, base, disp);
     }
 
@@ -206,7 +237,7 @@ impl Asm {
     }
 
     /// `op dst, [base + disp]`.
-    pub fn alu_mem(&mut self, w: W, op: Alu, dst: Reg, base: Reg, disp: i32) {
+    pub fn alu_mem(&mut self, w: W, op: Alu, dst: Reg, base: impl Into<Mem>, disp: i32) {
         self.rm_disp(w, &[op.load_form()], dst, base, disp);
     }
 
@@ -230,7 +261,7 @@ impl Asm {
     }
 
     /// `op qword [base + disp], imm` (sign-extended 32-bit immediate).
-    pub fn alu_mem_imm(&mut self, op: Alu, base: Reg, disp: i32, imm: i32) {
+    pub fn alu_mem_imm(&mut self, op: Alu, base: impl Into<Mem>, disp: i32, imm: i32) {
         if let Ok(v) = i8::try_from(imm) {
             self.rm_disp(W::Q, &[0x83], op.ext(), base, disp);
             self.byte(v as u8);
@@ -241,7 +272,7 @@ impl Asm {
     }
 
     /// `mov qword [base + disp], imm` (sign-extended 32-bit immediate).
-    pub fn store_imm(&mut self, base: Reg, disp: i32, imm: i32) {
+    pub fn store_imm(&mut self, base: impl Into<Mem>, disp: i32, imm: i32) {
         self.rm_disp(W::Q, &[0xc7], 0, base, disp);
         self.u32(imm as u32);
     }
@@ -386,5 +417,59 @@ impl Asm {
     pub fn patch_to(&mut self, at: usize, to: usize) {
         let rel = (to as i64 - (at as i64 + 4)) as u32;
         self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An instruction to emit, and the bytes it must give.
+    type Case<'a> = (&'a dyn Fn(&mut Asm), &'a [u8]);
+
+    /// `[base + index + disp]` operands, with GNU objdump's reading of the bytes (disp8 and
+    /// disp32, rbp and r13 as base or index, REX.X and REX.B for r12-r15).
+    #[test]
+    fn indexed_operands_encode_as_objdump_reads_them() {
+        let mut a = Asm { code: Vec::new() };
+        let cases: [Case<'_>; 6] = [
+            // mov 0x90(%rcx,%r14,1),%rax
+            (
+                &|a| a.load(RAX, Mem::Indexed(RCX, R14), 0x90),
+                &[0x4a, 0x8b, 0x84, 0x31, 0x90, 0, 0, 0],
+            ),
+            // mov %rax,0x80(%rcx,%rdx,1)
+            (
+                &|a| a.store(Mem::Indexed(RCX, RDX), 0x80, RAX),
+                &[0x48, 0x89, 0x84, 0x11, 0x80, 0, 0, 0],
+            ),
+            // movq $0xfffffffffffffffb,0x98(%rcx,%rdx,1)
+            (
+                &|a| a.store_imm(Mem::Indexed(RCX, RDX), 0x98, -5),
+                &[
+                    0x48, 0xc7, 0x84, 0x11, 0x98, 0, 0, 0, 0xfb, 0xff, 0xff, 0xff,
+                ],
+            ),
+            // cmp 0x80(%rcx,%r14,1),%r12
+            (
+                &|a| a.alu_mem(W::Q, Alu::Cmp, R12, Mem::Indexed(RCX, R14), 0x80),
+                &[0x4e, 0x3b, 0xa4, 0x31, 0x80, 0, 0, 0],
+            ),
+            // mov 0x8(%r13,%rbp,1),%r13
+            (
+                &|a| a.load(R13, Mem::Indexed(R13, RBP), 8),
+                &[0x4d, 0x8b, 0x6c, 0x2d, 0x08],
+            ),
+            // addq $0x1,-0x8(%rbp,%r12,1)
+            (
+                &|a| a.alu_mem_imm(Alu::Add, Mem::Indexed(RBP, R12), -8, 1),
+                &[0x4a, 0x83, 0x44, 0x25, 0xf8, 0x01],
+            ),
+        ];
+        for (emit, bytes) in cases {
+            a.code.clear();
+            emit(&mut a);
+            assert_eq!(a.code, bytes);
+        }
     }
 }
