@@ -104,12 +104,14 @@ enum Ahead {
     Plus(i32),
 }
 
-/// Where a way that counts has found its counter: in rax, or known when compiled (its
-/// byte offset in the counters, a 32-bit displacement).
+/// Where a way that counts has found its counter: in rax, known when compiled (its
+/// byte offset in the counters, a 32-bit displacement), or at rax plus a base known when
+/// compiled (its offset in the counters, a 32-bit displacement).
 #[derive(Clone, Copy, Debug)]
 enum Counter {
     Rax,
     At(i32),
+    RaxPlus(i32),
 }
 
 impl Counter {
@@ -843,9 +845,16 @@ impl Compiler<'_> {
         self.plus_val(RAX, add, (!wraps_out).then_some(&mut *next));
         self.alu_u64(Alu::Cmp, RAX, end.size);
         next.push(self.asm.jcc(Cc::Ae));
-        self.alu_u64(Alu::Add, RAX, end.base);
         // (rax < size: no carry where base + size fits.)
         let below = end.base.checked_add(end.size);
+        // Counters all of the latest lease's need no check: the base is the count's
+        // displacement then, where it fits.
+        if let Some(Counter::At(disp)) = Counter::at(end.base) {
+            if below.is_some_and(|b| self.lent_below(b)) {
+                return Some(Counter::RaxPlus(disp));
+            }
+        }
+        self.alu_u64(Alu::Add, RAX, end.base);
         if below.is_none() {
             next.push(self.asm.jcc(Cc::B));
         }
@@ -1527,6 +1536,10 @@ impl Compiler<'_> {
                 let a = &mut *self.asm;
                 a.load(RDX, RSI, Ctx::COUNTS as i32);
                 a.alu_mem_imm(Alu::Add, RDX, disp, 1);
+            }
+            Counter::RaxPlus(disp) => {
+                self.asm.load(RDX, RSI, Ctx::COUNTS as i32);
+                self.asm.count_sib_disp(RDX, RAX, disp);
             }
         }
     }

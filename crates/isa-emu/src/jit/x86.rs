@@ -363,6 +363,18 @@ impl Asm {
         self.byte(1);
     }
 
+    /// `add qword [base + index * 8 + disp], 1` (disp32): the count of a counter whose
+    /// index is a table's base plus `index`.
+    pub fn count_sib_disp(&mut self, base: Reg, index: Reg, disp: i32) {
+        debug_assert!(index != 4);
+        self.rex(W::Q, 0, index, base);
+        self.byte(0x83);
+        self.byte(0x80 | Alu::Add.ext() << 3 | 4);
+        self.byte(3 << 6 | (index & 7) << 3 | base & 7);
+        self.u32(disp as u32);
+        self.byte(1);
+    }
+
     /// `jmp qword [base + disp]`.
     pub fn jmp_mem(&mut self, base: Reg, disp: i32) {
         self.rm_disp(W::D, &[0xff], 4, base, disp);
@@ -427,12 +439,13 @@ mod tests {
     /// An instruction to emit, and the bytes it must give.
     type Case<'a> = (&'a dyn Fn(&mut Asm), &'a [u8]);
 
-    /// `[base + index + disp]` operands, with GNU objdump's reading of the bytes (disp8 and
-    /// disp32, rbp and r13 as base or index, REX.X and REX.B for r12-r15).
+    /// `[base + index + disp]` operands and counts at `[base + index * 8 + disp]`, with GNU
+    /// objdump's reading of the bytes (disp8 and disp32, rbp and r13 as base or index, REX.X
+    /// and REX.B for r12-r15).
     #[test]
     fn indexed_operands_encode_as_objdump_reads_them() {
         let mut a = Asm { code: Vec::new() };
-        let cases: [Case<'_>; 6] = [
+        let cases: [Case<'_>; 8] = [
             // mov 0x90(%rcx,%r14,1),%rax
             (
                 &|a| a.load(RAX, Mem::Indexed(RCX, R14), 0x90),
@@ -464,6 +477,16 @@ mod tests {
             (
                 &|a| a.alu_mem_imm(Alu::Add, Mem::Indexed(RBP, R12), -8, 1),
                 &[0x4a, 0x83, 0x44, 0x25, 0xf8, 0x01],
+            ),
+            // addq $0x1,0x1000(%rdx,%rax,8)
+            (
+                &|a| a.count_sib_disp(RDX, RAX, 0x1000),
+                &[0x48, 0x83, 0x84, 0xc2, 0, 0x10, 0, 0, 0x01],
+            ),
+            // addq $0x1,-0x8(%rbp,%r12,8)
+            (
+                &|a| a.count_sib_disp(RBP, R12, -8),
+                &[0x4a, 0x83, 0x84, 0xe5, 0xf8, 0xff, 0xff, 0xff, 0x01],
             ),
         ];
         for (emit, bytes) in cases {
