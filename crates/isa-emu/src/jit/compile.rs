@@ -489,16 +489,18 @@ impl Compiler<'_> {
     /// what was pending before the probe where it misses. Any other probe stores what is
     /// pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
     /// registers, free once the exit stored the guest registers); a return's jump target
-    /// is in r12.
-    fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
+    /// is in r12. Whether rcx points to the state where the code goes on (it does unless
+    /// the probe's work was all folded into what is pending).
+    fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
         let around = self.current_section();
         self.section(Section::Probe(probe.op.name()));
-        self.probe_op(probe, miss);
+        let state_in_rcx = self.probe_op(probe, miss);
         self.section(around);
+        state_in_rcx
     }
 
     /// [`probe`](Self::probe)'s code.
-    fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
+    fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
         const SUM: i32 = ProbeState::SUM as i32;
         // Probes under the known guard that take what is pending read no key: their next
         // is left pending (a call's is the callee's; a return sets its frame's). Tail
@@ -514,7 +516,7 @@ impl Compiler<'_> {
             self.settle();
         } else if self.known_sum(probe, miss) {
             self.next_key(probe, true);
-            return;
+            return false;
         }
         if guarded {
             self.asm.load(RCX, RSI, Ctx::PROBE as i32);
@@ -741,10 +743,11 @@ impl Compiler<'_> {
                     a.store(RCX, ProbeState::FLOOR as i32, RAX);
                 }
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
-                return;
+                return true;
             }
         }
         self.next_key(probe, lazy);
+        true
     }
 
     /// Whether `probe`'s code stores what is pending before it runs: all but those under
@@ -930,10 +933,17 @@ impl Compiler<'_> {
     /// Stores the key and sum of `unstored` in the state the context points to. Uses rax
     /// and rcx.
     fn store(&mut self, unstored: Unstored) {
+        self.store_in(unstored, false);
+    }
+
+    /// [`store`](Self::store), where rcx already points to the state if `state_in_rcx`.
+    fn store_in(&mut self, unstored: Unstored, state_in_rcx: bool) {
         if unstored == Unstored::default() {
             return;
         }
-        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+        if !state_in_rcx {
+            self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+        }
         if let Some(key) = unstored.key {
             self.set_state(ProbeState::KEY, Val::Imm(key));
         }
@@ -1617,9 +1627,10 @@ impl Compiler<'_> {
         self.settle_before(probe);
         let before = self.pending;
         let mut stop = None;
+        let mut state_in_rcx = false;
         let full = match probe {
             Some(p) => {
-                self.probe(p, &mut miss);
+                state_in_rcx = self.probe(p, &mut miss);
                 None
             }
             None => {
@@ -1636,10 +1647,11 @@ impl Compiler<'_> {
         // its key, which a block chained to past its check knows, only where the run loop
         // or a block that checks it (through the trampoline below) reads it.
         let after = std::mem::take(&mut self.pending);
-        self.store(Unstored {
+        let sum = Unstored {
             key: None,
             sum: after.sum,
-        });
+        };
+        self.store_in(sum, state_in_rcx);
         let after = after.key;
         // The chain check: goes on in the block chained to if the budget left holds its
         // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
