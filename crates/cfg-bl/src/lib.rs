@@ -578,6 +578,24 @@
 //! ones); compiling such blocks only after 16 runs, with the hottest window pinned
 //! (coremark 4940.3M, primes 4843.2M).
 //!
+//! Since (22b9148 -> b894588), fewer instructions in calls, returns and counts: a return
+//! counts its call pair through the counters its path end's count left in a register; a
+//! call adds its two additions as one (a call probe's resumed sum must fit 64 bits, not
+//! each addition on the way), so an indirect call reads one from its site; where no sum is
+//! ever saved a call leaves the frame's floor at 0 instead of storing it (a state is lent
+//! only if every frame's floor is 0); frames are addressed as the state plus the frame's
+//! offset (x86's base + index form) instead of adding the two first; a way given in a probe
+//! whose counters are all lent counts at `counters + 8 * (sum + add) + 8 * base`; and a
+//! stub stores the sum its probe left pending through the state pointer that probe loaded.
+//! Cachegrind of the `overhead` example alone, flat: sort 300000 6085.0M -> 5929.4M,
+//! coremark 3000 4941.8M -> 4876.3M, primes 400000 4808.0M -> 4742.8M. `cargo xtask bench-paths --instructions` at b894588: geomean no-op 1.080x,
+//! flat 1.224x, region-based 1.287x, global-based 1.301x (1.086x, 1.240x, 1.304x and
+//! 1.318x at 1680bcd); flat per guest coremark 1.260x, sort 1.350x, chase 1.407x, nbody
+//! 1.017x, strings 1.169x, primes 1.231x, crc 1.177x. On a machine just booted, `cargo
+//! xtask bench-paths --runs 11` (thread CPU time) gave geomean flat 1.24x, region-based
+//! 1.31x and global-based 1.31x at both 22b9148 and b894588, as the instruction ratios
+//! say; the 1-2% this round saved is below what time resolves.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
