@@ -1037,11 +1037,11 @@ impl Compiler<'_> {
     }
 
     /// The checks of [`call`](Self::call), which change nothing: falls through with rdx =
-    /// the next frame's offset in the state (see [`Mem::Indexed`]), if the stack has room, and returns the caller's sum when it
-    /// resumes, if it fits 64 bits: known, or in rax. Uses r12 for an addition that is not
-    /// a 32-bit immediate. ([`call_operands`] sums `add` and `resume_add` where that fits;
-    /// where it does not, both have one sign, and each sum on the way fits exactly where
-    /// the last does.)
+    /// the next frame's offset in the state (see [`Mem::Indexed`]), if the stack has room,
+    /// and returns the caller's sum when it resumes, if it fits 64 bits: known, or in rax.
+    /// Uses r12 for an addition that is not a 32-bit immediate. ([`call_operands`] sums
+    /// `add` and `resume_add` where that fits; where it does not, both have one sign, and
+    /// each sum on the way fits exactly where the last does.)
     fn call_checks(
         &mut self,
         [add, _, _, resume_add, _, _]: [Val; 6],
