@@ -1514,10 +1514,10 @@ impl Compiler<'_> {
             Val::Site(_) => None,
         };
         match known {
-            Some(Counter::At(disp)) => self.asm.alu_mem_imm(Alu::Add, RDX, disp, 1),
-            _ => {
+            Some(counter) => self.count_loaded(counter),
+            None => {
                 self.val(RAX, pairs);
-                self.asm.count_sib(RDX, RAX);
+                self.count_loaded(Counter::Rax);
             }
         }
     }
@@ -1540,17 +1540,16 @@ impl Compiler<'_> {
     /// Adds one to `counter` (checked in range), leaving rdx = the counters. Uses rax and
     /// rdx.
     fn count(&mut self, counter: Counter) {
+        self.asm.load(RDX, RSI, Ctx::COUNTS as i32);
+        self.count_loaded(counter);
+    }
+
+    /// [`count`](Self::count) where rdx = the counters already.
+    fn count_loaded(&mut self, counter: Counter) {
         match counter {
-            Counter::Rax => self.count_at(RAX),
-            Counter::At(disp) => {
-                let a = &mut *self.asm;
-                a.load(RDX, RSI, Ctx::COUNTS as i32);
-                a.alu_mem_imm(Alu::Add, RDX, disp, 1);
-            }
-            Counter::RaxPlus(disp) => {
-                self.asm.load(RDX, RSI, Ctx::COUNTS as i32);
-                self.asm.count_sib_disp(RDX, RAX, disp);
-            }
+            Counter::Rax => self.asm.count_sib(RDX, RAX),
+            Counter::At(disp) => self.asm.alu_mem_imm(Alu::Add, RDX, disp, 1),
+            Counter::RaxPlus(disp) => self.asm.count_sib_disp(RDX, RAX, disp),
         }
     }
 

@@ -164,25 +164,17 @@ impl Asm {
     /// `opcode` with a `[base + disp]` operand, `base` a [`Mem`] (a single base neither
     /// rsp/r12 nor rbp/r13, which need other forms; an indexed one takes the SIB form).
     fn rm_disp(&mut self, w: W, opcode: &[u8], reg: Reg, base: impl Into<Mem>, disp: i32) {
-        let (rm, sib) = match base.into() {
+        let short = i8::try_from(disp).ok();
+        // mod 01 or 10 (a base of rbp/r13 in a SIB byte then means itself).
+        let form = if short.is_some() { 0x40 } else { 0x80 };
+        match base.into() {
             Mem::Base(base) => {
                 debug_assert!(!matches!(base & 7, 4 | 5));
                 self.rex(w, reg, 0, base);
-                (base & 7, None)
+                self.code.extend_from_slice(opcode);
+                self.byte(form | (reg & 7) << 3 | base & 7);
             }
-            Mem::Indexed(base, index) => {
-                debug_assert!(index != 4);
-                self.rex(w, reg, index, base);
-                (4, Some((index & 7) << 3 | base & 7))
-            }
-        };
-        self.code.extend_from_slice(opcode);
-        // (mod 01 or 10: a base of rbp/r13 in a SIB byte then means itself.)
-        let short = i8::try_from(disp).ok();
-        let form = if short.is_some() { 0x40 } else { 0x80 };
-        self.byte(form | (reg & 7) << 3 | rm);
-        if let Some(sib) = sib {
-            self.byte(sib);
+            Mem::Indexed(base, index) => self.sib_form(w, opcode, form, reg, (base, index, 0)),
         }
         match short {
             Some(d) => self.byte(d as u8),
@@ -190,14 +182,23 @@ impl Asm {
         }
     }
 
-    /// `opcode` with a `[base + index << scale]` operand (`base` not rbp/r13, `index` not
-    /// rsp, `scale` at most 3).
-    fn rm_sib(&mut self, w: W, opcode: &[u8], reg: Reg, (base, index, scale): (Reg, Reg, u8)) {
-        debug_assert!(base & 7 != 5 && index != 4 && scale <= 3);
+    /// `opcode` with a ModRM of mod `form` (0x00, 0x40 or 0x80) naming a SIB byte for
+    /// `[base + index << scale]` (`index` not rsp, `scale` at most 3); a displacement of
+    /// the form's size follows, the caller's to emit.
+    fn sib_form(&mut self, w: W, opcode: &[u8], form: u8, reg: Reg, sib: (Reg, Reg, u8)) {
+        let (base, index, scale) = sib;
+        debug_assert!(index != 4 && scale <= 3);
         self.rex(w, reg, index, base);
         self.code.extend_from_slice(opcode);
-        self.byte((reg & 7) << 3 | 4);
+        self.byte(form | (reg & 7) << 3 | 4);
         self.byte(scale << 6 | (index & 7) << 3 | base & 7);
+    }
+
+    /// `opcode` with a `[base + index << scale]` operand (`base` not rbp/r13, `index` not
+    /// rsp, `scale` at most 3).
+    fn rm_sib(&mut self, w: W, opcode: &[u8], reg: Reg, sib: (Reg, Reg, u8)) {
+        debug_assert!(sib.0 & 7 != 5);
+        self.sib_form(w, opcode, 0, reg, sib);
     }
 
     /// `mov dst, src`.
@@ -366,11 +367,7 @@ impl Asm {
     /// `add qword [base + index * 8 + disp], 1` (disp32): the count of a counter whose
     /// index is a table's base plus `index`.
     pub fn count_sib_disp(&mut self, base: Reg, index: Reg, disp: i32) {
-        debug_assert!(index != 4);
-        self.rex(W::Q, 0, index, base);
-        self.byte(0x83);
-        self.byte(0x80 | Alu::Add.ext() << 3 | 4);
-        self.byte(3 << 6 | (index & 7) << 3 | base & 7);
+        self.sib_form(W::Q, &[0x83], 0x80, Alu::Add.ext(), (base, index, 3));
         self.u32(disp as u32);
         self.byte(1);
     }
