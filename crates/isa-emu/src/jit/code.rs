@@ -121,7 +121,8 @@ mod host {
         /// Its body, after the prologue: a stub or an indirect jump goes on there.
         body: u32,
         /// A guarded function's guard and its code right after the guard's check, where a
-        /// stub that follows a probe leaving the state so goes on instead.
+        /// stub that follows a probe leaving the state so goes on instead (with rcx
+        /// pointing to the state, as the check leaves it).
         verified: Option<(Guard, u32)>,
         /// The displacement of the jump its guard's failed check takes, while it may still
         /// be patched to go on in the function's unprobed code ([`divert`](CodeBuf::divert)).

@@ -12,7 +12,10 @@
 //! the block from there, raising the fault or noting the store into code exactly as without
 //! compiled code. Operations the compiler does not know bail out the same way.
 //!
-//! r11 holds the budget (see [`compile`]); rax, rcx and rdx are scratch.
+//! r11 holds the budget (see [`compile`]); rax, rcx and rdx are scratch, but for the
+//! probes' state: rcx points to it past a guard's check, and from there on wherever the
+//! code loaded it and nothing wrote rcx since (see [`Compiler::state_era`]), so probes
+//! load it only where it may have changed.
 //!
 //! Floating-point loads and stores move between guest memory and the hart's `f`
 //! registers, which stay in memory (at their displacement from `x`). A floating-point
@@ -288,6 +291,11 @@ struct Compiler<'a> {
     unchecked: u64,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
+    /// The era of rcx ([`Asm::rcx_era`]) in which it was loaded with the state the
+    /// context points to: it holds it while that era lasts. Code past a guard's check
+    /// starts in one, since every stub chained there loads rcx so first (see
+    /// [`stub`](Self::stub)).
+    state_era: Option<u32>,
     /// What each stretch of the code does (see [`Compiled::sections`]).
     sections: Vec<(u32, Section)>,
 }
@@ -408,6 +416,7 @@ impl Compiler<'_> {
             guard: self.guard,
             pending: self.pending,
             divert,
+            state_in_rcx: false,
         });
     }
 
@@ -489,18 +498,16 @@ impl Compiler<'_> {
     /// what was pending before the probe where it misses. Any other probe stores what is
     /// pending first, then its own key. Uses rax, rcx and rdx, and r12 to r15 (cache
     /// registers, free once the exit stored the guest registers); a return's jump target
-    /// is in r12. Whether rcx points to the state where the code goes on (it does unless
-    /// the probe's work was all folded into what is pending).
-    fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
+    /// is in r12.
+    fn probe(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(probe.op.name()));
-        let state_in_rcx = self.probe_op(probe, miss);
+        self.probe_op(probe, miss);
         self.section(around);
-        state_in_rcx
     }
 
     /// [`probe`](Self::probe)'s code.
-    fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) -> bool {
+    fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         // Probes under the known guard that take what is pending read no key: their next
         // is left pending (a call's is the callee's; a return sets its frame's). Tail
@@ -516,10 +523,10 @@ impl Compiler<'_> {
             self.settle();
         } else if self.known_sum(probe, miss) {
             self.next_key(probe, true);
-            return false;
+            return;
         }
         if guarded {
-            self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+            self.state_to_rcx();
         } else {
             self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
         }
@@ -743,11 +750,10 @@ impl Compiler<'_> {
                     a.store(RCX, ProbeState::FLOOR as i32, RAX);
                 }
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
-                return true;
+                return;
             }
         }
         self.next_key(probe, lazy);
-        true
     }
 
     /// Whether `probe`'s code stores what is pending before it runs: all but those under
@@ -815,8 +821,8 @@ impl Compiler<'_> {
             return false;
         };
         // The sum doubled overflows exactly where it lies outside [-2^62, 2^62).
+        self.state_to_rcx();
         let a = &mut *self.asm;
-        a.load(RCX, RSI, Ctx::PROBE as i32);
         a.load(RAX, RCX, ProbeState::SUM as i32);
         a.alu(W::Q, Alu::Add, RAX, RAX);
         miss.push(a.jcc(Cc::O));
@@ -930,20 +936,27 @@ impl Compiler<'_> {
         self.store(pending);
     }
 
+    /// Whether rcx points to the state the context points to here.
+    fn state_in_rcx(&self) -> bool {
+        self.state_era == Some(self.asm.rcx_era())
+    }
+
+    /// rcx = the state the context points to, loaded unless it still holds it (see
+    /// [`state_era`](Self::state_era)).
+    fn state_to_rcx(&mut self) {
+        if !self.state_in_rcx() {
+            self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+            self.state_era = Some(self.asm.rcx_era());
+        }
+    }
+
     /// Stores the key and sum of `unstored` in the state the context points to. Uses rax
     /// and rcx.
     fn store(&mut self, unstored: Unstored) {
-        self.store_in(unstored, false);
-    }
-
-    /// [`store`](Self::store), where rcx already points to the state if `state_in_rcx`.
-    fn store_in(&mut self, unstored: Unstored, state_in_rcx: bool) {
         if unstored == Unstored::default() {
             return;
         }
-        if !state_in_rcx {
-            self.asm.load(RCX, RSI, Ctx::PROBE as i32);
-        }
+        self.state_to_rcx();
         if let Some(key) = unstored.key {
             self.set_state(ProbeState::KEY, Val::Imm(key));
         }
@@ -1009,7 +1022,7 @@ impl Compiler<'_> {
     /// and `epoch`. Uses rax.
     fn applies(&mut self, key: Val, epoch: Val, miss: &mut Vec<usize>) {
         // (No state, or records in the log: the context points to the idle one.)
-        self.asm.load(RCX, RSI, Ctx::PROBE as i32);
+        self.state_to_rcx();
         if let Val::Imm(NO_EPOCH) = epoch {
             miss.push(self.asm.jmp());
             return;
@@ -1464,6 +1477,7 @@ impl Compiler<'_> {
     /// Patches `jumps` (a probe's misses, which may hold the [`ColdWays::link`] of a way
     /// search whose misses land there too) to here.
     fn land(&mut self, jumps: impl IntoIterator<Item = usize>) {
+        self.asm.label();
         let here = self.asm.code.len();
         for j in jumps {
             match ColdWays::linked(j) {
@@ -1483,9 +1497,13 @@ impl Compiler<'_> {
             for j in cold.entry {
                 self.asm.patch(j);
             }
+            // (Entered from its probe's code, where rcx points to the state; it goes back
+            // there with rcx so.)
+            self.state_era = Some(self.asm.rcx_era());
             let mut miss = Vec::new();
             self.path_end(cold.at, cold.sum, &mut miss);
             self.count_at(RAX);
+            self.state_to_rcx();
             let back = self.asm.jmp();
             self.asm.patch_to(back, cold.back);
             for j in miss {
@@ -1597,6 +1615,7 @@ impl Compiler<'_> {
                 guard: self.guard,
                 pending,
                 divert: false,
+                state_in_rcx: false,
             });
         }
         // Past the probe, the state has its next key (a part that leaves keeps the guard,
@@ -1626,10 +1645,9 @@ impl Compiler<'_> {
         self.settle_before(probe);
         let before = self.pending;
         let mut stop = None;
-        let mut state_in_rcx = false;
         let full = match probe {
             Some(p) => {
-                state_in_rcx = self.probe(p, &mut miss);
+                self.probe(p, &mut miss);
                 None
             }
             None => {
@@ -1650,8 +1668,14 @@ impl Compiler<'_> {
             key: None,
             sum: after.sum,
         };
-        self.store_in(sum, state_in_rcx);
+        self.store(sum);
         let after = after.key;
+        let follows = probe.and_then(Guard::after);
+        // The code past the check of the guard a chained stub follows has rcx point to
+        // the state (see `state_era`).
+        if follows.is_some() {
+            self.state_to_rcx();
+        }
         // The chain check: goes on in the block chained to if the budget left holds its
         // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
         self.asm.alu_imm32(Alu::Sub, R11, retired);
@@ -1665,6 +1689,7 @@ impl Compiler<'_> {
         let entry = self.asm.jmp();
         self.asm.patch(entry);
         self.asm.store_imm32(RSI, Ctx::STUB as i32, stub);
+        self.asm.label();
         let chained = (self.asm.code.len() - (entry + 4)) as i32;
         for j in full.into_iter().chain(stop) {
             self.asm.patch(j);
@@ -1673,6 +1698,7 @@ impl Compiler<'_> {
             key: after,
             sum: None,
         });
+        self.asm.label();
         let leave = self.asm.code.len();
         self.asm.mov_imm(RAX, e.pc);
         self.leave(e.kind, e.at, slot);
@@ -1687,6 +1713,7 @@ impl Compiler<'_> {
         }
         let rel = |p: usize| (p - start) as u32;
         let tramp = after.map(|key| {
+            self.asm.label();
             let at = self.asm.code.len();
             self.store(Unstored {
                 key: Some(key),
@@ -1698,7 +1725,6 @@ impl Compiler<'_> {
                 jump: rel(jump),
             }
         });
-        let follows = probe.and_then(Guard::after);
         Stub {
             entry: rel(entry),
             count: rel(count),
@@ -1731,11 +1757,12 @@ impl Compiler<'_> {
     /// may touch code (the interpreter notes such a store) or leave the span, as
     /// [`bounds`](Self::bounds), which leaves rax the offset in the span.
     fn store_bounds(&mut self, at: usize) {
-        self.asm.mov(RCX, RAX);
+        // (In rdx: rcx may hold the state for the probes after, see `state_era`.)
+        self.asm.mov(RDX, RAX);
         self.asm
-            .alu_mem(W::Q, Alu::Sub, RCX, RSI, Ctx::CODE_LO as i32);
+            .alu_mem(W::Q, Alu::Sub, RDX, RSI, Ctx::CODE_LO as i32);
         self.asm
-            .alu_mem(W::Q, Alu::Cmp, RCX, RSI, Ctx::CODE_SPAN as i32);
+            .alu_mem(W::Q, Alu::Cmp, RDX, RSI, Ctx::CODE_SPAN as i32);
         let j = self.asm.jcc(Cc::B);
         self.bail(j, at);
         self.bounds(at);
@@ -1901,8 +1928,8 @@ impl Compiler<'_> {
                 self.asm.load_sib(kind, RAX, R8, RAX);
                 if single {
                     // NaN-boxed.
-                    self.asm.mov_imm(RCX, fpu::BOX);
-                    self.asm.alu(W::Q, Alu::Or, RAX, RCX);
+                    self.asm.mov_imm(RDX, fpu::BOX);
+                    self.asm.alu(W::Q, Alu::Or, RAX, RDX);
                 }
                 self.asm.store(RDI, fdisp(rd), RAX);
             }
@@ -1960,6 +1987,7 @@ impl Compiler<'_> {
                     guard: self.guard,
                     pending: self.pending,
                     divert: false,
+                    state_in_rcx: self.state_in_rcx(),
                 });
             }
             _ => return None,
@@ -2238,6 +2266,8 @@ struct ExitCode {
     /// The bail-out of a guard's check that failed, which goes to the block's unprobed
     /// code instead once that is compiled ([`Compiled::divert`]).
     divert: bool,
+    /// rcx points to the state where it is taken (see [`Compiler::state_era`]).
+    state_in_rcx: bool,
 }
 
 /// The search of a path end's ways in `ends` where the way its probe gave first does not
@@ -2560,6 +2590,7 @@ pub(crate) fn compile(
         lent,
         unchecked: 0,
         start,
+        state_era: None,
         sections: emptied(&mut scratch.sections),
     };
     c.sections.push((0, Section::Code("prologue")));
@@ -2570,7 +2601,7 @@ pub(crate) fn compile(
         c.bail_out(Jumps::of(miss), src.first, true);
         c.guard = Some(g);
         // A stub whose probe left this guard pending chains to the code past the check:
-        // the state may not hold the key yet.
+        // the state may not hold the key yet (and rcx points to it, as here).
         c.pending.key = Some(g.key);
         (g, (c.asm.code.len() - start) as u32)
     });
@@ -2637,6 +2668,7 @@ pub(crate) fn compile(
                 guard: c.guard,
                 pending: c.pending,
                 divert: false,
+                state_in_rcx: c.state_in_rcx(),
             });
         }
         Some(None) => {
@@ -2724,6 +2756,10 @@ pub(crate) fn compile(
             "exit"
         }));
         c.land(e.jumps.iter());
+        if e.state_in_rcx {
+            // (Every jump here comes from code where it does.)
+            c.state_era = Some(c.asm.rcx_era());
+        }
         if e.divert {
             // A jump to the next instruction until the block's unprobed code is compiled
             // and the jump patched to go on there; the run loop learns of the failed check

@@ -136,9 +136,32 @@ pub(crate) enum Load {
 #[derive(Debug, Default)]
 pub(crate) struct Asm {
     pub code: Vec<u8>,
+    /// See [`rcx_era`](Self::rcx_era).
+    rcx_era: u32,
 }
 
 impl Asm {
+    /// The current *era* of rcx: it changes at every instruction that may write rcx, at
+    /// every position a jump was patched to ([`patch`](Self::patch)) and at every
+    /// [`label`](Self::label), so code that loaded a value into rcx knows it still holds
+    /// it while the era is the one after the load (straight-line code in between).
+    pub fn rcx_era(&self) -> u32 {
+        self.rcx_era
+    }
+
+    /// Starts a new era of rcx at a position jumps may land on from code not emitted
+    /// straight before it (through [`patch_to`](Self::patch_to), or patched at run time).
+    pub fn label(&mut self) {
+        self.rcx_era = self.rcx_era.wrapping_add(1);
+    }
+
+    /// Notes that the instruction being emitted writes `dst`.
+    fn writes(&mut self, dst: Reg) {
+        if dst == RCX {
+            self.label();
+        }
+    }
+
     fn byte(&mut self, b: u8) {
         self.code.push(b);
     }
@@ -203,11 +226,13 @@ impl Asm {
 
     /// `mov dst, src`.
     pub fn mov(&mut self, dst: Reg, src: Reg) {
+        self.writes(dst);
         self.rr(W::Q, &[0x89], src, dst);
     }
 
     /// `mov dst, [base + disp]`.
     pub fn load(&mut self, dst: Reg, base: impl Into<Mem>, disp: i32) {
+        self.writes(dst);
         self.rm_disp(W::Q, &[0x8b], dst, base, disp);
     }
 
@@ -218,6 +243,7 @@ impl Asm {
 
     /// `dst = imm` (the shortest of `mov r32, imm32`, `mov r64, simm32` and `movabs`).
     pub fn mov_imm(&mut self, dst: Reg, imm: u64) {
+        self.writes(dst);
         if let Ok(v) = u32::try_from(imm) {
             self.rex(W::D, 0, 0, dst);
             self.byte(0xb8 | dst & 7);
@@ -234,16 +260,19 @@ impl Asm {
 
     /// `op dst, src`.
     pub fn alu(&mut self, w: W, op: Alu, dst: Reg, src: Reg) {
+        self.writes(dst);
         self.rr(w, &[op.load_form()], dst, src);
     }
 
     /// `op dst, [base + disp]`.
     pub fn alu_mem(&mut self, w: W, op: Alu, dst: Reg, base: impl Into<Mem>, disp: i32) {
+        self.writes(dst);
         self.rm_disp(w, &[op.load_form()], dst, base, disp);
     }
 
     /// `op dst, imm` (sign-extended 32-bit immediate).
     pub fn alu_imm(&mut self, w: W, op: Alu, dst: Reg, imm: i32) {
+        self.writes(dst);
         if let Ok(v) = i8::try_from(imm) {
             self.rr(w, &[0x83], op.ext(), dst);
             self.byte(v as u8);
@@ -256,6 +285,7 @@ impl Asm {
     /// `op dst, imm32` in its 7-byte form whatever the immediate (so that it can be
     /// patched): the immediate is at the returned position.
     pub fn alu_imm32(&mut self, op: Alu, dst: Reg, imm: u32) -> usize {
+        self.writes(dst);
         self.rr(W::Q, &[0x81], op.ext(), dst);
         self.u32(imm);
         self.code.len() - 4
@@ -286,6 +316,7 @@ impl Asm {
 
     /// `imul dst, src` (the low half of the product).
     pub fn imul(&mut self, w: W, dst: Reg, src: Reg) {
+        self.writes(dst);
         self.rr(w, &[0x0f, 0xaf], dst, src);
     }
 
@@ -311,28 +342,33 @@ impl Asm {
 
     /// `op dst, cl`.
     pub fn shift_cl(&mut self, w: W, op: Shift, dst: Reg) {
+        self.writes(dst);
         self.rr(w, &[0xd3], op as u8, dst);
     }
 
     /// `op dst, imm`.
     pub fn shift_imm(&mut self, w: W, op: Shift, dst: Reg, imm: u8) {
+        self.writes(dst);
         self.rr(w, &[0xc1], op as u8, dst);
         self.byte(imm);
     }
 
     /// `movsxd dst, src32`.
     pub fn sext32(&mut self, dst: Reg, src: Reg) {
+        self.writes(dst);
         self.rr(W::Q, &[0x63], dst, src);
     }
 
     /// `setcc dst8; movzx dst32, dst8`: `dst = cc as u64`.
     pub fn set(&mut self, cc: Cc, dst: Reg) {
+        self.writes(dst);
         self.rr(W::D, &[0x0f, 0x90 | cc as u8], 0, dst);
         self.rr(W::D, &[0x0f, 0xb6], dst, dst);
     }
 
     /// `dst = [base + index]` with the width and extension of `kind`.
     pub fn load_sib(&mut self, kind: Load, dst: Reg, base: Reg, index: Reg) {
+        self.writes(dst);
         let (w, op): (W, &[u8]) = match kind {
             Load::U8 => (W::D, &[0x0f, 0xb6]),
             Load::I8 => (W::Q, &[0x0f, 0xbe]),
@@ -385,12 +421,15 @@ impl Asm {
 
     /// `pop r`.
     pub fn pop(&mut self, r: Reg) {
+        self.writes(r);
         self.rex(W::D, 0, 0, r);
         self.byte(0x58 | r & 7);
     }
 
     /// `call r`.
     pub fn call(&mut self, r: Reg) {
+        // (The callee may write any caller-saved register.)
+        self.label();
         self.rr(W::D, &[0xff], 2, r);
     }
 
@@ -418,11 +457,14 @@ impl Asm {
     /// Points the displacement at `at` (from [`Asm::jcc`] or [`Asm::jmp`]) to the current
     /// position.
     pub fn patch(&mut self, at: usize) {
+        self.label();
         let rel = (self.code.len() - (at + 4)) as u32;
         self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
     }
 
-    /// Points the displacement at `at` back to the position `to`, already emitted.
+    /// Points the displacement at `at` back to the position `to`, already emitted: a
+    /// [`label`](Self::label), or a position whose code assumes of rcx only what holds at
+    /// `at`.
     pub fn patch_to(&mut self, at: usize, to: usize) {
         let rel = (to as i64 - (at as i64 + 4)) as u32;
         self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
@@ -436,12 +478,74 @@ mod tests {
     /// An instruction to emit, and the bytes it must give.
     type Case<'a> = (&'a dyn Fn(&mut Asm), &'a [u8]);
 
+    /// Every instruction that writes rcx (or may: a call) starts an era of rcx, as do
+    /// positions jumps land on; those that only read it, or write another register, do not.
+    #[test]
+    fn rcx_has_a_new_era_wherever_it_may_change() {
+        let writes: [&dyn Fn(&mut Asm); 17] = [
+            &|a| a.mov(RCX, RAX),
+            &|a| a.load(RCX, RSI, 8),
+            &|a| a.mov_imm(RCX, 1),
+            &|a| a.mov_imm(RCX, u64::MAX),
+            &|a| a.alu(W::Q, Alu::Add, RCX, RAX),
+            &|a| a.alu_mem(W::D, Alu::Xor, RCX, RSI, 8),
+            &|a| a.alu_imm(W::Q, Alu::And, RCX, 7),
+            &|a| {
+                a.alu_imm32(Alu::Sub, RCX, 9);
+            },
+            &|a| a.imul(W::Q, RCX, RDX),
+            &|a| a.shift_cl(W::Q, Shift::Shl, RCX),
+            &|a| a.shift_imm(W::D, Shift::Sar, RCX, 3),
+            &|a| a.sext32(RCX, RAX),
+            &|a| a.set(Cc::E, RCX),
+            &|a| a.load_sib(Load::I8, RCX, R8, RAX),
+            &|a| a.pop(RCX),
+            &|a| a.call(RAX),
+            &|a| a.label(),
+        ];
+        let keeps: [&dyn Fn(&mut Asm); 14] = [
+            &|a| a.mov(RAX, RCX),
+            &|a| a.load(RDX, RCX, 8),
+            &|a| a.store(RCX, 8, RAX),
+            &|a| a.store(Mem::Indexed(RCX, RDX), 8, RAX),
+            &|a| a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, 0x10),
+            &|a| a.alu_mem_imm(Alu::Cmp, RCX, 0x10, 3),
+            &|a| a.store_imm(RCX, 0, 0),
+            &|a| a.shift_cl(W::Q, Shift::Shl, RAX),
+            &|a| a.mul_wide(true, RCX),
+            &|a| a.div_wide(W::Q, false, RCX),
+            &|a| a.count_sib(RDX, RCX),
+            &|a| a.store_sib(8, R8, RAX, RCX),
+            &|a| a.push(RCX),
+            &|a| {
+                a.jcc(Cc::Ne);
+            },
+        ];
+        let mut a = Asm::default();
+        for (i, emit) in writes.iter().enumerate() {
+            let before = a.rcx_era();
+            emit(&mut a);
+            assert_ne!(a.rcx_era(), before, "writing instruction {i}");
+        }
+        for (i, emit) in keeps.iter().enumerate() {
+            let before = a.rcx_era();
+            emit(&mut a);
+            assert_eq!(a.rcx_era(), before, "instruction {i}, which keeps rcx");
+        }
+        let j = a.jmp();
+        let before = a.rcx_era();
+        a.patch_to(j, 0);
+        assert_eq!(a.rcx_era(), before, "patch_to leaves the current position");
+        a.patch(j);
+        assert_ne!(a.rcx_era(), before, "a position a jump lands on");
+    }
+
     /// `[base + index + disp]` operands and counts at `[base + index * 8 + disp]`, with GNU
     /// objdump's reading of the bytes (disp8 and disp32, rbp and r13 as base or index, REX.X
     /// and REX.B for r12-r15).
     #[test]
     fn indexed_operands_encode_as_objdump_reads_them() {
-        let mut a = Asm { code: Vec::new() };
+        let mut a = Asm::default();
         let cases: [Case<'_>; 8] = [
             // mov 0x90(%rcx,%r14,1),%rax
             (
