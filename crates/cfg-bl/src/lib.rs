@@ -596,6 +596,21 @@
 //! 1.31x and global-based 1.31x at both 22b9148 and b894588, as the instruction ratios
 //! say; the 1-2% this round saved is below what time resolves.
 //!
+//! Since (b894588 -> 172cc21), the state pointer stays in rcx. Every probe began by
+//! loading the state's address from the context, though the guard at the block's entry had
+//! just loaded it and most bodies never write rcx. The assembler now tracks an era of rcx
+//! (it changes at every instruction that may write rcx and wherever a jump lands), and the
+//! compiler loads the state again only in another era: code past a guard's check starts
+//! with it (every stub chained there loads it first if need be), and a branch's exit notes
+//! whether rcx held it. Executed loads of the state pointer (callgrind with the perf map,
+//! flat): coremark 3000 113.9M -> 32.6M, sort 300000 156.9M -> 39.0M, crc 1048576 17.1M
+//! -> 0.6M, nearly all of those left in guards. `cargo xtask bench-paths --instructions`
+//! at 172cc21: geomean no-op 1.077x, flat 1.209x, region-based 1.271x, global-based
+//! 1.283x; flat per guest coremark 1.239x, sort 1.323x, chase 1.388x, nbody 1.017x,
+//! strings 1.153x, primes 1.223x, crc 1.158x. `cargo xtask bench-paths --runs 11` (load
+//! average 0.5): geomean flat 1.22x, region-based 1.26x, global-based 1.26x (1.24x, 1.31x
+//! and 1.31x at b894588).
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
