@@ -388,6 +388,11 @@ pub(crate) struct BlockCache {
     /// Guarded blocks whose failed checks go on in their unprobed code (all flushes
     /// included).
     pub diverted: u64,
+    /// A state was not lent because its epoch is not the compiled code's ([`lends`]):
+    /// the run loop flushes the cache before it runs compiled code again.
+    ///
+    /// [`lends`]: Self::lends
+    pub stale: bool,
 }
 
 /// The failed guard checks after which a guarded block's unprobed code is compiled: a
@@ -435,6 +440,7 @@ impl BlockCache {
             flushes: 0,
             guard_misses: HashMap::new(),
             diverted: 0,
+            stale: false,
         }
     }
 
@@ -600,9 +606,19 @@ impl BlockCache {
     /// (the low half the code works on), for a sink that saves no sums it keeps its
     /// promise (no sum saved, every floor 0), which the code's calls and returns assume
     /// (they leave a frame's floor as they find it: those of the frames not open must be
-    /// 0 too), and it has every counter the code adds to unchecked ([`Jit::lend`]).
+    /// 0 too), it has every counter the code adds to unchecked ([`Jit::lend`]), and its
+    /// epoch is the compiled code's, which checks none ([`Jit::lends_epoch`]; else the
+    /// cache is [`stale`](Self::stale)).
     pub fn lends(&mut self, lease: &ProbeLease<'_>) -> bool {
         let state = &*lease.state;
+        if self
+            .jit
+            .as_mut()
+            .is_some_and(|jit| !jit.lends_epoch(state.epoch))
+        {
+            self.stale = true;
+            return false;
+        }
         let sum = state.sum as u64 as i64 as i128 as u128 == state.sum;
         let floors =
             || state.saved == 0 && state.floor == 0 && state.frames.iter().all(|f| f.floor == 0);
@@ -707,6 +723,7 @@ impl BlockCache {
         if let Some(jit) = self.jit.as_mut() {
             jit.clear();
         }
+        self.stale = false;
         self.flushes += 1;
     }
 

@@ -157,7 +157,8 @@ pub struct RunSummary {
     /// Event superblocks formed, each announced as a trace (every flush included; only for
     /// a sink that watches blocks and never stops, see [`Sink::may_stop`]).
     pub event_superblocks: u64,
-    /// Times translated code was discarded (`fence.i`, stores into code).
+    /// Times translated code was discarded (`fence.i`, stores into code, a sink's state of
+    /// another epoch than the one its compiled probes were lent).
     pub cache_flushes: u64,
     /// Bytes held by the block cache at the end.
     pub cache_bytes: usize,
@@ -466,7 +467,7 @@ impl Machine {
                     }
                 }
             }
-            if self.mem.take_code_written() {
+            if self.mem.take_code_written() || self.cache.stale {
                 self.cache.flush();
                 prev = None;
             }
@@ -617,8 +618,14 @@ impl Machine {
                 let entry = sup.map_or(Entry::Block(slot), Entry::Super);
                 // What probes run on, lent for the code's run (re-asked after every event)
                 // where the code can run probes on it (see `BlockCache::lends`).
+                let start = block.start;
                 let mut lease = if logging { sink.probe_state() } else { None };
                 let mut lease = lease.as_mut().filter(|l| cache.lends(l));
+                if cache.stale {
+                    // (The state's epoch is not the code's: the cache is flushed first.)
+                    cpu.pc = start;
+                    break Leave::Slow(slot);
+                }
                 let probes = lease.as_deref_mut().map_or(Probes::NONE, Probes::of);
                 let c = run_compiled(cpu, mem, cache, entry, &mut retired, bound, trap, probes);
                 let epoch = lease.map(|l| {

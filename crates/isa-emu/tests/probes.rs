@@ -20,7 +20,8 @@ use prof_events::{NoOpProbes, ProbeLease, ProbeState, Sink, SAVES};
 /// to `to` does the probe [`Walker::op`] gives the edge (an addition, or a path end at the
 /// edge's own table, whose range some sums miss), then stands at `to`; where that probe
 /// does not apply, the edge is counted in `missed` instead. The epoch moves once, at the
-/// `stale_at`-th edge the sink handles, after which no probe given before applies. From
+/// `stale_at`-th edge the sink handles, after which no probe given before applies (the
+/// path ends' counters move). From
 /// its `shrink_at`-th edge on, it lends one counter only, the first of a buffer of its
 /// own as long as all of them and more (added to the first when the lease ends), so that
 /// every path end it lends misses, and one that counted beyond the lease would be seen.
@@ -396,6 +397,13 @@ impl Sink for Walker {
         self.edges += 1;
         if self.edges == self.stale_at {
             self.state.epoch += 1;
+            // Another epoch, other counters: every path end's move past those so far (a
+            // stale probe that counted at a way it carries would be seen).
+            let moved = self.counts.len() as u64;
+            self.counts.extend_from_within(..);
+            for end in &mut self.ends {
+                end.base += moved;
+            }
         }
         if self.edges == self.shrink_at {
             self.shrunk = vec![0; self.counts.len() + 4096];
@@ -540,19 +548,20 @@ type Walk = (u64, bool, bool, bool, u64);
 /// calls, the indirect jumps and the region entries and exits that reached the sink with
 /// probes and without, per Linux guest.
 fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 12])> {
-    with_and_without_probes_diverted(walk).0
+    with_and_without_probes_summed(walk).0
 }
 
-/// [`with_and_without_probes`], and the guarded blocks diverted to their unprobed code in
-/// the runs with probes, all guests together.
-fn with_and_without_probes_diverted(walk: Walk) -> (Vec<(String, [u64; 12])>, u64) {
+/// [`with_and_without_probes`], with the guarded blocks diverted to their unprobed code
+/// and the cache flushes of the runs with probes, all guests together.
+fn with_and_without_probes_summed(walk: Walk) -> (Vec<(String, [u64; 12])>, [u64; 2]) {
     let mut edges = Vec::new();
-    let mut diverted = 0;
+    let (mut diverted, mut flushes) = (0, 0);
     for guest in common::guests() {
         let (with, without, summary) = common::with_and_without_probes(&guest, |entry, probes| {
             Walker::new(entry, probes, walk)
         });
         diverted += summary.guards_diverted;
+        flushes += summary.cache_flushes;
         let name = &guest.name;
         // (Closed frames keep what they held: not part of the state.)
         let state = |w: &Walker| {
@@ -599,7 +608,7 @@ fn with_and_without_probes_diverted(walk: Walk) -> (Vec<(String, [u64; 12])>, u6
             ));
         }
     }
-    (edges, diverted)
+    (edges, [diverted, flushes])
 }
 
 #[test]
@@ -620,13 +629,18 @@ fn probes_leave_the_state_the_edge_events_leave() {
     );
 }
 
-/// Once stale, no probe applies and every guarded block's check fails: the blocks whose
-/// checks fail often go on in their unprobed code, whose records deliver the events.
+/// Once stale, no probe given before applies: compiled code, which checks no epoch of the
+/// states it was lent, is flushed before a state of the new epoch is lent, and the blocks
+/// compiled again run the new epoch's probes.
 #[test]
 fn stale_probes_leave_the_state_to_the_edge_events() {
-    let (_, diverted) = with_and_without_probes_diverted((2_000, false, false, false, u64::MAX));
-    eprintln!("{diverted} guarded blocks diverted to their unprobed code");
-    assert!(diverted > 0, "no failed check went on in unprobed code");
+    let (edges, [_, flushes]) =
+        with_and_without_probes_summed((2_000, false, false, false, u64::MAX));
+    assert!(flushes > 0, "the stale code was not flushed");
+    for (name, [with, without, ..]) in &edges {
+        eprintln!("{name}: {with} of {without} edges reached the sink");
+        assert!(with < without, "{name}: no probe ran");
+    }
 }
 
 /// Probes that apply anywhere wait for every event before them.
@@ -694,9 +708,20 @@ fn stale_region_probes_leave_the_state_to_the_events() {
 /// was compiled for unchecked, no longer runs its probes (its path ends would count
 /// beyond the counters lent), and leaves the state and the counters that the events
 /// leave.
+/// Its state is then not lent, and the blocks' guards fail their checks: the blocks
+/// whose checks fail often go on in their unprobed code, whose records deliver the events.
 #[test]
 fn probes_count_only_in_the_counters_lent() {
-    with_and_without_probes((u64::MAX, false, true, true, 20_000));
+    let (_, [diverted, _]) = with_and_without_probes_summed((u64::MAX, false, true, true, 20_000));
+    eprintln!("{diverted} guarded blocks diverted to their unprobed code");
+    assert!(diverted > 0, "no failed check went on in unprobed code");
+}
+
+/// The same standing nowhere (every key 0): while no state is lent, compiled code runs
+/// on one that no probe applies to, whatever the probe's key.
+#[test]
+fn probes_count_only_in_the_counters_lent_standing_nowhere() {
+    with_and_without_probes((u64::MAX, true, false, false, 20_000));
 }
 
 /// The ranges of this process's anonymous mappings (no file behind them).

@@ -27,8 +27,8 @@
 use super::x86::{Alu, Asm, Cc, Load, Mem, Reg, Shift, W};
 use super::x86::{R10, R11, R12, R13, R14, R15, R8, R9, RAX, RBP, RBX, RCX, RDI, RDX, RSI};
 use super::{
-    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, INDIRECT, NO_EPOCH,
-    PART_REC, RESUME_ADD, SIDE, TARGET_SLOTS, UNPROBED,
+    call_operands, Ctx, Rec, Site, SiteKind, SiteProbe, Target, DIVERT, IDLE_KEY, INDIRECT,
+    NO_EPOCH, PART_REC, RESUME_ADD, SIDE, TARGET_SLOTS, UNPROBED,
 };
 use crate::cpu::{csr, Cpu};
 use crate::fpu;
@@ -289,6 +289,9 @@ struct Compiler<'a> {
     lent: u64,
     /// The counters that code counts in unchecked (see [`Compiled::unchecked`]).
     unchecked: u64,
+    /// The epoch of the states lent to compiled code since it was cleared, if one was
+    /// (see [`Jit::lends_epoch`](super::Jit::lends_epoch)).
+    epoch: Option<u64>,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
     /// The era of rcx ([`Asm::rcx_era`]) in which it was loaded with the state the
@@ -1019,15 +1022,31 @@ impl Compiler<'_> {
 
     /// The checks every probe starts with: rcx = the state the context points to (the idle
     /// one while none is lent or records wait in the log), whose key and epoch are `key`
-    /// and `epoch`. Uses rax.
+    /// and `epoch`. Uses rax. Once the code has an epoch ([`Compiler::epoch`]), a probe
+    /// of another never applies, and one of it checks only its key (the idle state's is
+    /// no such probe's).
     fn applies(&mut self, key: Val, epoch: Val, miss: &mut Vec<usize>) {
         // (No state, or records in the log: the context points to the idle one.)
         self.state_to_rcx();
-        if let Val::Imm(NO_EPOCH) = epoch {
+        let current = match (epoch, self.epoch) {
+            (Val::Imm(NO_EPOCH), _) => false,
+            (Val::Imm(e), Some(current)) => e == current && !matches!(key, Val::Imm(IDLE_KEY)),
+            _ => {
+                self.check(&[(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)], miss);
+                return;
+            }
+        };
+        if current {
+            self.check(&[(ProbeState::KEY, key)], miss);
+        } else {
             miss.push(self.asm.jmp());
-            return;
         }
-        for (field, value) in [(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)] {
+    }
+
+    /// Jumps to a `miss` unless each of the state's `fields` (rcx points to it) holds its
+    /// value. Uses rax.
+    fn check(&mut self, fields: &[(usize, Val)], miss: &mut Vec<usize>) {
+        for &(field, value) in fields {
             match value.imm32() {
                 Some(v) => self.asm.alu_mem_imm(Alu::Cmp, RCX, field as i32, v),
                 None => {
@@ -2565,7 +2584,7 @@ pub(crate) fn compile(
     asm: &mut Asm,
     src: &Source<'_>,
     first_stub: u32,
-    (saves, lent): (bool, u64),
+    (saves, lent, epoch): (bool, u64, Option<u64>),
     scratch: &mut Scratch,
 ) -> Option<Compiled> {
     let start = asm.code.len();
@@ -2588,6 +2607,7 @@ pub(crate) fn compile(
         defer: false,
         saves,
         lent,
+        epoch,
         unchecked: 0,
         start,
         state_era: None,

@@ -37,7 +37,8 @@
 //! block's fixed exits may carry one ([`Source::probes`]): its stub runs the probe on the
 //! sink's state instead of logging, if the key and epoch match (while no state is lent, or
 //! once the code logged a record, which may change the state when delivered, the context
-//! points to an idle state no probe applies to) and the arithmetic stays in range; otherwise it
+//! points to an idle state no probe applies to; code compiled once a state was lent tests
+//! only the key, see [`Jit::lends_epoch`]) and the arithmetic stays in range; otherwise it
 //! logs the exit and returns, so that the run loop delivers the event before any other probe
 //! runs. A logged block's indirect call or jump has a [`Site`] instead ([`Source::site`]):
 //! the probes of calls (or restarts, [`SiteKind`]) to [`Site::WAYS`] targets, which the run
@@ -154,6 +155,10 @@ pub(crate) struct Ctx {
 /// The epoch of the state that compiled code runs probes on while none is lent or records
 /// wait in the log (`Ctx::idle`): a probe given for it never applies.
 pub(crate) const NO_EPOCH: u64 = u64::MAX;
+
+/// The key of that idle state: a probe given for it never applies either (compiled code
+/// checks the key alone where the epoch is the code's, see [`Jit::lends_epoch`]).
+pub(crate) const IDLE_KEY: u64 = u64::MAX;
 
 /// A [`ProbeLease`]'s addresses, for compiled code (the run loop holds the lease while the
 /// code runs).
@@ -406,6 +411,10 @@ pub(crate) struct Jit {
     /// The counters the compiled code adds to with no check: [`lend`](Self::lend)
     /// accepts no lease with fewer.
     unchecked: u64,
+    /// The epoch of the states lent since the code was cleared, if one was: code compiled
+    /// since checks no epoch of its probes (one of another epoch never applies), so no
+    /// state of another is lent ([`lends_epoch`](Self::lends_epoch)).
+    epoch: Option<u64>,
     /// The compiler's vectors, kept from one compilation to the next.
     scratch: compile::Scratch,
 }
@@ -432,6 +441,7 @@ impl Jit {
             log: Box::new(Cell::new([Rec::default(); LOG_CAP])),
             sites: Vec::new(),
             idle: Box::new(Cell::new(ProbeState {
+                key: IDLE_KEY,
                 epoch: NO_EPOCH,
                 ..ProbeState::default()
             })),
@@ -439,6 +449,7 @@ impl Jit {
             saves_sums: true,
             lent: 0,
             unchecked: 0,
+            epoch: None,
             scratch: compile::Scratch::default(),
         })
     }
@@ -465,7 +476,7 @@ impl Jit {
     /// or the buffer is full.
     pub fn compile(&mut self, src: &Source<'_>) -> Option<u32> {
         self.asm.code.clear();
-        let modes = (self.saves_sums, self.lent);
+        let modes = (self.saves_sums, self.lent, self.epoch);
         let (asm, stubs) = (&mut self.asm, self.code.stubs());
         let compiled = compile::compile(asm, src, stubs, modes, &mut self.scratch)?;
         let handle = self.code.append(
@@ -518,6 +529,14 @@ impl Jit {
         self.sites.clear();
         // (The next sink's counters may be fewer.)
         (self.lent, self.unchecked) = (0, 0);
+        self.epoch = None;
+    }
+
+    /// Whether the compiled code may run probes on a state of `epoch`: the states lent
+    /// since the code was cleared were of that epoch (or none was, and `epoch` becomes
+    /// theirs). The run loop clears the code before lending a state of another.
+    pub fn lends_epoch(&mut self, epoch: u64) -> bool {
+        *self.epoch.get_or_insert(epoch) == epoch
     }
 
     /// Whether the compiled code may run probes on a lease of `counts` counters: not if
