@@ -611,6 +611,17 @@
 //! average 0.5): geomean flat 1.22x, region-based 1.26x, global-based 1.26x (1.24x, 1.31x
 //! and 1.31x at b894588).
 //!
+//! Since (172cc21 -> f31637e), guards check the key alone. Every guard (and every probe's
+//! own check) compared the state's epoch too, though this sink moves it only when it clears
+//! its cache. The emulator now lends compiled code no state of another epoch than the
+//! states it was lent since its code was cleared (it flushes the code first), so the code
+//! checks only a probe's key: 2 instructions fewer per guard run (coremark 3000 10.3M guard
+//! runs, sort 300000 26.8M). `cargo xtask bench-paths --instructions` at f31637e: geomean
+//! no-op 1.073x, flat 1.205x, region-based 1.267x, global-based 1.279x; flat per guest
+//! coremark 1.233x, sort 1.311x, chase 1.387x, nbody 1.017x, strings 1.148x, primes
+//! 1.217x, crc 1.158x. `cargo xtask bench-paths --runs 11` (load average 1.0): geomean flat
+//! 1.22x, region-based 1.26x, global-based 1.27x.
+//!
 //! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
