@@ -15,7 +15,8 @@
 //! r11 holds the budget (see [`compile`]); rax, rcx and rdx are scratch, but for the
 //! probes' state: rcx points to it past a guard's check, and from there on wherever the
 //! code loaded it and nothing wrote rcx since (see [`Compiler::state_era`]), so probes
-//! load it only where it may have changed.
+//! load it only where it may have changed; likewise the counters in rdx
+//! ([`Compiler::counters_era`]), within a block's code and into its exits' stubs.
 //!
 //! Floating-point loads and stores move between guest memory and the hart's `f`
 //! registers, which stay in memory (at their displacement from `x`). A floating-point
@@ -294,11 +295,14 @@ struct Compiler<'a> {
     epoch: Option<u64>,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
-    /// The era of rcx ([`Asm::rcx_era`]) in which it was loaded with the state the
+    /// The era of rcx ([`Asm::era`]) in which it was loaded with the state the
     /// context points to: it holds it while that era lasts. Code past a guard's check
     /// starts in one, since every stub chained there loads rcx so first (see
     /// [`stub`](Self::stub)).
     state_era: Option<u32>,
+    /// The era of rdx in which it was loaded with the counters the context points to
+    /// (which compiled code never changes): it holds them while that era lasts.
+    counters_era: Option<u32>,
     /// What each stretch of the code does (see [`Compiled::sections`]).
     sections: Vec<(u32, Section)>,
 }
@@ -420,6 +424,7 @@ impl Compiler<'_> {
             pending: self.pending,
             divert,
             state_in_rcx: false,
+            counters_in_rdx: false,
         });
     }
 
@@ -941,7 +946,7 @@ impl Compiler<'_> {
 
     /// Whether rcx points to the state the context points to here.
     fn state_in_rcx(&self) -> bool {
-        self.state_era == Some(self.asm.rcx_era())
+        self.state_era == Some(self.asm.era(RCX))
     }
 
     /// rcx = the state the context points to, loaded unless it still holds it (see
@@ -949,7 +954,7 @@ impl Compiler<'_> {
     fn state_to_rcx(&mut self) {
         if !self.state_in_rcx() {
             self.asm.load(RCX, RSI, Ctx::PROBE as i32);
-            self.state_era = Some(self.asm.rcx_era());
+            self.state_era = Some(self.asm.era(RCX));
         }
     }
 
@@ -1518,11 +1523,12 @@ impl Compiler<'_> {
             }
             // (Entered from its probe's code, where rcx points to the state; it goes back
             // there with rcx so.)
-            self.state_era = Some(self.asm.rcx_era());
+            self.state_era = Some(self.asm.era(RCX));
             let mut miss = Vec::new();
             self.path_end(cold.at, cold.sum, &mut miss);
             self.count_at(RAX);
             self.state_to_rcx();
+            self.counters_to_rdx();
             let back = self.asm.jmp();
             self.asm.patch_to(back, cold.back);
             for j in miss {
@@ -1546,6 +1552,7 @@ impl Compiler<'_> {
     /// left rdx = the counters ([`count`](Self::count), [`count_at`](Self::count_at) of
     /// rax), which it adds to without loading them again. Uses rax.
     fn count_pairs(&mut self, pairs: Val) {
+        self.counters_to_rdx();
         let known = match pairs {
             Val::Imm(p) => Counter::at(p),
             Val::Site(_) => None,
@@ -1577,8 +1584,22 @@ impl Compiler<'_> {
     /// Adds one to `counter` (checked in range), leaving rdx = the counters. Uses rax and
     /// rdx.
     fn count(&mut self, counter: Counter) {
-        self.asm.load(RDX, RSI, Ctx::COUNTS as i32);
+        self.counters_to_rdx();
         self.count_loaded(counter);
+    }
+
+    /// rdx = the counters the context points to, loaded unless it still holds them (see
+    /// [`counters_era`](Self::counters_era)).
+    fn counters_to_rdx(&mut self) {
+        if !self.counters_in_rdx() {
+            self.asm.load(RDX, RSI, Ctx::COUNTS as i32);
+            self.counters_era = Some(self.asm.era(RDX));
+        }
+    }
+
+    /// Whether rdx points to the counters here.
+    fn counters_in_rdx(&self) -> bool {
+        self.counters_era == Some(self.asm.era(RDX))
     }
 
     /// [`count`](Self::count) where rdx = the counters already.
@@ -1593,9 +1614,13 @@ impl Compiler<'_> {
     /// Adds one to the counter whose index is in `index` (checked in range). Uses rax,
     /// and rdx where `index` is rax.
     fn count_at(&mut self, index: Reg) {
-        let counts = if index == RAX { RDX } else { RAX };
-        self.asm.load(counts, RSI, Ctx::COUNTS as i32);
-        self.asm.count_sib(counts, index);
+        if index == RAX {
+            self.counters_to_rdx();
+            self.asm.count_sib(RDX, index);
+        } else {
+            self.asm.load(RAX, RSI, Ctx::COUNTS as i32);
+            self.asm.count_sib(RAX, index);
+        }
     }
 
     /// Where a probed superblock goes on from part `from` (number `k`) into part `to`:
@@ -1635,6 +1660,7 @@ impl Compiler<'_> {
                 pending,
                 divert: false,
                 state_in_rcx: false,
+                counters_in_rdx: false,
             });
         }
         // Past the probe, the state has its next key (a part that leaves keeps the guard,
@@ -2007,6 +2033,7 @@ impl Compiler<'_> {
                     pending: self.pending,
                     divert: false,
                     state_in_rcx: self.state_in_rcx(),
+                    counters_in_rdx: self.counters_in_rdx(),
                 });
             }
             _ => return None,
@@ -2287,6 +2314,8 @@ struct ExitCode {
     divert: bool,
     /// rcx points to the state where it is taken (see [`Compiler::state_era`]).
     state_in_rcx: bool,
+    /// rdx points to the counters where it is taken (see [`Compiler::counters_era`]).
+    counters_in_rdx: bool,
 }
 
 /// The search of a path end's ways in `ends` where the way its probe gave first does not
@@ -2611,6 +2640,7 @@ pub(crate) fn compile(
         unchecked: 0,
         start,
         state_era: None,
+        counters_era: None,
         sections: emptied(&mut scratch.sections),
     };
     c.sections.push((0, Section::Code("prologue")));
@@ -2689,6 +2719,7 @@ pub(crate) fn compile(
                 pending: c.pending,
                 divert: false,
                 state_in_rcx: c.state_in_rcx(),
+                counters_in_rdx: c.counters_in_rdx(),
             });
         }
         Some(None) => {
@@ -2776,9 +2807,12 @@ pub(crate) fn compile(
             "exit"
         }));
         c.land(e.jumps.iter());
+        // (Every jump here comes from code where they do.)
         if e.state_in_rcx {
-            // (Every jump here comes from code where it does.)
-            c.state_era = Some(c.asm.rcx_era());
+            c.state_era = Some(c.asm.era(RCX));
+        }
+        if e.counters_in_rdx {
+            c.counters_era = Some(c.asm.era(RDX));
         }
         if e.divert {
             // A jump to the next instruction until the block's unprobed code is compiled

@@ -136,30 +136,32 @@ pub(crate) enum Load {
 #[derive(Debug, Default)]
 pub(crate) struct Asm {
     pub code: Vec<u8>,
-    /// See [`rcx_era`](Self::rcx_era).
-    rcx_era: u32,
+    /// See [`era`](Self::era).
+    eras: [u32; 16],
 }
 
 impl Asm {
-    /// The current *era* of rcx: it changes at every instruction that may write rcx, at
-    /// every position a jump was patched to ([`patch`](Self::patch)) and at every
-    /// [`label`](Self::label), so code that loaded a value into rcx knows it still holds
+    /// The current *era* of register `r`: it changes at every instruction that may write
+    /// `r`, at every position a jump was patched to ([`patch`](Self::patch)) and at every
+    /// [`label`](Self::label), so code that loaded a value into `r` knows it still holds
     /// it while the era is the one after the load (straight-line code in between).
-    pub fn rcx_era(&self) -> u32 {
-        self.rcx_era
+    pub fn era(&self, r: Reg) -> u32 {
+        self.eras[usize::from(r & 15)]
     }
 
-    /// Starts a new era of rcx at a position jumps may land on from code not emitted
-    /// straight before it (through [`patch_to`](Self::patch_to), or patched at run time).
+    /// Starts a new era of every register at a position jumps may land on from code not
+    /// emitted straight before it (through [`patch_to`](Self::patch_to), or patched at run
+    /// time).
     pub fn label(&mut self) {
-        self.rcx_era = self.rcx_era.wrapping_add(1);
+        for era in &mut self.eras {
+            *era = era.wrapping_add(1);
+        }
     }
 
     /// Notes that the instruction being emitted writes `dst`.
     fn writes(&mut self, dst: Reg) {
-        if dst == RCX {
-            self.label();
-        }
+        let era = &mut self.eras[usize::from(dst & 15)];
+        *era = era.wrapping_add(1);
     }
 
     fn byte(&mut self, b: u8) {
@@ -322,6 +324,8 @@ impl Asm {
 
     /// `rdx:rax = rax * src`, signed (`imul src`) or unsigned (`mul src`).
     pub fn mul_wide(&mut self, signed: bool, src: Reg) {
+        self.writes(RAX);
+        self.writes(RDX);
         self.rr(W::Q, &[0xf7], if signed { 5 } else { 4 }, src);
     }
 
@@ -329,11 +333,14 @@ impl Asm {
     /// quotient in rax, remainder in rdx. Faults on a zero divisor or a signed overflow,
     /// which the caller rules out first.
     pub fn div_wide(&mut self, w: W, signed: bool, src: Reg) {
+        self.writes(RAX);
+        self.writes(RDX);
         self.rr(w, &[0xf7], if signed { 7 } else { 6 }, src);
     }
 
     /// `cqo` ([`W::Q`]) or `cdq`: rdx (edx) = the sign of rax (eax).
     pub fn sign_into_rdx(&mut self, w: W) {
+        self.writes(RDX);
         if w == W::Q {
             self.byte(0x48);
         }
@@ -480,8 +487,9 @@ mod tests {
 
     /// Every instruction that writes rcx (or may: a call) starts an era of rcx, as do
     /// positions jumps land on; those that only read it, or write another register, do not.
+    /// The same for rdx.
     #[test]
-    fn rcx_has_a_new_era_wherever_it_may_change() {
+    fn a_register_has_a_new_era_wherever_it_may_change() {
         let writes: [&dyn Fn(&mut Asm); 17] = [
             &|a| a.mov(RCX, RAX),
             &|a| a.load(RCX, RSI, 8),
@@ -521,23 +529,44 @@ mod tests {
                 a.jcc(Cc::Ne);
             },
         ];
+        // rdx, which the wide multiplication and division and `cqo` write too.
+        let rdx_writes: [&dyn Fn(&mut Asm); 4] = [
+            &|a| a.mul_wide(false, RCX),
+            &|a| a.div_wide(W::D, true, RCX),
+            &|a| a.sign_into_rdx(W::Q),
+            &|a| a.load(RDX, RSI, 0x60),
+        ];
+        let rdx_keeps: [&dyn Fn(&mut Asm); 4] = [
+            &|a| a.count_sib(RDX, RAX),
+            &|a| a.count_sib_disp(RDX, RAX, 8),
+            &|a| a.alu_mem_imm(Alu::Add, RDX, 8, 1),
+            &|a| a.load(RCX, RSI, 0x58),
+        ];
         let mut a = Asm::default();
-        for (i, emit) in writes.iter().enumerate() {
-            let before = a.rcx_era();
-            emit(&mut a);
-            assert_ne!(a.rcx_era(), before, "writing instruction {i}");
-        }
-        for (i, emit) in keeps.iter().enumerate() {
-            let before = a.rcx_era();
-            emit(&mut a);
-            assert_eq!(a.rcx_era(), before, "instruction {i}, which keeps rcx");
+        let cases = [
+            (RCX, &writes[..], true),
+            (RCX, &keeps[..], false),
+            (RDX, &rdx_writes[..], true),
+            (RDX, &rdx_keeps[..], false),
+        ];
+        for (reg, emits, changes) in cases {
+            for (i, emit) in emits.iter().enumerate() {
+                let before = a.era(reg);
+                emit(&mut a);
+                let what = if changes { "writes" } else { "keeps" };
+                assert_eq!(
+                    a.era(reg) != before,
+                    changes,
+                    "instruction {i}, which {what} {reg}"
+                );
+            }
         }
         let j = a.jmp();
-        let before = a.rcx_era();
+        let before = a.era(RCX);
         a.patch_to(j, 0);
-        assert_eq!(a.rcx_era(), before, "patch_to leaves the current position");
+        assert_eq!(a.era(RCX), before, "patch_to leaves the current position");
         a.patch(j);
-        assert_ne!(a.rcx_era(), before, "a position a jump lands on");
+        assert_ne!(a.era(RCX), before, "a position a jump lands on");
     }
 
     /// `[base + index + disp]` operands and counts at `[base + index * 8 + disp]`, with GNU
