@@ -622,7 +622,19 @@
 //! 1.217x, crc 1.158x. `cargo xtask bench-paths --runs 11` (load average 1.0): geomean flat
 //! 1.22x, region-based 1.26x, global-based 1.27x.
 //!
-//! The goal of 1.2x is not reached. Probes pay off in loops (crc's profiles cost less than
+//! Since (f31637e -> 81eb60c), counts keep the counters' address in rdx, as probes keep
+//! the state's in rcx (within a block's code and into its exits' stubs; no convention
+//! across blocks). Cachegrind, flat: crc 1048576 1019.1M -> 1008.1M, coremark 3000 4775.0M
+//! -> 4727.9M, sort 300000 5758.3M -> 5752.2M. `cargo xtask bench-paths --instructions` at
+//! 81eb60c: geomean no-op 1.072x, flat 1.199x, region-based 1.260x, global-based 1.272x;
+//! flat per guest coremark 1.222x, sort 1.311x, chase 1.378x, nbody 1.017x, strings
+//! 1.144x, primes 1.209x, crc 1.148x (the runs with no sink moved too, from the rebuilt
+//! emulator's own code: nbody 3380.3M -> 3347.3M, chase 977.9M -> 970.5M). `cargo xtask
+//! bench-paths --runs 11` (load average 1.0): geomean flat 1.22x, region-based 1.28x,
+//! global-based 1.28x.
+//!
+//! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c), not
+//! in time (1.22x) nor by the hierarchical modes. Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
