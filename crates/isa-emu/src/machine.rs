@@ -618,12 +618,11 @@ impl Machine {
                 let entry = sup.map_or(Entry::Block(slot), Entry::Super);
                 // What probes run on, lent for the code's run (re-asked after every event)
                 // where the code can run probes on it (see `BlockCache::lends`).
-                let start = block.start;
                 let mut lease = if logging { sink.probe_state() } else { None };
                 let mut lease = lease.as_mut().filter(|l| cache.lends(l));
-                if cache.stale {
+                if lease.is_none() && cache.stale {
                     // (The state's epoch is not the code's: the cache is flushed first.)
-                    cpu.pc = start;
+                    cpu.pc = cache.blocks[slot as usize].start;
                     break Leave::Slow(slot);
                 }
                 let probes = lease.as_deref_mut().map_or(Probes::NONE, Probes::of);

@@ -21,10 +21,10 @@ use prof_events::{NoOpProbes, ProbeLease, ProbeState, Sink, SAVES};
 /// edge's own table, whose range some sums miss), then stands at `to`; where that probe
 /// does not apply, the edge is counted in `missed` instead. The epoch moves once, at the
 /// `stale_at`-th edge the sink handles, after which no probe given before applies (the
-/// path ends' counters move). From
-/// its `shrink_at`-th edge on, it lends one counter only, the first of a buffer of its
-/// own as long as all of them and more (added to the first when the lease ends), so that
-/// every path end it lends misses, and one that counted beyond the lease would be seen.
+/// path ends' counters move). From its `shrink_at`-th edge on, it lends one counter only,
+/// the first of a buffer of its own as long as all of them and more (added to the first
+/// when the lease ends), so that every path end it lends misses, and one that counted
+/// beyond the lease would be seen.
 struct Walker {
     state: ProbeState,
     counts: Vec<u64>,
@@ -707,8 +707,7 @@ fn stale_region_probes_leave_the_state_to_the_events() {
 /// A sink whose counters get fewer mid-run: compiled code, which adds to the counters it
 /// was compiled for unchecked, no longer runs its probes (its path ends would count
 /// beyond the counters lent), and leaves the state and the counters that the events
-/// leave.
-/// Its state is then not lent, and the blocks' guards fail their checks: the blocks
+/// leave. Its state is then not lent, and the blocks' guards fail their checks: the blocks
 /// whose checks fail often go on in their unprobed code, whose records deliver the events.
 #[test]
 fn probes_count_only_in_the_counters_lent() {

@@ -14,9 +14,9 @@
 //!
 //! r11 holds the budget (see [`compile`]); rax, rcx and rdx are scratch, but for the
 //! probes' state: rcx points to it past a guard's check, and from there on wherever the
-//! code loaded it and nothing wrote rcx since (see [`Compiler::state_era`]), so probes
-//! load it only where it may have changed; likewise the counters in rdx
-//! ([`Compiler::counters_era`]), within a block's code and into its exits' stubs.
+//! code loaded it and nothing wrote rcx since, so probes load it only where it may have
+//! changed; likewise the counters in rdx, within a block's code and into its exits' stubs
+//! (see [`Kept`]).
 //!
 //! Floating-point loads and stores move between guest memory and the hart's `f`
 //! registers, which stay in memory (at their displacement from `x`). A floating-point
@@ -106,6 +106,36 @@ enum Ahead {
     /// within ±2^62 ([`Compiler::defer_add`]), and this stays a nonzero 32-bit one, so no
     /// sum on the way leaves 64 bits and every addition deferred would have applied.
     Plus(i32),
+}
+
+/// An address the context holds that the code keeps in a scratch register once it loaded
+/// it, for as long as nothing writes the register ([`Asm::era`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kept {
+    /// rcx = the probe state the context points to. Code past a guard's check starts
+    /// with it, since every stub chained there loads it first if need be (see
+    /// [`Compiler::stub`]).
+    State,
+    /// rdx = the counters (which compiled code never changes).
+    Counters,
+}
+
+impl Kept {
+    const ALL: [Kept; 2] = [Kept::State, Kept::Counters];
+
+    fn reg(self) -> Reg {
+        match self {
+            Kept::State => RCX,
+            Kept::Counters => RDX,
+        }
+    }
+
+    fn field(self) -> i32 {
+        match self {
+            Kept::State => Ctx::PROBE as i32,
+            Kept::Counters => Ctx::COUNTS as i32,
+        }
+    }
 }
 
 /// Where a way that counts has found its counter: in rax, known when compiled (its
@@ -295,14 +325,9 @@ struct Compiler<'a> {
     epoch: Option<u64>,
     /// Where the block's code starts in the assembler's buffer.
     start: usize,
-    /// The era of rcx ([`Asm::era`]) in which it was loaded with the state the
-    /// context points to: it holds it while that era lasts. Code past a guard's check
-    /// starts in one, since every stub chained there loads rcx so first (see
-    /// [`stub`](Self::stub)).
-    state_era: Option<u32>,
-    /// The era of rdx in which it was loaded with the counters the context points to
-    /// (which compiled code never changes): it holds them while that era lasts.
-    counters_era: Option<u32>,
+    /// Per [`Kept`] address, the era of its register in which the code loaded it: the
+    /// register holds it while that era lasts.
+    kept: [Option<u32>; 2],
     /// What each stretch of the code does (see [`Compiled::sections`]).
     sections: Vec<(u32, Section)>,
 }
@@ -423,8 +448,7 @@ impl Compiler<'_> {
             guard: self.guard,
             pending: self.pending,
             divert,
-            state_in_rcx: false,
-            counters_in_rdx: false,
+            held: [false; 2],
         });
     }
 
@@ -534,7 +558,7 @@ impl Compiler<'_> {
             return;
         }
         if guarded {
-            self.state_to_rcx();
+            self.keep(Kept::State);
         } else {
             self.applies(Val::Imm(probe.key), Val::Imm(probe.epoch), miss);
         }
@@ -829,7 +853,7 @@ impl Compiler<'_> {
             return false;
         };
         // The sum doubled overflows exactly where it lies outside [-2^62, 2^62).
-        self.state_to_rcx();
+        self.keep(Kept::State);
         let a = &mut *self.asm;
         a.load(RAX, RCX, ProbeState::SUM as i32);
         a.alu(W::Q, Alu::Add, RAX, RAX);
@@ -944,17 +968,27 @@ impl Compiler<'_> {
         self.store(pending);
     }
 
-    /// Whether rcx points to the state the context points to here.
-    fn state_in_rcx(&self) -> bool {
-        self.state_era == Some(self.asm.era(RCX))
+    /// Whether `k`'s register holds it here.
+    fn holds(&self, k: Kept) -> bool {
+        self.kept[k as usize] == Some(self.asm.era(k.reg()))
     }
 
-    /// rcx = the state the context points to, loaded unless it still holds it (see
-    /// [`state_era`](Self::state_era)).
-    fn state_to_rcx(&mut self) {
-        if !self.state_in_rcx() {
-            self.asm.load(RCX, RSI, Ctx::PROBE as i32);
-            self.state_era = Some(self.asm.era(RCX));
+    /// Each [`Kept`] address's register holds it here or not ([`holds`](Self::holds)).
+    fn held(&self) -> [bool; 2] {
+        Kept::ALL.map(|k| self.holds(k))
+    }
+
+    /// Notes that `k`'s register holds it here (every jump here comes from code where
+    /// it does).
+    fn assume(&mut self, k: Kept) {
+        self.kept[k as usize] = Some(self.asm.era(k.reg()));
+    }
+
+    /// `k`'s register = `k`, loaded from the context unless it still holds it.
+    fn keep(&mut self, k: Kept) {
+        if !self.holds(k) {
+            self.asm.load(k.reg(), RSI, k.field());
+            self.assume(k);
         }
     }
 
@@ -964,7 +998,7 @@ impl Compiler<'_> {
         if unstored == Unstored::default() {
             return;
         }
-        self.state_to_rcx();
+        self.keep(Kept::State);
         if let Some(key) = unstored.key {
             self.set_state(ProbeState::KEY, Val::Imm(key));
         }
@@ -1032,19 +1066,17 @@ impl Compiler<'_> {
     /// no such probe's).
     fn applies(&mut self, key: Val, epoch: Val, miss: &mut Vec<usize>) {
         // (No state, or records in the log: the context points to the idle one.)
-        self.state_to_rcx();
-        let current = match (epoch, self.epoch) {
-            (Val::Imm(NO_EPOCH), _) => false,
-            (Val::Imm(e), Some(current)) => e == current && !matches!(key, Val::Imm(IDLE_KEY)),
-            _ => {
-                self.check(&[(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)], miss);
-                return;
+        self.keep(Kept::State);
+        match (epoch, self.epoch) {
+            (Val::Imm(NO_EPOCH), _) => miss.push(self.asm.jmp()),
+            (Val::Imm(e), Some(current)) => {
+                if e == current && !matches!(key, Val::Imm(IDLE_KEY)) {
+                    self.check(&[(ProbeState::KEY, key)], miss);
+                } else {
+                    miss.push(self.asm.jmp());
+                }
             }
-        };
-        if current {
-            self.check(&[(ProbeState::KEY, key)], miss);
-        } else {
-            miss.push(self.asm.jmp());
+            _ => self.check(&[(ProbeState::KEY, key), (ProbeState::EPOCH, epoch)], miss),
         }
     }
 
@@ -1522,13 +1554,14 @@ impl Compiler<'_> {
                 self.asm.patch(j);
             }
             // (Entered from its probe's code, where rcx points to the state; it goes back
-            // there with rcx so.)
-            self.state_era = Some(self.asm.era(RCX));
+            // there with what the code keeps.)
+            self.assume(Kept::State);
             let mut miss = Vec::new();
             self.path_end(cold.at, cold.sum, &mut miss);
             self.count_at(RAX);
-            self.state_to_rcx();
-            self.counters_to_rdx();
+            for k in Kept::ALL {
+                self.keep(k);
+            }
             let back = self.asm.jmp();
             self.asm.patch_to(back, cold.back);
             for j in miss {
@@ -1548,11 +1581,10 @@ impl Compiler<'_> {
         self.count_pairs(pairs);
     }
 
-    /// Counts an activation in `counts[pairs]` (checked in range), after a count that
-    /// left rdx = the counters ([`count`](Self::count), [`count_at`](Self::count_at) of
-    /// rax), which it adds to without loading them again. Uses rax.
+    /// Counts an activation in `counts[pairs]` (checked in range), through the counters
+    /// rdx keeps ([`Kept::Counters`]; a count before it left them there). Uses rax.
     fn count_pairs(&mut self, pairs: Val) {
-        self.counters_to_rdx();
+        self.keep(Kept::Counters);
         let known = match pairs {
             Val::Imm(p) => Counter::at(p),
             Val::Site(_) => None,
@@ -1584,22 +1616,8 @@ impl Compiler<'_> {
     /// Adds one to `counter` (checked in range), leaving rdx = the counters. Uses rax and
     /// rdx.
     fn count(&mut self, counter: Counter) {
-        self.counters_to_rdx();
+        self.keep(Kept::Counters);
         self.count_loaded(counter);
-    }
-
-    /// rdx = the counters the context points to, loaded unless it still holds them (see
-    /// [`counters_era`](Self::counters_era)).
-    fn counters_to_rdx(&mut self) {
-        if !self.counters_in_rdx() {
-            self.asm.load(RDX, RSI, Ctx::COUNTS as i32);
-            self.counters_era = Some(self.asm.era(RDX));
-        }
-    }
-
-    /// Whether rdx points to the counters here.
-    fn counters_in_rdx(&self) -> bool {
-        self.counters_era == Some(self.asm.era(RDX))
     }
 
     /// [`count`](Self::count) where rdx = the counters already.
@@ -1615,8 +1633,7 @@ impl Compiler<'_> {
     /// and rdx where `index` is rax.
     fn count_at(&mut self, index: Reg) {
         if index == RAX {
-            self.counters_to_rdx();
-            self.asm.count_sib(RDX, index);
+            self.count(Counter::Rax);
         } else {
             self.asm.load(RAX, RSI, Ctx::COUNTS as i32);
             self.asm.count_sib(RAX, index);
@@ -1659,8 +1676,7 @@ impl Compiler<'_> {
                 guard: self.guard,
                 pending,
                 divert: false,
-                state_in_rcx: false,
-                counters_in_rdx: false,
+                held: [false; 2],
             });
         }
         // Past the probe, the state has its next key (a part that leaves keeps the guard,
@@ -1709,17 +1725,16 @@ impl Compiler<'_> {
         // its key, which a block chained to past its check knows, only where the run loop
         // or a block that checks it (through the trampoline below) reads it.
         let after = std::mem::take(&mut self.pending);
-        let sum = Unstored {
+        self.store(Unstored {
             key: None,
             sum: after.sum,
-        };
-        self.store(sum);
+        });
         let after = after.key;
         let follows = probe.and_then(Guard::after);
-        // The code past the check of the guard a chained stub follows has rcx point to
-        // the state (see `state_era`).
+        // The code past the check of the guard a chained stub follows keeps the state
+        // (see `Kept::State`).
         if follows.is_some() {
-            self.state_to_rcx();
+            self.keep(Kept::State);
         }
         // The chain check: goes on in the block chained to if the budget left holds its
         // whole count, the immediate; unchained, that is u32::MAX (-1), which none is above.
@@ -1802,7 +1817,7 @@ impl Compiler<'_> {
     /// may touch code (the interpreter notes such a store) or leave the span, as
     /// [`bounds`](Self::bounds), which leaves rax the offset in the span.
     fn store_bounds(&mut self, at: usize) {
-        // (In rdx: rcx may hold the state for the probes after, see `state_era`.)
+        // (In rdx: rcx may hold the state for the probes after, see `Kept`.)
         self.asm.mov(RDX, RAX);
         self.asm
             .alu_mem(W::Q, Alu::Sub, RDX, RSI, Ctx::CODE_LO as i32);
@@ -2032,8 +2047,7 @@ impl Compiler<'_> {
                     guard: self.guard,
                     pending: self.pending,
                     divert: false,
-                    state_in_rcx: self.state_in_rcx(),
-                    counters_in_rdx: self.counters_in_rdx(),
+                    held: self.held(),
                 });
             }
             _ => return None,
@@ -2312,10 +2326,8 @@ struct ExitCode {
     /// The bail-out of a guard's check that failed, which goes to the block's unprobed
     /// code instead once that is compiled ([`Compiled::divert`]).
     divert: bool,
-    /// rcx points to the state where it is taken (see [`Compiler::state_era`]).
-    state_in_rcx: bool,
-    /// rdx points to the counters where it is taken (see [`Compiler::counters_era`]).
-    counters_in_rdx: bool,
+    /// Which [`Kept`] addresses their registers hold where it is taken.
+    held: [bool; 2],
 }
 
 /// The search of a path end's ways in `ends` where the way its probe gave first does not
@@ -2639,8 +2651,7 @@ pub(crate) fn compile(
         epoch,
         unchecked: 0,
         start,
-        state_era: None,
-        counters_era: None,
+        kept: [None; 2],
         sections: emptied(&mut scratch.sections),
     };
     c.sections.push((0, Section::Code("prologue")));
@@ -2718,8 +2729,7 @@ pub(crate) fn compile(
                 guard: c.guard,
                 pending: c.pending,
                 divert: false,
-                state_in_rcx: c.state_in_rcx(),
-                counters_in_rdx: c.counters_in_rdx(),
+                held: c.held(),
             });
         }
         Some(None) => {
@@ -2807,12 +2817,8 @@ pub(crate) fn compile(
             "exit"
         }));
         c.land(e.jumps.iter());
-        // (Every jump here comes from code where they do.)
-        if e.state_in_rcx {
-            c.state_era = Some(c.asm.era(RCX));
-        }
-        if e.counters_in_rdx {
-            c.counters_era = Some(c.asm.era(RDX));
+        for k in Kept::ALL.into_iter().filter(|&k| e.held[k as usize]) {
+            c.assume(k);
         }
         if e.divert {
             // A jump to the next instruction until the block's unprobed code is compiled

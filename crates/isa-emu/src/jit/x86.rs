@@ -470,8 +470,8 @@ impl Asm {
     }
 
     /// Points the displacement at `at` back to the position `to`, already emitted: a
-    /// [`label`](Self::label), or a position whose code assumes of rcx only what holds at
-    /// `at`.
+    /// [`label`](Self::label), or a position whose code assumes of the registers only what
+    /// holds at `at`.
     pub fn patch_to(&mut self, at: usize, to: usize) {
         let rel = (to as i64 - (at as i64 + 4)) as u32;
         self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
