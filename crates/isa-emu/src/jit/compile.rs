@@ -1441,7 +1441,7 @@ impl Compiler<'_> {
 
     /// `op`, which saves `saves` sums, after which the activation that starts saves `push`,
     /// if any: the stack of saved sums must have room for them all, which is checked before
-    /// `op` (which may miss too) changes anything. Uses r12 and r15 after `op`.
+    /// `op` (which may miss too) changes anything. Uses rax and rdx after `op`.
     fn then_save(
         &mut self,
         push: Option<i64>,
@@ -1455,9 +1455,20 @@ impl Compiler<'_> {
         }
         op(self, miss);
         if let Some(push) = push {
-            self.asm.mov_imm(R12, push as u64);
-            self.save(R12);
+            self.save_known(push);
         }
+    }
+
+    /// Pushes the known `sum` as [`save`](Self::save) does, with no cache register (a
+    /// call between a probed superblock's parts saves the callee's first sum so). Uses rax
+    /// and rdx.
+    fn save_known(&mut self, sum: i64) {
+        self.asm.load(RDX, RCX, ProbeState::SAVED as i32);
+        self.asm.shift_imm(W::Q, Shift::Shl, RDX, 3);
+        let top = Mem::Indexed(RCX, RDX);
+        self.store_val(top, ProbeState::SAVES as i32, Val::Imm(sum as u64));
+        self.asm
+            .alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
     /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
@@ -2476,7 +2487,8 @@ fn counter_of(end: &ProbeEnd, sum: i64) -> Option<u64> {
 
 /// Whether a probed superblock's code runs a probe of `op` between two parts (where the
 /// guest registers stay in cache registers): an addition, a path end, or a call that
-/// only opens a frame (see [`plain_call`]), which use none.
+/// only opens a frame, and saves the callee's first sum where it starts in a region (see
+/// [`plain_call`]), which use none.
 pub(crate) fn runs_between_parts(op: &ProbeOp) -> bool {
     leaves_pending(op) || plain_call(op)
 }
@@ -2502,15 +2514,14 @@ fn takes_pending(op: &ProbeOp) -> bool {
 }
 
 /// A [`ProbeOp::Call`] that only opens the callee's frame (no path end or region entry
-/// before, no region entry after) with additions that are 32-bit immediates: its code
-/// uses rax, rcx and rdx only.
+/// before; the callee may start in a region, `push`) with additions that are 32-bit
+/// immediates: its code uses rax, rcx and rdx only.
 fn plain_call(op: &ProbeOp) -> bool {
     matches!(
         *op,
         ProbeOp::Call {
             add,
             resume_add,
-            push: None,
             end: None,
             enter: None,
             ..
