@@ -52,8 +52,8 @@ const END_BASE: i32 = std::mem::offset_of!(ProbeEnd, base) as i32;
 const END_SIZE: i32 = std::mem::offset_of!(ProbeEnd, size) as i32;
 const END_ADD: i32 = std::mem::offset_of!(ProbeEnd, add) as i32;
 const END_SET: i32 = std::mem::offset_of!(ProbeEnd, set) as i32;
-/// The displacement of the top saved sum from `saves_at(saved)` ([`ProbeState::SAVES`]
-/// less one sum).
+/// The displacement of the top saved sum from `Mem::Words(state, saved)`
+/// ([`ProbeState::SAVES`] less one sum).
 const TOP_SAVED: i32 = ProbeState::SAVES as i32 - 8;
 /// Guest register slots the code may touch: x0 … x31 and the x0-write scratch slot 32.
 const GUEST_SLOTS: usize = 33;
@@ -651,8 +651,8 @@ impl Compiler<'_> {
                 self.path_end(outer, Sum::Reg(R12), miss);
                 // r15 = the sum after: the next saved sum, or the one the outer end sets.
                 let (base, after, pops) = match pop {
-                    true => (R14, TOP_SAVED - 8, 2),
-                    false => (RDX, END_SET, 1),
+                    true => (Mem::Words(RCX, R14), TOP_SAVED - 8, 2),
+                    false => (Mem::Base(RDX), END_SET, 1),
                 };
                 self.asm.load(R15, base, after);
                 self.count_at(RAX);
@@ -685,7 +685,7 @@ impl Compiler<'_> {
                 self.top_saved_plus(add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, sum, miss);
                 self.count_at(RAX);
-                self.asm.store(R14, TOP_SAVED, R12);
+                self.asm.store(Mem::Words(RCX, R14), TOP_SAVED, R12);
                 self.sum_after(set, lazy);
             }
             ProbeOp::Call {
@@ -1367,8 +1367,9 @@ impl Compiler<'_> {
     }
 
     /// Jumps to a `miss` unless the current activation saved a sum (and the state's `saved`
-    /// is within its stack) and that sum plus `add` fits 64 bits: falls through with r14 +
-    /// [`TOP_SAVED`] = the top saved sum's address and r12 = it + `add`. Uses rdx.
+    /// is within its stack) and that sum plus `add` fits 64 bits: falls through with r14 =
+    /// `saved` (the top saved sum at `Mem::Words(rcx, r14)` + [`TOP_SAVED`]) and r12 = it +
+    /// `add`. Uses rdx.
     fn top_saved_plus(&mut self, add: i64, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.load(R14, RCX, ProbeState::SAVED as i32);
@@ -1376,8 +1377,7 @@ impl Compiler<'_> {
         miss.push(a.jcc(Cc::Be));
         a.alu_imm(W::Q, Alu::Cmp, R14, SAVES as i32);
         miss.push(a.jcc(Cc::A));
-        self.saves_at(R14);
-        self.asm.load(R12, R14, TOP_SAVED);
+        a.load(R12, Mem::Words(RCX, R14), TOP_SAVED);
         if add != 0 {
             self.plus(R12, add, miss);
         }
@@ -1464,8 +1464,7 @@ impl Compiler<'_> {
     /// and rdx.
     fn save_known(&mut self, sum: i64) {
         self.asm.load(RDX, RCX, ProbeState::SAVED as i32);
-        self.asm.shift_imm(W::Q, Shift::Shl, RDX, 3);
-        let top = Mem::Indexed(RCX, RDX);
+        let top = Mem::Words(RCX, RDX);
         self.store_val(top, ProbeState::SAVES as i32, Val::Imm(sum as u64));
         self.asm
             .alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
@@ -1474,10 +1473,9 @@ impl Compiler<'_> {
     /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
     /// Uses r15.
     fn save(&mut self, sum: Reg) {
-        self.asm.load(R15, RCX, ProbeState::SAVED as i32);
-        self.saves_at(R15);
         let a = &mut *self.asm;
-        a.store(R15, ProbeState::SAVES as i32, sum);
+        a.load(R15, RCX, ProbeState::SAVED as i32);
+        a.store(Mem::Words(RCX, R15), ProbeState::SAVES as i32, sum);
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
@@ -1607,13 +1605,6 @@ impl Compiler<'_> {
                 self.count_loaded(Counter::Rax);
             }
         }
-    }
-
-    /// `reg = &state.saves[reg]` (rcx points to the state, less [`ProbeState::SAVES`]: add
-    /// it as the displacement).
-    fn saves_at(&mut self, reg: Reg) {
-        self.asm.shift_imm(W::Q, Shift::Shl, reg, 3);
-        self.asm.alu(W::Q, Alu::Add, reg, RCX);
     }
 
     /// A path end that applies (after [`path_end`](Self::path_end)): `sum = set`, then the

@@ -11,13 +11,15 @@
 pub(crate) type Reg = u8;
 
 /// The address of a `[base + disp]` operand: a register, or the sum of two (a frame of the
-/// probe state: the state's address plus the frame's offset, so that no instruction adds
-/// them).
+/// probe state: the state's address plus the frame's offset; a saved sum: the state's
+/// address plus 8 times its index), so that no instruction adds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mem {
     Base(Reg),
     /// `base + index` (`index` not rsp).
     Indexed(Reg, Reg),
+    /// `base + 8 * index` (`index` not rsp).
+    Words(Reg, Reg),
 }
 
 impl From<Reg> for Mem {
@@ -200,6 +202,7 @@ impl Asm {
                 self.byte(form | (reg & 7) << 3 | base & 7);
             }
             Mem::Indexed(base, index) => self.sib_form(w, opcode, form, reg, (base, index, 0)),
+            Mem::Words(base, index) => self.sib_form(w, opcode, form, reg, (base, index, 3)),
         }
         match short {
             Some(d) => self.byte(d as u8),
@@ -575,7 +578,7 @@ mod tests {
     #[test]
     fn indexed_operands_encode_as_objdump_reads_them() {
         let mut a = Asm::default();
-        let cases: [Case<'_>; 8] = [
+        let cases: [Case<'_>; 11] = [
             // mov 0x90(%rcx,%r14,1),%rax
             (
                 &|a| a.load(RAX, Mem::Indexed(RCX, R14), 0x90),
@@ -607,6 +610,23 @@ mod tests {
             (
                 &|a| a.alu_mem_imm(Alu::Add, Mem::Indexed(RBP, R12), -8, 1),
                 &[0x4a, 0x83, 0x44, 0x25, 0xf8, 0x01],
+            ),
+            // mov 0x30(%rcx,%r14,8),%r12
+            (
+                &|a| a.load(R12, Mem::Words(RCX, R14), 0x30),
+                &[0x4e, 0x8b, 0x64, 0xf1, 0x30],
+            ),
+            // mov %r12,0x38(%rcx,%r15,8)
+            (
+                &|a| a.store(Mem::Words(RCX, R15), 0x38, R12),
+                &[0x4e, 0x89, 0x64, 0xf9, 0x38],
+            ),
+            // movq $0xfffffffffffffffb,0x138(%rcx,%rdx,8)
+            (
+                &|a| a.store_imm(Mem::Words(RCX, RDX), 0x138, -5),
+                &[
+                    0x48, 0xc7, 0x84, 0xd1, 0x38, 0x01, 0, 0, 0xfb, 0xff, 0xff, 0xff,
+                ],
             ),
             // addq $0x1,0x1000(%rdx,%rax,8)
             (
