@@ -1120,6 +1120,13 @@ impl PathSink {
         Some((end, u32::try_from(self.pairs(f)?).ok()?))
     }
 
+    /// The window of sparse path end `e` pinned for the probes of this epoch, if one
+    /// counted (see [`Arena::pinned`]).
+    fn pinned(&mut self, e: u32) -> Option<prof_events::ProbeEnd> {
+        let pool = &self.pool;
+        self.arena.pinned(e, |c| pool.count(c))
+    }
+
     /// Function `f`'s pair counter (activations started and ended in compiled code, added
     /// to its starts and ends at the exit), allocated at first.
     fn pairs(&mut self, f: usize) -> Option<usize> {
@@ -2188,13 +2195,25 @@ impl Sink for PathSink {
                     ways: self.arena.ways(e) as u8,
                     // (Every way, a window of the path end's table, sets the path end's.)
                     set: self.arena.end(e)?.set,
-                    first: {
-                        let pool = &self.pool;
-                        self.arena.pinned(e, |c| pool.count(c))
-                    },
+                    first: self.pinned(e),
                 },
             },
-            Step::Action(a) => self.arena.probe(a)?,
+            Step::Action(a) => match self.arena.probe(a)? {
+                // A sparse table's region exit tries its pinned window first, as a path
+                // end does (a dense table's comes in the probe already).
+                ProbeOp::Pop {
+                    end,
+                    ways,
+                    add,
+                    first: None,
+                } => ProbeOp::Pop {
+                    end,
+                    ways,
+                    add,
+                    first: self.pinned(end),
+                },
+                op => op,
+            },
         };
         Some(Probe {
             key: k,

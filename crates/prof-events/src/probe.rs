@@ -226,7 +226,8 @@ pub enum ProbeOp {
         /// Added to the saved sum (the edge's value in the outer region).
         add: i64,
         /// A way tried before those in `ends`, given in the probe, as
-        /// [`ProbeOp::End`]'s `first` is (a dense table's path end, which never changes).
+        /// [`ProbeOp::End`]'s `first` is (a dense table's path end, which never changes,
+        /// or a sparse table's window pinned while the probe's epoch lasts).
         first: Option<ProbeEnd>,
     },
     /// Leaving a region at a path's end straight into a path end of the region around it

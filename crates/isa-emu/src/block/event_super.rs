@@ -262,12 +262,13 @@ impl BlockCache {
         Some(index)
     }
 
-    /// Asks `sink` again for the path ends ([`ProbeOp::End`]) among the exit probes of the
-    /// `chosen` parts that run in the activation the superblock starts in (up to its first
-    /// call), which the sink answers for now: a block asks for its probes when first
-    /// translated, before a sparse table's path end has a window it could pin and give
-    /// first, and by now it may have (a sink pins it only if it gives it). Only the way
-    /// given first may differ: any other answer leaves the probe as it was.
+    /// Asks `sink` again for the path ends ([`ProbeOp::End`]) and region exits
+    /// ([`ProbeOp::Pop`]) without a way given first among the exit probes of the `chosen`
+    /// parts that run in the activation the superblock starts in (up to its first call),
+    /// which the sink answers for now: a block asks for its probes when first translated,
+    /// before a sparse table's path end has a window it could pin and give first, and by
+    /// now it may have (a sink pins it only if it gives it). Only the way given first may
+    /// differ: any other answer leaves the probe as it was.
     fn refine_probes<S: Sink + ?Sized>(&mut self, chosen: &[(u32, u32)], sink: &mut S) {
         for &(slot, _) in chosen {
             let Some(b) = self.blocks.get(slot as usize) else {
@@ -281,7 +282,9 @@ impl BlockCache {
                 return;
             };
             for (to, probe) in probes.iter_mut().flatten() {
-                if let ProbeOp::End { first: None, .. } = probe.op {
+                if let ProbeOp::End { first: None, .. } | ProbeOp::Pop { first: None, .. } =
+                    probe.op
+                {
                     let again = sink.probe(&info, *to);
                     if let Some(again) = again.filter(|a| refines(a, probe)) {
                         *probe = again;
@@ -445,11 +448,14 @@ impl BlockCache {
     }
 }
 
-/// Whether `again` is `probe` (a path end with no way given first) with a way given first.
+/// Whether `again` is `probe` (a path end or region exit with no way given first) with a
+/// way given first.
 fn refines(again: &Probe, probe: &Probe) -> bool {
     let mut bare = *again;
     match &mut bare.op {
-        ProbeOp::End { first, .. } => first.take().is_some() && bare == *probe,
+        ProbeOp::End { first, .. } | ProbeOp::Pop { first, .. } => {
+            first.take().is_some() && bare == *probe
+        }
         _ => false,
     }
 }
