@@ -586,10 +586,22 @@ impl Compiler<'_> {
             }
             ProbeOp::Count(end) => self.count_fixed(&end, miss, lazy),
             ProbeOp::Push { add, inner, set } => {
+                // (With no cache register: a probed superblock goes on past it.)
                 self.room_for(1 + u8::from(inner.is_some()), miss);
-                self.sum_plus(R12, add, miss);
-                self.save(R12);
-                self.save_inner(inner);
+                match self.pending_sum() {
+                    Sum::Known(sum) => match sum.checked_add(add) {
+                        Some(saved) => self.save_known(saved),
+                        None => miss.push(self.asm.jmp()),
+                    },
+                    sum => {
+                        self.sum_into(RAX, sum);
+                        self.plus(RAX, add, miss);
+                        self.save(RAX, RDX);
+                    }
+                }
+                if let Some(inner) = inner {
+                    self.save_known(inner);
+                }
                 self.sum_after(set, lazy);
             }
             ProbeOp::PushEnd {
@@ -602,7 +614,7 @@ impl Compiler<'_> {
                 self.room_for(1 + u8::from(inner.is_some()), miss);
                 self.sum_plus(R12, add, miss);
                 self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
-                self.save(R12);
+                self.save(R12, R15);
                 self.save_inner(inner);
                 self.count_end();
             }
@@ -716,7 +728,7 @@ impl Compiler<'_> {
                         }
                         let resumed = c.call_checks(operands, sum, miss);
                         if enter.is_some() {
-                            c.save(R14);
+                            c.save(R14, R15);
                         }
                         c.call_open(operands, resumed);
                         if end.is_some() {
@@ -1050,7 +1062,7 @@ impl Compiler<'_> {
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
                 let none = self.asm.jcc(Cc::E);
                 self.asm.load(R12, R14, SiteProbe::PUSH);
-                self.save(R12);
+                self.save(R12, R15);
                 self.asm.patch(none);
                 self.asm.patch(added);
             }
@@ -1430,12 +1442,12 @@ impl Compiler<'_> {
         miss.push(a.jcc(Cc::A));
     }
 
-    /// Saves the sum of an inner region entered at once, if any ([`ProbeOp::Push`]).
+    /// Saves the sum of an inner region entered at once, if any ([`ProbeOp::PushEnd`]).
     /// Uses r12 and r15.
     fn save_inner(&mut self, inner: Option<i64>) {
         if let Some(inner) = inner {
             self.asm.mov_imm(R12, inner as u64);
-            self.save(R12);
+            self.save(R12, R15);
         }
     }
 
@@ -1460,8 +1472,8 @@ impl Compiler<'_> {
     }
 
     /// Pushes the known `sum` as [`save`](Self::save) does, with no cache register (a
-    /// call between a probed superblock's parts saves the callee's first sum so). Uses rax
-    /// and rdx.
+    /// call or region entry between a probed superblock's parts saves so). Uses rax and
+    /// rdx.
     fn save_known(&mut self, sum: i64) {
         self.asm.load(RDX, RCX, ProbeState::SAVED as i32);
         let top = Mem::Words(RCX, RDX);
@@ -1470,12 +1482,12 @@ impl Compiler<'_> {
             .alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
-    /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room).
-    /// Uses r15.
-    fn save(&mut self, sum: Reg) {
+    /// Pushes `sum` on the stack of saved sums of the state rcx points to (which has room),
+    /// its index in `index`.
+    fn save(&mut self, sum: Reg, index: Reg) {
         let a = &mut *self.asm;
-        a.load(R15, RCX, ProbeState::SAVED as i32);
-        a.store(Mem::Words(RCX, R15), ProbeState::SAVES as i32, sum);
+        a.load(index, RCX, ProbeState::SAVED as i32);
+        a.store(Mem::Words(RCX, index), ProbeState::SAVES as i32, sum);
         a.alu_mem_imm(Alu::Add, RCX, ProbeState::SAVED as i32, 1);
     }
 
@@ -2477,11 +2489,11 @@ fn counter_of(end: &ProbeEnd, sum: i64) -> Option<u64> {
 }
 
 /// Whether a probed superblock's code runs a probe of `op` between two parts (where the
-/// guest registers stay in cache registers): an addition, a path end, or a call that
-/// only opens a frame, and saves the callee's first sum where it starts in a region (see
-/// [`plain_call`]), which use none.
+/// guest registers stay in cache registers): an addition, a path end, a region entry, or
+/// a call that only opens a frame, and saves the callee's first sum where it starts in a
+/// region (see [`plain_call`]), which use none.
 pub(crate) fn runs_between_parts(op: &ProbeOp) -> bool {
-    leaves_pending(op) || plain_call(op)
+    leaves_pending(op) || plain_call(op) || matches!(op, ProbeOp::Push { .. })
 }
 
 /// Whether a probe of `op` under the known guard leaves its next key, and the sum where it
