@@ -305,6 +305,11 @@ struct Compiler<'a> {
     /// kind, the run loop, a block chained to) gets them stored first
     /// ([`Compiler::settle`]).
     pending: Unstored,
+    /// The top saved sum, where this code saved it (a region entry, or a call into a
+    /// region, between a probed superblock's parts) and no probe since may have changed
+    /// the saved sums: a region exit pops it without reading it (it checks the floor only)
+    /// and knows the sum after.
+    top: Option<i64>,
     /// Additions under the known guard may be deferred where the sum is the state's
     /// ([`defer_add`](Self::defer_add)): between a probed superblock's parts, where more
     /// probes follow that take them.
@@ -447,6 +452,7 @@ impl Compiler<'_> {
             retired: None,
             guard: self.guard,
             pending: self.pending,
+            top: self.top,
             divert,
             held: [false; 2],
         });
@@ -541,6 +547,11 @@ impl Compiler<'_> {
     /// [`probe`](Self::probe)'s code.
     fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
+        // Additions and path ends leave the saved sums alone; other probes may change them.
+        let top = self.top.take();
+        if leaves_pending(&probe.op) {
+            self.top = top;
+        }
         // Probes under the known guard that take what is pending read no key: their next
         // is left pending (a call's is the callee's; a return sets its frame's). Tail
         // calls and restarts, and probes under another guard, get the one pending first.
@@ -588,20 +599,26 @@ impl Compiler<'_> {
             ProbeOp::Push { add, inner, set } => {
                 // (With no cache register: a probed superblock goes on past it.)
                 self.room_for(1 + u8::from(inner.is_some()), miss);
-                match self.pending_sum() {
-                    Sum::Known(sum) => match sum.checked_add(add) {
-                        Some(saved) => self.save_known(saved),
-                        None => miss.push(self.asm.jmp()),
-                    },
+                let known = match self.pending_sum() {
+                    Sum::Known(sum) => {
+                        let saved = sum.checked_add(add);
+                        match saved {
+                            Some(saved) => self.save_known(saved),
+                            None => miss.push(self.asm.jmp()),
+                        }
+                        saved
+                    }
                     sum => {
                         self.sum_into(RAX, sum);
                         self.plus(RAX, add, miss);
                         self.save(RAX, RDX);
+                        None
                     }
-                }
+                };
                 if let Some(inner) = inner {
                     self.save_known(inner);
                 }
+                self.top = inner.or(known);
                 self.sum_after(set, lazy);
             }
             ProbeOp::PushEnd {
@@ -625,13 +642,26 @@ impl Compiler<'_> {
                 first,
             } => {
                 // The top saved sum + add pops after the count (of the sum pending, under
-                // the known guard).
+                // the known guard). Where this code saved it, it is known, and so is the
+                // sum after; but it is the activation's only above its floor, which a
+                // state lent may have put above the sums saved.
                 let sum = self.pending_sum();
-                self.top_saved_plus(add, miss);
+                let after = top.and_then(|top| top.checked_add(add));
+                if after.is_some() {
+                    let a = &mut *self.asm;
+                    a.load(RAX, RCX, ProbeState::SAVED as i32);
+                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
+                    miss.push(a.jcc(Cc::Be));
+                } else {
+                    self.top_saved_plus(add, miss);
+                }
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
-                let a = &mut *self.asm;
-                a.alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, 1);
-                a.store(RCX, SUM, R12);
+                self.asm
+                    .alu_mem_imm(Alu::Sub, RCX, ProbeState::SAVED as i32, 1);
+                match after {
+                    Some(after) => self.sum_after(after, lazy),
+                    None => self.asm.store(RCX, SUM, R12),
+                }
             }
             ProbeOp::PopEnd {
                 end,
@@ -735,8 +765,9 @@ impl Compiler<'_> {
                             c.count_at(R13);
                         }
                     });
-                    // The callee's sum.
+                    // The callee's sum, and the one it saved first, if any.
                     self.sum_after(start, lazy);
+                    self.top = push;
                 }
             }
             ProbeOp::Tail {
@@ -1033,6 +1064,8 @@ impl Compiler<'_> {
             SiteKind::Jump => "indirect jump",
         }));
         let at = |field: i32| Val::Site(field);
+        // (A site's probes may save a sum or open a frame.)
+        self.top = None;
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
         match kind {
             SiteKind::Call => {
@@ -1670,7 +1703,7 @@ impl Compiler<'_> {
         self.settle_before(probe);
         // Where the probe does not apply, it changed nothing: what is still to store is
         // what was pending before it.
-        let pending = self.pending;
+        let (pending, top) = (self.pending, self.top);
         match probe {
             Some(p) => {
                 self.defer = true;
@@ -1689,6 +1722,7 @@ impl Compiler<'_> {
                 retired: None,
                 guard: self.guard,
                 pending,
+                top,
                 divert: false,
                 held: [false; 2],
             });
@@ -2060,6 +2094,7 @@ impl Compiler<'_> {
                     retired: Some(retired),
                     guard: self.guard,
                     pending: self.pending,
+                    top: self.top,
                     divert: false,
                     held: self.held(),
                 });
@@ -2337,6 +2372,8 @@ struct ExitCode {
     guard: Option<Guard>,
     /// What is not yet stored where it is taken ([`Compiler::pending`]).
     pending: Unstored,
+    /// The top saved sum known where it is taken ([`Compiler::top`]).
+    top: Option<i64>,
     /// The bail-out of a guard's check that failed, which goes to the block's unprobed
     /// code instead once that is compiled ([`Compiled::divert`]).
     divert: bool,
@@ -2659,6 +2696,7 @@ pub(crate) fn compile(
         unprobed: src.unprobed,
         guard: None,
         pending: Unstored::default(),
+        top: None,
         defer: false,
         saves,
         lent,
@@ -2742,6 +2780,7 @@ pub(crate) fn compile(
                 retired: Some(src.count),
                 guard: c.guard,
                 pending: c.pending,
+                top: c.top,
                 divert: false,
                 held: c.held(),
             });
@@ -2849,6 +2888,7 @@ pub(crate) fn compile(
         c.write_back(&e.dirty);
         c.guard = e.guard;
         c.pending = e.pending;
+        c.top = e.top;
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
             stubs.push(c.stub(&e, retired, src, stub, start));
