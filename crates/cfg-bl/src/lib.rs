@@ -633,8 +633,29 @@
 //! bench-paths --runs 11` (load average 1.0): geomean flat 1.22x, region-based 1.28x,
 //! global-based 1.28x.
 //!
-//! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c), not
-//! in time (1.22x) nor by the hierarchical modes. Probes pay off in loops (crc's profiles cost less than
+//! Since (81eb60c -> 5c136c8), region entries in superblocks. A probed event superblock
+//! ended at a region's entry, and at a call into a function that starts in a region
+//! (`strcmp`, whose loop heads its entry), since their probes saved the sum through cache
+//! registers; they now save it with rax and rdx (a known sum as an immediate), so the
+//! superblock goes on into the region: sort's 13.5M calls of `strcmp` run its loop inside
+//! the caller's superblock, as in flat profiles, and primes' calls of `__umodti3` go on into
+//! its loop. Saved sums are addressed as the state plus 8 times their index (one SIB
+//! operand, x86's scale 8) instead of shifting and adding first. A region exit whose
+//! saved sum the same code saved pops it without reading it (it checks the floor only) and
+//! knows the sum after. A sparse table's region exit gets the pinned window first, as a
+//! path end does, which rarely helps: the loop exits of coremark's matrix code first run
+//! after their superblocks formed, before any window was pinned. Cachegrind, region-based:
+//! sort 300000 6444.0M -> 6134.2M, primes 400000 4928.3M -> 4693.5M (the first three
+//! changes); global-based: coremark 3000 4948.1M -> 4944.6M, strings 500000 6728.1M ->
+//! 6720.3M (the pinned windows). `cargo xtask bench-paths --instructions` at 5c136c8:
+//! geomean no-op 1.072x, flat 1.199x (unchanged), region-based 1.260x -> 1.233x,
+//! global-based 1.272x -> 1.242x; region-based per guest coremark 1.234x, sort 1.398x,
+//! chase 1.419x, nbody 1.022x, strings 1.188x, primes 1.219x, crc 1.197x. `cargo xtask
+//! bench-paths --runs 11` (load average 0.5): geomean flat 1.21x, region-based 1.23x,
+//! global-based 1.24x (chase's times vary the most: flat 1.22x here, 1.44x at 81eb60c).
+//!
+//! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c and at
+//! 5c136c8), not in time (1.21x-1.22x) nor by the hierarchical modes (1.233x and 1.242x). Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
@@ -643,14 +664,12 @@
 //! compiled code, not the sink (over 87% of `perf record -e cpu-clock` samples of
 //! coremark, primes, sort, strings and chase): hot loops run as probed event superblocks
 //! (the probes between their parts inline, their keys known), but each superblock still
-//! stores the guest registers it changed where it leaves, a region entry or exit or a call
-//! that does more than open the callee's frame (a path end or region entry with it) ends
-//! it, and every probe whose sum the code does not know runs its own instructions (an
+//! stores the guest registers it changed where it leaves, a region exit or a call that
+//! does more than open the callee's frame and enter its first region (a path end or a
+//! region entry of the caller with it) ends it, and every probe whose sum the code does not know runs its own instructions (an
 //! increment outside a superblock's parts is added to the sum in memory, a path end checks
 //! its bounds and adds to a counter).
-//! Blocks with floating point
-//! are not compiled (nbody, and phases: 454,422 of its 2.3M edges reach the sink), and
-//! with hammocks as regions many region steps have no probe.
+//! With hammocks as regions, many region steps have no probe.
 
 //! ## Features
 //!
