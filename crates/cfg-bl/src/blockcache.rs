@@ -492,6 +492,8 @@ impl Arena {
                     set,
                     end,
                     ways,
+                    // (A dense table's path end, given in the probe as a pop's is.)
+                    first: self.fixed_end(end),
                 }
             }
             (Some(entry @ (_, None, _)), [count @ Op::Count { .. }, Op::Pop]) => {

@@ -2198,22 +2198,19 @@ impl Sink for PathSink {
                     first: self.pinned(e),
                 },
             },
-            Step::Action(a) => match self.arena.probe(a)? {
-                // A sparse table's region exit tries its pinned window first, as a path
-                // end does (a dense table's comes in the probe already).
-                ProbeOp::Pop {
-                    end,
-                    ways,
-                    add,
-                    first: None,
-                } => ProbeOp::Pop {
-                    end,
-                    ways,
-                    add,
-                    first: self.pinned(end),
-                },
-                op => op,
-            },
+            Step::Action(a) => {
+                // A sparse table's region exit or entry at a path end tries its pinned
+                // window first, as a path end does (a dense table's comes in the probe).
+                let mut op = self.arena.probe(a)?;
+                if let ProbeOp::Pop { end, first, .. } | ProbeOp::PushEnd { end, first, .. } =
+                    &mut op
+                {
+                    if first.is_none() {
+                        *first = self.pinned(*end);
+                    }
+                }
+                op
+            }
         };
         Some(Probe {
             key: k,

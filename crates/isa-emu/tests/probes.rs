@@ -136,6 +136,7 @@ impl Walker {
                 set: (h % 4) as i64,
                 end: e,
                 ways,
+                first: self.first(e, from, to),
             },
             3 => ProbeOp::Through {
                 add,

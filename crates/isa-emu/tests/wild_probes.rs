@@ -204,6 +204,7 @@ impl Wild {
                     set: d.value(),
                     end,
                     ways,
+                    first: d.first(&self.ends),
                 },
                 7 => ProbeOp::Pop {
                     end,

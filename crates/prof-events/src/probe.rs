@@ -212,6 +212,10 @@ pub enum ProbeOp {
         end: u32,
         /// Ways (at least 1).
         ways: u8,
+        /// A way tried before those in `ends`, given in the probe, as
+        /// [`ProbeOp::End`]'s `first` is: where it counts `set`, compiled code knows the
+        /// counter and the sum after.
+        first: Option<ProbeEnd>,
     },
     /// Leaving a region at a path's end (`count; sum = pop() + add`), if the current
     /// activation saved a sum ([`ProbeState::saved`] above [`ProbeState::floor`]), the
@@ -628,10 +632,11 @@ pub fn apply(
             set,
             end,
             ways,
+            first,
         } => {
             let saved = (state.sum as i64).checked_add(add);
             let set = set as i128 as u128;
-            let c = counter(set, end, ways, counts.len(), ends);
+            let c = first_counter(set, first, end, ways, counts.len(), ends);
             let (Some(saved), Some(c)) = (saved, c) else {
                 return false;
             };
@@ -1402,6 +1407,7 @@ mod tests {
             set: 3,
             end: 0,
             ways: 1,
+            first: None,
         };
         assert!(run(&mut s, &mut counts, push_end));
         assert_eq!((s.sum, s.saved_sums(), counts), (9, &[0][..], [0, 1, 0, 1]));
@@ -1412,6 +1418,7 @@ mod tests {
             set: 4,
             end: 0,
             ways: 1,
+            first: None,
         };
         assert!(!run(&mut s, &mut counts, outside));
         assert_eq!((s.sum, s.saved, counts), (9, 1, [0, 1, 0, 1]));
@@ -1525,6 +1532,7 @@ mod tests {
             set: 2,
             end: 0,
             ways: 1,
+            first: None,
         };
         s.sum = 8;
         assert!(run(&mut s, &mut counts, at_end));

@@ -262,8 +262,9 @@ impl BlockCache {
         Some(index)
     }
 
-    /// Asks `sink` again for the path ends ([`ProbeOp::End`]) and region exits
-    /// ([`ProbeOp::Pop`]) without a way given first among the exit probes of the `chosen`
+    /// Asks `sink` again for the path ends ([`ProbeOp::End`]), region exits
+    /// ([`ProbeOp::Pop`]) and region entries at path ends ([`ProbeOp::PushEnd`]) without
+    /// a way given first among the exit probes of the `chosen`
     /// parts that run in the activation the superblock starts in (up to its first call),
     /// which the sink answers for now: a block asks for its probes when first translated,
     /// before a sparse table's path end has a window it could pin and give first, and by
@@ -282,8 +283,9 @@ impl BlockCache {
                 return;
             };
             for (to, probe) in probes.iter_mut().flatten() {
-                if let ProbeOp::End { first: None, .. } | ProbeOp::Pop { first: None, .. } =
-                    probe.op
+                if let ProbeOp::End { first: None, .. }
+                | ProbeOp::Pop { first: None, .. }
+                | ProbeOp::PushEnd { first: None, .. } = probe.op
                 {
                     let again = sink.probe(&info, *to);
                     if let Some(again) = again.filter(|a| refines(a, probe)) {
@@ -448,14 +450,14 @@ impl BlockCache {
     }
 }
 
-/// Whether `again` is `probe` (a path end or region exit with no way given first) with a
-/// way given first.
+/// Whether `again` is `probe` (a path end, region exit or region entry at a path end,
+/// with no way given first) with a way given first.
 fn refines(again: &Probe, probe: &Probe) -> bool {
     let mut bare = *again;
     match &mut bare.op {
-        ProbeOp::End { first, .. } | ProbeOp::Pop { first, .. } => {
-            first.take().is_some() && bare == *probe
-        }
+        ProbeOp::End { first, .. }
+        | ProbeOp::Pop { first, .. }
+        | ProbeOp::PushEnd { first, .. } => first.take().is_some() && bare == *probe,
         _ => false,
     }
 }

@@ -627,13 +627,29 @@ impl Compiler<'_> {
                 set,
                 end,
                 ways,
+                first,
             } => {
                 self.room_for(1 + u8::from(inner.is_some()), miss);
                 self.sum_plus(R12, add, miss);
-                self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
-                self.save(R12, R15);
-                self.save_inner(inner);
-                self.count_end();
+                // The path end counts the known `set`: at a known counter where the way
+                // given first counts it (which then sets the sum), else through a search.
+                match first.filter(|f| counter_of(f, set).is_some()) {
+                    Some(way) => {
+                        let counter = self.given_way(&way, Sum::Known(set), miss);
+                        self.save(R12, R15);
+                        self.save_inner(inner);
+                        if let Some(counter) = counter {
+                            self.count(counter);
+                        }
+                        self.sum_after(way.set, lazy);
+                    }
+                    None => {
+                        self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
+                        self.save(R12, R15);
+                        self.save_inner(inner);
+                        self.count_end();
+                    }
+                }
             }
             ProbeOp::Pop {
                 end,
