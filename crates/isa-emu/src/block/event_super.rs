@@ -263,13 +263,13 @@ impl BlockCache {
     }
 
     /// Asks `sink` again for the path ends ([`ProbeOp::End`]), region exits
-    /// ([`ProbeOp::Pop`]) and region entries at path ends ([`ProbeOp::PushEnd`]) without
-    /// a way given first among the exit probes of the `chosen`
-    /// parts that run in the activation the superblock starts in (up to its first call),
-    /// which the sink answers for now: a block asks for its probes when first translated,
-    /// before a sparse table's path end has a window it could pin and give first, and by
-    /// now it may have (a sink pins it only if it gives it). Only the way given first may
-    /// differ: any other answer leaves the probe as it was.
+    /// ([`ProbeOp::Pop`]) and region entries at path ends ([`ProbeOp::PushEnd`]) with no
+    /// way given first among the exit probes of the `chosen` parts that run in the
+    /// activation the superblock starts in (up to its first call), which the sink answers
+    /// for now: a block asks for its probes when first translated, before a sparse table's
+    /// path end has a window it could pin and give first, and by now it may have (a sink
+    /// pins it only if it gives it). Only the way given first may differ: any other answer
+    /// leaves the probe as it was.
     fn refine_probes<S: Sink + ?Sized>(&mut self, chosen: &[(u32, u32)], sink: &mut S) {
         for &(slot, _) in chosen {
             let Some(b) = self.blocks.get(slot as usize) else {

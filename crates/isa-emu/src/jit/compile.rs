@@ -309,7 +309,7 @@ struct Compiler<'a> {
     /// region, between a probed superblock's parts) and no probe since may have changed
     /// the saved sums: a region exit pops it without reading it (it checks the floor only)
     /// and knows the sum after.
-    top: Option<i64>,
+    top_saved: Option<i64>,
     /// Additions under the known guard may be deferred where the sum is the state's
     /// ([`defer_add`](Self::defer_add)): between a probed superblock's parts, where more
     /// probes follow that take them.
@@ -452,7 +452,7 @@ impl Compiler<'_> {
             retired: None,
             guard: self.guard,
             pending: self.pending,
-            top: self.top,
+            top_saved: self.top_saved,
             divert,
             held: [false; 2],
         });
@@ -548,9 +548,9 @@ impl Compiler<'_> {
     fn probe_op(&mut self, probe: &Probe, miss: &mut Vec<usize>) {
         const SUM: i32 = ProbeState::SUM as i32;
         // Additions and path ends leave the saved sums alone; other probes may change them.
-        let top = self.top.take();
+        let top = self.top_saved.take();
         if leaves_pending(&probe.op) {
-            self.top = top;
+            self.top_saved = top;
         }
         // Probes under the known guard that take what is pending read no key: their next
         // is left pending (a call's is the callee's; a return sets its frame's). Tail
@@ -618,7 +618,7 @@ impl Compiler<'_> {
                 if let Some(inner) = inner {
                     self.save_known(inner);
                 }
-                self.top = inner.or(known);
+                self.top_saved = inner.or(known);
                 self.sum_after(set, lazy);
             }
             ProbeOp::PushEnd {
@@ -783,7 +783,7 @@ impl Compiler<'_> {
                     });
                     // The callee's sum, and the one it saved first, if any.
                     self.sum_after(start, lazy);
-                    self.top = push;
+                    self.top_saved = push;
                 }
             }
             ProbeOp::Tail {
@@ -1081,7 +1081,7 @@ impl Compiler<'_> {
         }));
         let at = |field: i32| Val::Site(field);
         // (A site's probes may save a sum or open a frame.)
-        self.top = None;
+        self.top_saved = None;
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
         match kind {
             SiteKind::Call => {
@@ -1719,7 +1719,7 @@ impl Compiler<'_> {
         self.settle_before(probe);
         // Where the probe does not apply, it changed nothing: what is still to store is
         // what was pending before it.
-        let (pending, top) = (self.pending, self.top);
+        let (pending, top_saved) = (self.pending, self.top_saved);
         match probe {
             Some(p) => {
                 self.defer = true;
@@ -1738,7 +1738,7 @@ impl Compiler<'_> {
                 retired: None,
                 guard: self.guard,
                 pending,
-                top,
+                top_saved,
                 divert: false,
                 held: [false; 2],
             });
@@ -2110,7 +2110,7 @@ impl Compiler<'_> {
                     retired: Some(retired),
                     guard: self.guard,
                     pending: self.pending,
-                    top: self.top,
+                    top_saved: self.top_saved,
                     divert: false,
                     held: self.held(),
                 });
@@ -2388,8 +2388,8 @@ struct ExitCode {
     guard: Option<Guard>,
     /// What is not yet stored where it is taken ([`Compiler::pending`]).
     pending: Unstored,
-    /// The top saved sum known where it is taken ([`Compiler::top`]).
-    top: Option<i64>,
+    /// The top saved sum known where it is taken ([`Compiler::top_saved`]).
+    top_saved: Option<i64>,
     /// The bail-out of a guard's check that failed, which goes to the block's unprobed
     /// code instead once that is compiled ([`Compiled::divert`]).
     divert: bool,
@@ -2712,7 +2712,7 @@ pub(crate) fn compile(
         unprobed: src.unprobed,
         guard: None,
         pending: Unstored::default(),
-        top: None,
+        top_saved: None,
         defer: false,
         saves,
         lent,
@@ -2796,7 +2796,7 @@ pub(crate) fn compile(
                 retired: Some(src.count),
                 guard: c.guard,
                 pending: c.pending,
-                top: c.top,
+                top_saved: c.top_saved,
                 divert: false,
                 held: c.held(),
             });
@@ -2904,7 +2904,7 @@ pub(crate) fn compile(
         c.write_back(&e.dirty);
         c.guard = e.guard;
         c.pending = e.pending;
-        c.top = e.top;
+        c.top_saved = e.top_saved;
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
             stubs.push(c.stub(&e, retired, src, stub, start));
