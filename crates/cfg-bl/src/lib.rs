@@ -633,7 +633,7 @@
 //! bench-paths --runs 11` (load average 1.0): geomean flat 1.22x, region-based 1.28x,
 //! global-based 1.28x.
 //!
-//! Since (81eb60c -> 5c136c8), region entries in superblocks. A probed event superblock
+//! Since (81eb60c -> 1ed7bc1), region entries in superblocks. A probed event superblock
 //! ended at a region's entry, and at a call into a function that starts in a region
 //! (`strcmp`, whose loop heads its entry), since their probes saved the sum through cache
 //! registers; they now save it with rax and rdx (a known sum as an immediate), so the
@@ -642,20 +642,25 @@
 //! its loop. Saved sums are addressed as the state plus 8 times their index (one SIB
 //! operand, x86's scale 8) instead of shifting and adding first. A region exit whose
 //! saved sum the same code saved pops it without reading it (it checks the floor only) and
-//! knows the sum after. A sparse table's region exit gets the pinned window first, as a
-//! path end does, which rarely helps: the loop exits of coremark's matrix code first run
-//! after their superblocks formed, before any window was pinned. Cachegrind, region-based:
-//! sort 300000 6444.0M -> 6134.2M, primes 400000 4928.3M -> 4693.5M (the first three
-//! changes); global-based: coremark 3000 4948.1M -> 4944.6M, strings 500000 6728.1M ->
-//! 6720.3M (the pinned windows). `cargo xtask bench-paths --instructions` at 5c136c8:
-//! geomean no-op 1.072x, flat 1.199x (unchanged), region-based 1.260x -> 1.233x,
-//! global-based 1.272x -> 1.242x; region-based per guest coremark 1.234x, sort 1.398x,
-//! chase 1.419x, nbody 1.022x, strings 1.188x, primes 1.219x, crc 1.197x. `cargo xtask
-//! bench-paths --runs 11` (load average 0.5): geomean flat 1.21x, region-based 1.23x,
-//! global-based 1.24x (chase's times vary the most: flat 1.22x here, 1.44x at 81eb60c).
+//! knows the sum after. A region entry at a path end (`PushEnd`) carries a way given first,
+//! as region exits and path ends do (a dense table's path end, or a sparse table's pinned
+//! window), so it counts its known sum at a known counter instead of searching the ways.
+//! Pinned windows rarely help pops and entries: the loop exits of coremark's matrix code
+//! first run after their superblocks formed, before any window was pinned. Cachegrind,
+//! region-based: sort 300000 6444.0M -> 6134.2M, primes 400000 4928.3M -> 4693.5M (the
+//! first three changes), crc 1048576 1051.3M -> 1036.7M and coremark 3000 4772.6M ->
+//! 4735.8M (the way given first); global-based: coremark 3000 4948.1M -> 4944.6M, strings
+//! 500000 6728.1M -> 6720.3M (the pinned windows of pops). `cargo xtask bench-paths
+//! --instructions` at 1ed7bc1: geomean no-op 1.072x, flat 1.199x (unchanged),
+//! region-based 1.260x -> 1.228x, global-based 1.272x -> 1.238x; region-based per guest
+//! coremark 1.224x, sort 1.397x, chase 1.419x, nbody 1.021x, strings 1.182x, primes
+//! 1.219x, crc 1.180x (1.233x and 1.242x at 5c136c8). `cargo xtask bench-paths --runs 11`:
+//! geomean flat 1.22x, region-based 1.25x, global-based 1.24x (load average 1.1; 1.21x,
+//! 1.23x and 1.24x at 5c136c8, load average 0.5; chase's times vary the most: flat 1.22x
+//! and 1.26x in these two runs, 1.44x at 81eb60c).
 //!
 //! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c and at
-//! 5c136c8), not in time (1.21x-1.22x) nor by the hierarchical modes (1.233x and 1.242x). Probes pay off in loops (crc's profiles cost less than
+//! 1ed7bc1), not in time (1.21x-1.22x) nor by the hierarchical modes (1.228x and 1.238x). Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
