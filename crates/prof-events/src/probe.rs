@@ -1422,6 +1422,21 @@ mod tests {
         };
         assert!(!run(&mut s, &mut counts, outside));
         assert_eq!((s.sum, s.saved, counts), (9, 1, [0, 1, 0, 1]));
+        // A way given first counts `set` where it can (4 at counter 2 + 4 - 4), and the
+        // sum after is that way's.
+        let way = ProbeEnd {
+            base: 2,
+            size: 1,
+            add: -4,
+            set: 5,
+        };
+        let mut first_end = outside;
+        if let ProbeOp::PushEnd { first, .. } = &mut first_end {
+            *first = Some(way);
+        }
+        let (mut t, mut c) = (s.clone(), counts);
+        assert!(run(&mut t, &mut c, first_end));
+        assert_eq!((t.sum, t.saved_sums(), c), (5, &[0, 7][..], [0, 1, 1, 1]));
         // A sum past 64 bits is not saved; the stack holds SAVES sums.
         let far = ProbeOp::Push {
             add: i64::MAX,

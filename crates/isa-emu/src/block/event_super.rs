@@ -49,7 +49,9 @@
 //! events (the last part's exit still comes as an edge event): a counting sink then counts
 //! runs of traces and settles its per-block counts at the end.
 
-use prof_events::{BlockEnd, BlockId, Interest, Probe, ProbeOp, Sink, TraceId, TracePart};
+use prof_events::{
+    BlockEnd, BlockId, Interest, Probe, ProbeEnd, ProbeOp, Sink, TraceId, TracePart,
+};
 
 use super::{scan_block, Block, BlockCache, NONE};
 use crate::jit::{runs_between_parts, PartProbes, Source, SUPER};
@@ -283,10 +285,7 @@ impl BlockCache {
                 return;
             };
             for (to, probe) in probes.iter_mut().flatten() {
-                if let ProbeOp::End { first: None, .. }
-                | ProbeOp::Pop { first: None, .. }
-                | ProbeOp::PushEnd { first: None, .. } = probe.op
-                {
+                if first_way(&mut probe.op).is_some_and(|first| first.is_none()) {
                     let again = sink.probe(&info, *to);
                     if let Some(again) = again.filter(|a| refines(a, probe)) {
                         *probe = again;
@@ -450,14 +449,20 @@ impl BlockCache {
     }
 }
 
-/// Whether `again` is `probe` (a path end, region exit or region entry at a path end,
-/// with no way given first) with a way given first.
-fn refines(again: &Probe, probe: &Probe) -> bool {
-    let mut bare = *again;
-    match &mut bare.op {
+/// The way given first of a path end, region exit or region entry at a path end (the
+/// probes [`BlockCache::refine_probes`] asks for again).
+fn first_way(op: &mut ProbeOp) -> Option<&mut Option<ProbeEnd>> {
+    match op {
         ProbeOp::End { first, .. }
         | ProbeOp::Pop { first, .. }
-        | ProbeOp::PushEnd { first, .. } => first.take().is_some() && bare == *probe,
-        _ => false,
+        | ProbeOp::PushEnd { first, .. } => Some(first),
+        _ => None,
     }
+}
+
+/// Whether `again` is `probe` (one [`first_way`] names, with no way given first) with a
+/// way given first.
+fn refines(again: &Probe, probe: &Probe) -> bool {
+    let mut bare = *again;
+    first_way(&mut bare.op).is_some_and(|first| first.take().is_some()) && bare == *probe
 }

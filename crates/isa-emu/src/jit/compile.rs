@@ -337,6 +337,18 @@ struct Compiler<'a> {
     sections: Vec<(u32, Section)>,
 }
 
+/// What the code knows of the probe state at a point, which an exit taken there carries
+/// into its stub ([`Compiler::known`]).
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    /// See [`Compiler::guard`].
+    guard: Option<Guard>,
+    /// See [`Compiler::pending`].
+    pending: Unstored,
+    /// See [`Compiler::top_saved`].
+    top_saved: Option<i64>,
+}
+
 /// The key and the sum's low half known at a point of the code and not yet stored in the
 /// state (see [`Compiler::pending`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -450,9 +462,7 @@ impl Compiler<'_> {
             kind: kind::BAIL,
             at: at as u32,
             retired: None,
-            guard: self.guard,
-            pending: self.pending,
-            top_saved: self.top_saved,
+            known: self.known(),
             divert,
             held: [false; 2],
         });
@@ -599,22 +609,20 @@ impl Compiler<'_> {
             ProbeOp::Push { add, inner, set } => {
                 // (With no cache register: a probed superblock goes on past it.)
                 self.room_for(1 + u8::from(inner.is_some()), miss);
-                let known = match self.pending_sum() {
-                    Sum::Known(sum) => {
-                        let saved = sum.checked_add(add);
-                        match saved {
-                            Some(saved) => self.save_known(saved),
-                            None => miss.push(self.asm.jmp()),
-                        }
-                        saved
-                    }
-                    sum => {
+                let sum = self.pending_sum();
+                let known = match sum {
+                    Sum::Known(sum) => sum.checked_add(add),
+                    _ => None,
+                };
+                match known {
+                    Some(saved) => self.save_known(saved),
+                    // (A known sum that overflows misses when run.)
+                    None => {
                         self.sum_into(RAX, sum);
                         self.plus(RAX, add, miss);
                         self.save(RAX, RDX);
-                        None
                     }
-                };
+                }
                 if let Some(inner) = inner {
                     self.save_known(inner);
                 }
@@ -633,15 +641,13 @@ impl Compiler<'_> {
                 self.sum_plus(R12, add, miss);
                 // The path end counts the known `set`: at a known counter where the way
                 // given first counts it (which then sets the sum), else through a search.
-                match first.filter(|f| counter_of(f, set).is_some()) {
-                    Some(way) => {
-                        let counter = self.given_way(&way, Sum::Known(set), miss);
+                match first.and_then(|f| Some((f.set, counter_of(&f, set)?))) {
+                    Some((after, c)) => {
+                        let counter = self.counter_known(c, miss);
                         self.save(R12, R15);
                         self.save_inner(inner);
-                        if let Some(counter) = counter {
-                            self.count(counter);
-                        }
-                        self.sum_after(way.set, lazy);
+                        self.count(counter);
+                        self.sum_after(after, lazy);
                     }
                     None => {
                         self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
@@ -663,13 +669,9 @@ impl Compiler<'_> {
                 // state lent may have put above the sums saved.
                 let sum = self.pending_sum();
                 let after = top.and_then(|top| top.checked_add(add));
-                if after.is_some() {
-                    let a = &mut *self.asm;
-                    a.load(RAX, RCX, ProbeState::SAVED as i32);
-                    a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
-                    miss.push(a.jcc(Cc::Be));
-                } else {
-                    self.top_saved_plus(add, miss);
+                match after {
+                    Some(_) => self.saved_above_floor(RAX, miss),
+                    None => self.top_saved_plus(add, miss),
                 }
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 self.asm
@@ -1025,6 +1027,20 @@ impl Compiler<'_> {
     fn settle(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         self.store(pending);
+    }
+
+    /// What the code knows of the state here.
+    fn known(&self) -> Known {
+        Known {
+            guard: self.guard,
+            pending: self.pending,
+            top_saved: self.top_saved,
+        }
+    }
+
+    /// Goes on from what `known` says (at an exit's stub).
+    fn resume(&mut self, known: Known) {
+        (self.guard, self.pending, self.top_saved) = (known.guard, known.pending, known.top_saved);
     }
 
     /// Whether `k`'s register holds it here.
@@ -1432,16 +1448,23 @@ impl Compiler<'_> {
     /// `saved` (the top saved sum at `Mem::Words(rcx, r14)` + [`TOP_SAVED`]) and r12 = it +
     /// `add`. Uses rdx.
     fn top_saved_plus(&mut self, add: i64, miss: &mut Vec<usize>) {
+        self.saved_above_floor(R14, miss);
         let a = &mut *self.asm;
-        a.load(R14, RCX, ProbeState::SAVED as i32);
-        a.alu_mem(W::Q, Alu::Cmp, R14, RCX, ProbeState::FLOOR as i32);
-        miss.push(a.jcc(Cc::Be));
         a.alu_imm(W::Q, Alu::Cmp, R14, SAVES as i32);
         miss.push(a.jcc(Cc::A));
         a.load(R12, Mem::Words(RCX, R14), TOP_SAVED);
         if add != 0 {
             self.plus(R12, add, miss);
         }
+    }
+
+    /// Jumps to a `miss` unless the current activation saved a sum (the state's `saved`
+    /// is above its floor): falls through with `reg` = `saved`.
+    fn saved_above_floor(&mut self, reg: Reg, miss: &mut Vec<usize>) {
+        let a = &mut *self.asm;
+        a.load(reg, RCX, ProbeState::SAVED as i32);
+        a.alu_mem(W::Q, Alu::Cmp, reg, RCX, ProbeState::FLOOR as i32);
+        miss.push(a.jcc(Cc::Be));
     }
 
     /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
@@ -1719,7 +1742,7 @@ impl Compiler<'_> {
         self.settle_before(probe);
         // Where the probe does not apply, it changed nothing: what is still to store is
         // what was pending before it.
-        let (pending, top_saved) = (self.pending, self.top_saved);
+        let known = self.known();
         match probe {
             Some(p) => {
                 self.defer = true;
@@ -1736,9 +1759,7 @@ impl Compiler<'_> {
                 kind: kind::PART,
                 at: k as u32,
                 retired: None,
-                guard: self.guard,
-                pending,
-                top_saved,
+                known,
                 divert: false,
                 held: [false; 2],
             });
@@ -2108,9 +2129,7 @@ impl Compiler<'_> {
                     kind: if last { kind::END } else { kind::SIDE_EXIT },
                     at: at as u32,
                     retired: Some(retired),
-                    guard: self.guard,
-                    pending: self.pending,
-                    top_saved: self.top_saved,
+                    known: self.known(),
                     divert: false,
                     held: self.held(),
                 });
@@ -2384,12 +2403,8 @@ struct ExitCode {
     /// For an exit whose target is fixed: the guest instructions retired when it is taken
     /// (chaining deducts them from the budget).
     retired: Option<u32>,
-    /// The key and epoch known where it is taken ([`Compiler::guard`]).
-    guard: Option<Guard>,
-    /// What is not yet stored where it is taken ([`Compiler::pending`]).
-    pending: Unstored,
-    /// The top saved sum known where it is taken ([`Compiler::top_saved`]).
-    top_saved: Option<i64>,
+    /// What the code knows of the state where it is taken.
+    known: Known,
     /// The bail-out of a guard's check that failed, which goes to the block's unprobed
     /// code instead once that is compiled ([`Compiled::divert`]).
     divert: bool,
@@ -2794,9 +2809,7 @@ pub(crate) fn compile(
                 kind: kind::END,
                 at: (src.first + insns.len() - 1) as u32,
                 retired: Some(src.count),
-                guard: c.guard,
-                pending: c.pending,
-                top_saved: c.top_saved,
+                known: c.known(),
                 divert: false,
                 held: c.held(),
             });
@@ -2902,9 +2915,7 @@ pub(crate) fn compile(
             c.asm.store_imm32(RSI, Ctx::STUB as i32, UNPROBED);
         }
         c.write_back(&e.dirty);
-        c.guard = e.guard;
-        c.pending = e.pending;
-        c.top_saved = e.top_saved;
+        c.resume(e.known);
         if let Some(retired) = e.retired {
             let stub = first_stub + stubs.len() as u32;
             stubs.push(c.stub(&e, retired, src, stub, start));
