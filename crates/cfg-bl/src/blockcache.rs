@@ -698,14 +698,14 @@ impl Arena {
 /// Appends `ops` to `out`, merging additions into a preceding addition or assignment,
 /// folding an addition into a following count (`Add(a); Count(t, b)` is `Count(t, a + b);
 /// Add(a)`), push (`Add(a); Push(b)` is `Push(a + b); Add(a)`) or assignment (`Add(a);
-/// Set(v)` is `Set(v)`), and dropping additions of zero; the result has the same effect on
+/// Set(v)` and `Set(a); Set(v)` are `Set(v)`), and dropping additions of zero; the result has the same effect on
 /// sum, stack and counters.
 pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
     for &op in ops {
         match (out.last_mut(), op) {
             (_, Op::Add(0)) => {}
             (Some(Op::Add(a) | Op::Set(a)), Op::Add(b)) => *a = a.wrapping_add(b),
-            (Some(last @ Op::Add(_)), Op::Set(v)) => *last = Op::Set(v),
+            (Some(last @ (Op::Add(_) | Op::Set(_))), Op::Set(v)) => *last = Op::Set(v),
             (Some(&mut Op::Add(a)), Op::Count { table, add }) => {
                 out.pop();
                 out.push(Op::Count {

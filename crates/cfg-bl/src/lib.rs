@@ -17,7 +17,7 @@
 //! | structure | [`structure`], [`hammock`] | backedges (DFS retreating edges), dominators, natural loops, SESE hammocks, the region tree (or regions given by the user) |
 //! | hierarchy | [`hier`] | how every edge crosses regions; each region's hierarchical graph (inner regions as single nodes); representative paths |
 //! | numbering | [`numbering`] | NumPaths and edge values on a DAG, regeneration of a path from its number, increments on the chords of a maximum spanning tree |
-//! | plan | [`plan`] | the augmented CFGs (region-based: one per region with `Re`, `Rx`; global-based: one per function) and the per-edge operations of RB_PProf / GPProf |
+//! | plan | [`plan`], [`known_saves`] | the augmented CFGs (region-based: one per region with `Re`, `Rx`; global-based: one per function) and the per-edge operations of RB_PProf / GPProf; saved sums known when instrumenting folded away |
 //! | runtime | [`runtime`], [`sink`] | counters, activations with their stack of saved outer sums, the emulator sink (with a per-block cache of composed steps) |
 //! | checks | [`check`] | path profile against edge profile, per region |
 //!
@@ -98,6 +98,12 @@
 //!   [`numbering`]): its paths that leave early are numbered low, and a path's running sum
 //!   never passes its number, so those numbered below 2^63 run in compiled probes, which
 //!   hold 64-bit sums. Paths numbered above run on the sink's 128-bit sums.
+//! - **Known saved sums.** Where every entry of a region saves one constant outer sum (a
+//!   loop at a function's start, after a straight prologue, or after a loop whose exit
+//!   restores a constant), [`Instrumented::fold_known_saves`] drops the region's pushes and
+//!   makes its pops assign the constant (see [`known_saves`]); the [`PathSink`] folds every
+//!   plan it builds. The spec's plan ([`Instrumented::new`]) is left as RB_PProf and GPProf
+//!   give it; both count the same paths (a property test walks both).
 //! - **Counters.** A table per region (region-based) or per function (global-based),
 //!   dense (a vector indexed by path sum) when its NumPaths is at most
 //!   [`runtime::DENSE_LIMIT`] (4096), else sparse through `bounded-hashtable` (only paths
@@ -688,6 +694,7 @@ pub mod cfg;
 pub mod check;
 pub mod hammock;
 pub mod hier;
+pub mod known_saves;
 pub mod numbering;
 pub mod plan;
 mod pool;

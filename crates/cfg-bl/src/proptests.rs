@@ -110,16 +110,21 @@ proptest! {
             for mode in MODES {
                 for weights in [Weights::Estimate, Weights::Measured(measured.clone())] {
                     let inst = instrument(&cfg, tree.clone(), mode, &weights);
-                    let mut counters = Counters::new(&inst);
-                    for w in &walks {
-                        inst.walk(w, &mut counters).unwrap();
+                    // The plan with its known saved sums folded counts the same.
+                    let mut folded = inst.clone();
+                    folded.fold_known_saves();
+                    for inst in [&inst, &folded] {
+                        let mut counters = Counters::new(inst);
+                        for w in &walks {
+                            inst.walk(w, &mut counters).unwrap();
+                        }
+                        prop_assert_eq!((counters.underflow, counters.out_of_range), (0, 0));
+                        let mut got: BTreeMap<HierPath, u64> = BTreeMap::new();
+                        for (p, c) in counters.paths(inst).unwrap() {
+                            *got.entry(p).or_insert(0) += c;
+                        }
+                        prop_assert_eq!(&got, &want, "mode {:?}", mode);
                     }
-                    prop_assert_eq!((counters.underflow, counters.out_of_range), (0, 0));
-                    let mut got: BTreeMap<HierPath, u64> = BTreeMap::new();
-                    for (p, c) in counters.paths(&inst).unwrap() {
-                        *got.entry(p).or_insert(0) += c;
-                    }
-                    prop_assert_eq!(&got, &want, "mode {:?}", mode);
                 }
             }
         }
@@ -151,6 +156,7 @@ fn generated_cfgs_are_not_trivial() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let (mut loops, mut multi_exit, mut nested, mut hammocks) = (0, 0, 0, 0);
+    let (mut pushes, mut folded) = (0, 0);
     for _ in 0..200 {
         let cfg = reducible_cfg(4).new_tree(&mut runner).unwrap().current();
         hammocks += RegionTree::try_loops_and_hammocks(&cfg)
@@ -164,7 +170,16 @@ fn generated_cfgs_are_not_trivial() {
         nested += tree.regions.iter().filter(|r| r.depth >= 2).count();
         let hier = Hierarchy::new(cfg, tree).unwrap();
         multi_exit += hier.classes.iter().filter(|c| c.exits.len() >= 2).count();
+        let mut inst = Instrumented::new(hier, Mode::RegionBased, &Weights::Estimate).unwrap();
+        let count = |inst: &Instrumented| {
+            let ops = inst.ops.iter().chain(&inst.start_ops);
+            ops.filter(|op| matches!(op, crate::Op::Push(_))).count()
+        };
+        pushes += count(&inst);
+        folded += inst.fold_known_saves();
     }
-    eprintln!("200 CFGs: {loops} loops, {nested} nested >= 2 deep, {multi_exit} multi-level exits, {hammocks} hammocks");
+    eprintln!("200 CFGs: {loops} loops, {nested} nested >= 2 deep, {multi_exit} multi-level exits, {hammocks} hammocks; {folded} of {pushes} region-based pushes folded");
     assert!(loops > 100 && nested > 20 && multi_exit > 20 && hammocks > 100);
+    // Folding is exercised, and not everywhere.
+    assert!(folded > 20 && folded < pushes);
 }

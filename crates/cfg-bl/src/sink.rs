@@ -1840,7 +1840,8 @@ impl Function {
     }
 
     /// The plan of `cfg`: the user's regions, else those `regions` chooses; the measured
-    /// weights, else the estimate.
+    /// weights, else the estimate; saved sums known when instrumenting folded away
+    /// ([`Instrumented::fold_known_saves`]).
     fn instrument(
         &mut self,
         cfg: Cfg,
@@ -1864,7 +1865,9 @@ impl Function {
             .weights
             .take()
             .map_or(Weights::Estimate, Weights::Measured);
-        Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)
+        let mut inst = Instrumented::new(Hierarchy::new(cfg, tree)?, mode, &weights)?;
+        inst.fold_known_saves();
+        Ok(inst)
     }
 
     /// The table and addition of the single count that exit edge `leave` and the end
