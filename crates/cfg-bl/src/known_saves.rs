@@ -55,6 +55,22 @@ struct State {
     stack: Vec<(Val, u32)>,
 }
 
+impl State {
+    /// An activation's state before its start's operations: sum 0, nothing saved.
+    fn start() -> State {
+        State {
+            sum: Val::Const(0),
+            stack: Vec::new(),
+        }
+    }
+
+    fn copy_from(&mut self, other: &State) {
+        self.sum = other.sum;
+        self.stack.clear();
+        self.stack.extend_from_slice(&other.stack);
+    }
+}
+
 /// Union-find over push classes (one per operation index of the plan, see [`Ops`]): the
 /// pushes whose sums meet in one stack slot somewhere are one class.
 struct Classes(Vec<u32>);
@@ -117,11 +133,11 @@ enum Met {
 /// Runs `ops` (the first at global index `at`) on `state`; `None` if one pops an empty
 /// stack. Records what each push, pop and assignment met in `met` when given.
 fn transfer(
-    mut state: State,
+    state: &mut State,
     (ops, at): (&[Op], u32),
     classes: &mut Classes,
     mut met: Option<&mut Vec<Option<Met>>>,
-) -> Option<State> {
+) -> Option<()> {
     for (i, op) in ops.iter().enumerate() {
         let mut seen = None;
         match *op {
@@ -146,7 +162,7 @@ fn transfer(
             m[at as usize + i] = Some(seen);
         }
     }
-    Some(state)
+    Some(())
 }
 
 /// Joins `from` into `into`; whether `into` changed, or `None` if their stacks differ in
@@ -172,26 +188,28 @@ fn join(into: &mut State, from: &State, classes: &mut Classes) -> Option<bool> {
 fn fixpoint(ops: &Ops<'_>, classes: &mut Classes) -> Option<Vec<Option<State>>> {
     let graph = &ops.inst.hier.cfg.graph;
     let mut states: Vec<Option<State>> = vec![None; graph.node_count()];
-    let start = State {
-        sum: Val::Const(0),
-        stack: Vec::new(),
-    };
-    states[Cfg::entry().index()] = Some(transfer(start, ops.start(), classes, None)?);
+    let mut start = State::start();
+    transfer(&mut start, ops.start(), classes, None)?;
+    states[Cfg::entry().index()] = Some(start);
     let mut work = vec![Cfg::entry()];
     let mut queued = vec![false; graph.node_count()];
     queued[Cfg::entry().index()] = true;
+    // (Two states reused for every edge: a function is folded on its first call.)
+    let (mut here, mut out) = (State::start(), State::start());
     while let Some(v) = work.pop() {
         queued[v.index()] = false;
-        let Some(state) = states[v.index()].clone() else {
+        let Some(state) = &states[v.index()] else {
             continue;
         };
+        here.copy_from(state);
         for e in graph.edges(v) {
-            let out = transfer(state.clone(), ops.edge(e.id().index()), classes, None)?;
+            out.copy_from(&here);
+            transfer(&mut out, ops.edge(e.id().index()), classes, None)?;
             let w = e.target();
             let changed = match &mut states[w.index()] {
                 Some(old) => join(old, &out, classes)?,
                 slot @ None => {
-                    *slot = Some(out);
+                    *slot = Some(out.clone());
                     true
                 }
             };
@@ -214,6 +232,10 @@ impl Instrumented {
     /// along every walk from the entry; operations of edges the entry does not reach are
     /// left as they are. Returns the number of pushes dropped.
     pub fn fold_known_saves(&mut self) -> usize {
+        let pushes = self.ops.iter().chain(&self.start_ops);
+        if !pushes.into_iter().any(|op| matches!(op, Op::Push(_))) {
+            return 0;
+        }
         let ops = Ops { inst: self };
         let Some(met) = meetings(&ops) else {
             return 0;
@@ -249,20 +271,19 @@ fn meetings(ops: &Ops<'_>) -> Option<Vec<Option<Met>>> {
     let mut classes = Classes((0..ops.len() as u32).collect());
     let states = fixpoint(ops, &mut classes)?;
     let mut met = vec![None; ops.len()];
-    let start = State {
-        sum: Val::Const(0),
-        stack: Vec::new(),
-    };
-    transfer(start, ops.start(), &mut classes, Some(&mut met))?;
+    let mut state = State::start();
+    transfer(&mut state, ops.start(), &mut classes, Some(&mut met))?;
     let graph = &ops.inst.hier.cfg.graph;
     for e in graph.edge_references() {
-        if let Some(state) = &states[e.source().index()] {
+        if let Some(from) = &states[e.source().index()] {
+            state.copy_from(from);
             let list = ops.edge(e.id().index());
-            transfer(state.clone(), list, &mut classes, Some(&mut met))?;
+            transfer(&mut state, list, &mut classes, Some(&mut met))?;
         }
     }
-    if let Some(state) = &states[Cfg::exit().index()] {
-        transfer(state.clone(), ops.end(), &mut classes, Some(&mut met))?;
+    if let Some(from) = &states[Cfg::exit().index()] {
+        state.copy_from(from);
+        transfer(&mut state, ops.end(), &mut classes, Some(&mut met))?;
     }
     // A push's class is found now, once every class has merged.
     for m in met.iter_mut() {
@@ -329,6 +350,10 @@ fn rewrite(
     fold: &[Option<u128>],
     out: &mut Vec<Op>,
 ) -> usize {
+    if fold[at..at + list.len()].iter().all(Option::is_none) {
+        out.extend_from_slice(list);
+        return 0;
+    }
     let mut folded = Vec::with_capacity(list.len());
     let (mut dropped, mut after_push) = (0, false);
     for (i, &op) in list.iter().enumerate() {
