@@ -665,8 +665,30 @@
 //! 1.23x and 1.24x at 5c136c8, load average 0.5; chase's times vary the most: flat 1.22x
 //! and 1.26x in these two runs, 1.44x at 81eb60c).
 //!
-//! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c and at
-//! 1ed7bc1), not in time (1.21x-1.22x) nor by the hierarchical modes (1.228x and 1.238x). Probes pay off in loops (crc's profiles cost less than
+//! Since (89839a9 -> 1b080a8), saved sums known when instrumenting. A region whose every
+//! entry saves one constant outer sum (`strcmp`'s loop, which heads its entry; a loop
+//! after a straight prologue; a loop entered from another's exit) needs no push, and its
+//! pops can assign the constant: the sink folds every plan it builds
+//! ([`Instrumented::fold_known_saves`], [`known_saves`]), so the region's entries become
+//! additions and its exits plain path ends. Cachegrind at b2bec5d, folding off (a temporary
+//! switch in the same build) and on: region-based sort 300000 6132.0M -> 5991.7M, primes 400000
+//! 4694.0M -> 4578.7M, coremark 3000 4736.5M -> 4674.1M, strings 500000 6621.5M ->
+//! 6554.4M, nbody 50000 3420.9M -> 3427.2M; global-based sort 6138.4M -> 5997.6M, coremark
+//! 4916.7M -> 4846.8M. Flat plans have nothing to fold and skip the dataflow (it first cost
+//! chase 250000 flat 6.0M instructions of set-up). `cargo xtask bench-paths
+//! --instructions` at 1b080a8: geomean no-op 1.072x, flat 1.199x, region-based 1.228x ->
+//! 1.210x, global-based 1.238x -> 1.220x; region-based per guest coremark 1.207x, sort
+//! 1.364x, chase 1.401x, nbody 1.023x, strings 1.170x, primes 1.188x, crc 1.158x. `cargo
+//! xtask bench-paths --runs 11` (load average 1.0): geomean flat 1.21x, region-based
+//! 1.23x, global-based 1.23x. What region-based profiles (1b080a8) still add to flat ones
+//! (89839a9, the same code for flat) on sort 300000, by callgrind with the perf map, is
+//! mostly the floors: returns +103.2M (checking
+//! and restoring the caller's floor) and calls +61.6M (saving it), most at `strcmp`'s
+//! 13.5M calls, whose activations now save nothing.
+//!
+//! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c, 1ed7bc1
+//! and 1b080a8), not in time (1.21x-1.22x) nor by the hierarchical modes (1.210x and
+//! 1.220x). Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
