@@ -232,8 +232,9 @@ impl Instrumented {
     /// along every walk from the entry; operations of edges the entry does not reach are
     /// left as they are. Returns the number of pushes dropped.
     pub fn fold_known_saves(&mut self) -> usize {
-        let pushes = self.ops.iter().chain(&self.start_ops);
-        if !pushes.into_iter().any(|op| matches!(op, Op::Push(_))) {
+        // (Flat plans save nothing: no dataflow for them.)
+        let mut ops = self.ops.iter().chain(&self.start_ops);
+        if !ops.any(|op| matches!(op, Op::Push(_))) {
             return 0;
         }
         let ops = Ops { inst: self };
