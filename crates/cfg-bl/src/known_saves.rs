@@ -231,6 +231,33 @@ impl Instrumented {
     /// an addition. Sums, counts and the stack as every remaining pop sees it are unchanged
     /// along every walk from the entry; operations of edges the entry does not reach are
     /// left as they are. Returns the number of pushes dropped.
+    ///
+    /// ```
+    /// use cfg_bl::{Cfg, Counters, Hierarchy, Instrumented, Mode, Op, RegionTree, Weights};
+    ///
+    /// // A loop that heads its function (`strcmp`'s shape): H <-> B, H -> X.
+    /// let (cfg, n) = Cfg::from_names(
+    ///     &["H", "B", "X"],
+    ///     &["H"],
+    ///     &[("H", "B"), ("B", "H"), ("H", "X")],
+    ///     &["X"],
+    /// )?;
+    /// let hier = Hierarchy::new(cfg.clone(), RegionTree::loops(&cfg))?;
+    /// let spec = Instrumented::new(hier, Mode::RegionBased, &Weights::Estimate)?;
+    /// let mut folded = spec.clone();
+    /// assert_eq!(folded.fold_known_saves(), 1);
+    /// assert!(!folded.ops.iter().any(|op| matches!(op, Op::Push(_) | Op::Pop)));
+    ///
+    /// // Both plans count the same hierarchical paths along a walk.
+    /// let walk = [Cfg::entry(), n[0], n[1], n[0], n[2], Cfg::exit()];
+    /// let paths = |inst: &Instrumented| -> Result<_, cfg_bl::Error> {
+    ///     let mut counters = Counters::new(inst);
+    ///     inst.walk(&walk, &mut counters)?;
+    ///     counters.paths(inst)
+    /// };
+    /// assert_eq!(paths(&folded)?, paths(&spec)?);
+    /// # Ok::<(), cfg_bl::Error>(())
+    /// ```
     pub fn fold_known_saves(&mut self) -> usize {
         // (Flat plans save nothing: no dataflow for them.)
         let mut ops = self.ops.iter().chain(&self.start_ops);
