@@ -331,6 +331,13 @@ impl Instrumented {
         }
     }
 
+    /// Whether no operation saves or restores a sum (flat plans, and those whose saves
+    /// were all folded, see [`fold_known_saves`](Self::fold_known_saves)).
+    pub fn saves_none(&self) -> bool {
+        let mut ops = self.ops.iter().chain(&self.start_ops).chain(&self.end_ops);
+        !ops.any(|op| matches!(op, Op::Push(_) | Op::Pop))
+    }
+
     /// Number of counter tables.
     pub fn tables(&self) -> usize {
         self.graphs.len()

@@ -166,6 +166,9 @@ pub struct Function {
     flows: Adjacency<(u64, usize, NodeIndex)>,
     /// Resynchronisation edges and their targets, by the target's start address.
     resync: HashMap<u64, (usize, NodeIndex)>,
+    /// Its plan saves no sum (see [`Instrumented::saves_none`]): its activations own none
+    /// of the saved sums, so its returns need not check for them.
+    saves_none: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -411,6 +414,7 @@ impl PathSink {
                     let counters = Counters::with_dense_limit(&inst, dense_limit);
                     func.places = self.pool.place(&counters);
                     func.shortcuts(&inst);
+                    func.saves_none = inst.saves_none();
                     func.counters = Some(counters);
                     func.inst = Some(inst);
                 }
@@ -1152,6 +1156,7 @@ impl PathSink {
                 pairs,
                 // A dense table's path end, which never changes, comes in the probe.
                 first: self.arena.fixed_end(end),
+                saves_none: self.functions.get(f)?.saves_none,
             },
         })
     }
@@ -1287,11 +1292,12 @@ impl PathSink {
         if edge.kind != EmuEdge::Return || self.record_edges {
             return false;
         }
-        let Some(frame) = self.probe.closing(edge.to) else {
+        let f = key_func(self.probe.key);
+        let saves_none = self.functions.get(f).is_some_and(|fun| fun.saves_none);
+        let Some(frame) = self.probe.closing(edge.to, saves_none) else {
             return false;
         };
         let id = edge.from.index();
-        let f = key_func(self.probe.key);
         let Some(falls) = self.cold.get(id).map(|c| (c.last, c.falls)) else {
             return false;
         };
@@ -2008,6 +2014,7 @@ impl Function {
             leave: Vec::new(),
             flows: Adjacency::default(),
             resync: HashMap::default(),
+            saves_none: false,
         }
     }
 

@@ -319,6 +319,7 @@ impl Walker {
                     1 => Some(self.ends[0]),
                     _ => None,
                 },
+                saves_none: false,
             },
         }
     }

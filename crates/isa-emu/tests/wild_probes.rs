@@ -263,6 +263,7 @@ impl Wild {
                 ways,
                 pairs: [0, COUNTERS as u32, u32::MAX][d.below(3) as usize],
                 first: d.first(&self.ends),
+                saves_none: d.below(2) == 1,
             },
         }
     }

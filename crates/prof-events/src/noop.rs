@@ -126,6 +126,7 @@ impl Sink for NoOpProbes {
             pairs: 1,
             // (Its path end never changes, as a dense table's.)
             first: Some(self.ends[0]),
+            saves_none: false,
         }))
     }
 }

@@ -134,10 +134,11 @@ pub enum ProbeOp {
         enter: Option<(i64, i64)>,
     },
     /// A return (on a return's indirect exit), if the top frame returns where the jump
-    /// goes and the callee saved no sum: the path end of `end` and `ways`, after `first`
-    /// if given, counts the sum as [`ProbeOp::End`] does, `counts[pairs]` counts the call
-    /// and return taken, and the frame pops: `sum` and `key` become its resumed sum and
-    /// `resume` (the probe's `next` is not used).
+    /// goes and the callee saved no sum (none above the floor, unchecked with
+    /// `saves_none`): the path end of `end` and `ways`, after `first` if given, counts the
+    /// sum as [`ProbeOp::End`] does, `counts[pairs]` counts the call and return taken,
+    /// and the frame pops: `sum` and `key` become its resumed sum and `resume` (the
+    /// probe's `next` is not used).
     Return {
         /// Index of the path end's first way in `ends`.
         end: u32,
@@ -149,6 +150,9 @@ pub enum ProbeOp {
         /// `first` is: a sink gives one that does not change while the probe's epoch lasts
         /// (a dense table's path end), so that compiled code need not read it from `ends`.
         first: Option<ProbeEnd>,
+        /// The returning function saves no sum (no probe of it saves or restores one), so
+        /// that none above the floor can be its own: the return need not check.
+        saves_none: bool,
     },
     /// A tail call (on a jump's or branch's exit to another function), if a frame is open
     /// (so compiled code made the call it ends) and the activation that ends saved no sum
@@ -437,10 +441,11 @@ impl ProbeState {
     }
 
     /// The innermost open frame, if a return to `to` closes it: the frame returns there
-    /// and the activation in it saved no sum (none of its own to give back first).
-    pub fn closing(&self, to: u64) -> Option<Frame> {
+    /// and the activation in it saved no sum (none of its own to give back first; known
+    /// if its function `saves_none`, see [`ProbeOp::Return`]).
+    pub fn closing(&self, to: u64, saves_none: bool) -> Option<Frame> {
         let &frame = self.frames.get((self.depth as usize).checked_sub(1)?)?;
-        (frame.ret == to && self.saved == self.floor).then_some(frame)
+        (frame.ret == to && (saves_none || self.saved == self.floor)).then_some(frame)
     }
 
     /// Closes the innermost open frame, `frame` (a return to its `ret`): the caller goes
@@ -568,8 +573,9 @@ pub fn apply(
             ways,
             pairs,
             first,
+            saves_none,
         } => {
-            let Some(frame) = state.closing(to) else {
+            let Some(frame) = state.closing(to, saves_none) else {
                 return false;
             };
             let pairs = pairs as usize;
@@ -1014,6 +1020,7 @@ mod tests {
                 ways: 1,
                 pairs: 1,
                 first: Some(given),
+                saves_none: false,
             },
         };
         for (sum, counter) in [(4, Some(2)), (5, Some(3)), (9, Some(0)), (6, None)] {
@@ -1100,6 +1107,7 @@ mod tests {
                 ways: 1,
                 pairs: 1,
                 first: None,
+                saves_none: false,
             },
         };
         // Not to the top frame's return address: no change.
@@ -1676,6 +1684,7 @@ mod tests {
             ways: 1,
             pairs: 7,
             first: None,
+            saves_none: false,
         };
         assert!(run(&mut s, &mut counts, push, 0));
         assert!(run(&mut s, &mut counts, call(None), 0));
@@ -1685,6 +1694,21 @@ mod tests {
         assert!(run(&mut s, &mut counts, push, 0));
         assert!(!run(&mut s, &mut counts, ret, 0x100));
         assert_eq!((s.depth, s.saved), (1, 2));
+        // A return whose function saves no sum does not look: the one above the floor
+        // stays saved, and the caller's floor comes back.
+        let (mut unchecked, mut c) = (s.clone(), counts);
+        let ret_saving_none = ProbeOp::Return {
+            end: 0,
+            ways: 1,
+            pairs: 7,
+            first: None,
+            saves_none: true,
+        };
+        assert!(run(&mut unchecked, &mut c, ret_saving_none, 0x100));
+        assert_eq!(
+            (unchecked.depth, unchecked.saved, unchecked.floor),
+            (0, 2, 0)
+        );
         // A tail call waits for the same.
         let tail = ProbeOp::Tail {
             end: 0,

@@ -813,6 +813,7 @@ impl Compiler<'_> {
                 ways,
                 pairs,
                 first,
+                saves_none,
             } => {
                 // r14 = the top frame's offset, of depth - 1 (one of the state's: a depth
                 // of 0 wraps above them, as does one a sink lent past them), which must
@@ -830,7 +831,7 @@ impl Compiler<'_> {
                 // the one pending.)
                 let sum = Sum::of(std::mem::take(&mut self.pending).sum);
                 let pairs = Val::Imm(pairs.into());
-                self.activation_checks(pairs, miss);
+                self.activation_checks(pairs, saves_none, miss);
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
                 self.count_pairs(pairs);
                 let a = &mut *self.asm;
@@ -1565,9 +1566,10 @@ impl Compiler<'_> {
 
     /// The checks of a return, a tail call or a restart that ends the current activation,
     /// counting it in `counts[pairs]`: the activation saved no sum (the state's `saved` is
-    /// its `floor`) and `pairs` is a counter. Uses rax and rdx.
-    fn activation_checks(&mut self, pairs: Val, miss: &mut Vec<usize>) {
-        if self.saves {
+    /// its `floor`; not checked where its function `saves_none`) and `pairs` is a counter.
+    /// Uses rax and rdx.
+    fn activation_checks(&mut self, pairs: Val, saves_none: bool, miss: &mut Vec<usize>) {
+        if self.saves && !saves_none {
             let a = &mut *self.asm;
             a.load(RAX, RCX, ProbeState::SAVED as i32);
             a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
@@ -1668,7 +1670,7 @@ impl Compiler<'_> {
     /// it sets (a tail call's callee, or a restart's), counted in `counts[pairs]`; rcx
     /// points to the state again after. Uses rax and rdx.
     fn restart(&mut self, at: EndAt, pairs: Val, miss: &mut Vec<usize>) {
-        self.activation_checks(pairs, miss);
+        self.activation_checks(pairs, false, miss);
         self.path_end(at, Sum::State, miss);
         self.count_end();
         self.count_pairs(pairs);
@@ -3014,6 +3016,7 @@ mod guard_tests {
             ways: 1,
             pairs: 0,
             first: None,
+            saves_none: false,
         };
         assert_eq!(Guard::after(&probe(1, 2, ret)), None, "the frame's key");
         assert_eq!(Guard::after(&probe(1, NO_EPOCH, ProbeOp::Add(1))), None);
