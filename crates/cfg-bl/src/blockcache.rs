@@ -698,8 +698,8 @@ impl Arena {
 /// Appends `ops` to `out`, merging additions into a preceding addition or assignment,
 /// folding an addition into a following count (`Add(a); Count(t, b)` is `Count(t, a + b);
 /// Add(a)`), push (`Add(a); Push(b)` is `Push(a + b); Add(a)`) or assignment (`Add(a);
-/// Set(v)` and `Set(a); Set(v)` are `Set(v)`), and dropping additions of zero; the result has the same effect on
-/// sum, stack and counters.
+/// Set(v)` and `Set(a); Set(v)` are `Set(v)`), and dropping additions of zero; the result
+/// has the same effect on sum, stack and counters.
 pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
     for &op in ops {
         match (out.last_mut(), op) {

@@ -130,37 +130,30 @@ enum Met {
     Set(Val),
 }
 
-/// Runs `ops` (the first at global index `at`) on `state`; `None` if one pops an empty
-/// stack. Records what each push, pop and assignment met in `met` when given.
-fn transfer(
-    state: &mut State,
-    (ops, at): (&[Op], u32),
-    classes: &mut Classes,
-    mut met: Option<&mut Vec<Option<Met>>>,
-) -> Option<()> {
+/// Runs `ops` (the first at global index `at`) on `state`, recording in `met` what each
+/// push, pop and assignment met (a class as it was then); `None` if one pops an empty
+/// stack.
+fn transfer(state: &mut State, (ops, at): (&[Op], u32), met: &mut [Option<Met>]) -> Option<()> {
     for (i, op) in ops.iter().enumerate() {
-        let mut seen = None;
-        match *op {
-            Op::Add(v) => state.sum = state.sum.plus(v),
-            Op::Set(v) => {
-                seen = Some(Met::Set(state.sum));
-                state.sum = Val::Const(v);
+        let seen = match *op {
+            Op::Add(v) => {
+                state.sum = state.sum.plus(v);
+                continue;
             }
+            Op::Set(v) => Met::Set(std::mem::replace(&mut state.sum, Val::Const(v))),
             Op::Push(v) => {
                 let saved = state.sum.plus(v);
                 state.stack.push((saved, at + i as u32));
-                seen = Some(Met::Push(saved, at + i as u32));
+                Met::Push(saved, at + i as u32)
             }
             Op::Pop => {
                 let (saved, class) = state.stack.pop()?;
                 state.sum = saved;
-                seen = Some(Met::Pop(classes.find(class)));
+                Met::Pop(class)
             }
-            Op::Count { .. } => {}
-        }
-        if let (Some(m), Some(seen)) = (met.as_deref_mut(), seen) {
-            m[at as usize + i] = Some(seen);
-        }
+            Op::Count { .. } => continue,
+        };
+        met[at as usize + i] = Some(seen);
     }
     Some(())
 }
@@ -183,13 +176,17 @@ fn join(into: &mut State, from: &State, classes: &mut Classes) -> Option<bool> {
     Some(changed)
 }
 
-/// The dataflow's fixpoint: the state at every node reached from the entry, or `None` if
-/// stack depths disagree somewhere.
-fn fixpoint(ops: &Ops<'_>, classes: &mut Classes) -> Option<Vec<Option<State>>> {
+/// What every operation of the plan met at the dataflow's fixpoint (`None` for one not
+/// reached, or an addition or count); `None` if stack depths disagree somewhere. (A node's
+/// out-edges run last on its final state, after its last change queued it, so what they
+/// meet then stands.)
+fn meetings(ops: &Ops<'_>) -> Option<Vec<Option<Met>>> {
     let graph = &ops.inst.hier.cfg.graph;
+    let mut classes = Classes((0..ops.len() as u32).collect());
+    let mut met = vec![None; ops.len()];
     let mut states: Vec<Option<State>> = vec![None; graph.node_count()];
     let mut start = State::start();
-    transfer(&mut start, ops.start(), classes, None)?;
+    transfer(&mut start, ops.start(), &mut met)?;
     states[Cfg::entry().index()] = Some(start);
     let mut work = vec![Cfg::entry()];
     let mut queued = vec![false; graph.node_count()];
@@ -204,10 +201,10 @@ fn fixpoint(ops: &Ops<'_>, classes: &mut Classes) -> Option<Vec<Option<State>>> 
         here.copy_from(state);
         for e in graph.edges(v) {
             out.copy_from(&here);
-            transfer(&mut out, ops.edge(e.id().index()), classes, None)?;
+            transfer(&mut out, ops.edge(e.id().index()), &mut met)?;
             let w = e.target();
             let changed = match &mut states[w.index()] {
-                Some(old) => join(old, &out, classes)?,
+                Some(old) => join(old, &out, &mut classes)?,
                 slot @ None => {
                     *slot = Some(out.clone());
                     true
@@ -219,7 +216,16 @@ fn fixpoint(ops: &Ops<'_>, classes: &mut Classes) -> Option<Vec<Option<State>>> 
             }
         }
     }
-    Some(states)
+    if let Some(state) = &mut states[Cfg::exit().index()] {
+        transfer(state, ops.end(), &mut met)?;
+    }
+    // Classes are found now, once they have all merged.
+    for m in met.iter_mut() {
+        if let Some(Met::Push(_, class) | Met::Pop(class)) = m {
+            *class = classes.find(*class);
+        }
+    }
+    Some(met)
 }
 
 impl Instrumented {
@@ -260,8 +266,7 @@ impl Instrumented {
     /// ```
     pub fn fold_known_saves(&mut self) -> usize {
         // (Flat plans save nothing: no dataflow for them.)
-        let mut ops = self.ops.iter().chain(&self.start_ops);
-        if !ops.any(|op| matches!(op, Op::Push(_))) {
+        if self.saves_none() {
             return 0;
         }
         let ops = Ops { inst: self };
@@ -291,35 +296,6 @@ impl Instrumented {
         self.end_ops = end_ops;
         dropped
     }
-}
-
-/// What every operation of the plan met at the dataflow's fixpoint (`None` for one not
-/// reached, or an addition or count); `None` if stack depths disagree somewhere.
-fn meetings(ops: &Ops<'_>) -> Option<Vec<Option<Met>>> {
-    let mut classes = Classes((0..ops.len() as u32).collect());
-    let states = fixpoint(ops, &mut classes)?;
-    let mut met = vec![None; ops.len()];
-    let mut state = State::start();
-    transfer(&mut state, ops.start(), &mut classes, Some(&mut met))?;
-    let graph = &ops.inst.hier.cfg.graph;
-    for e in graph.edge_references() {
-        if let Some(from) = &states[e.source().index()] {
-            state.copy_from(from);
-            let list = ops.edge(e.id().index());
-            transfer(&mut state, list, &mut classes, Some(&mut met))?;
-        }
-    }
-    if let Some(from) = &states[Cfg::exit().index()] {
-        state.copy_from(from);
-        transfer(&mut state, ops.end(), &mut classes, Some(&mut met))?;
-    }
-    // A push's class is found now, once every class has merged.
-    for m in met.iter_mut() {
-        if let Some(Met::Push(_, class)) = m {
-            *class = classes.find(*class);
-        }
-    }
-    Some(met)
 }
 
 /// Per operation of the plan (`lists`, each with its first operation's index): the
@@ -413,13 +389,17 @@ fn rewrite(
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::{Cfg, Counters, Hierarchy, Instrumented, Mode, Op, RegionTree, Weights};
-
-    fn pushes(inst: &Instrumented) -> usize {
-        let ops = inst.ops.iter().chain(&inst.start_ops).chain(&inst.end_ops);
+impl Instrumented {
+    /// The plan's pushes (its start's and end's included).
+    pub(crate) fn pushes(&self) -> usize {
+        let ops = self.ops.iter().chain(&self.start_ops).chain(&self.end_ops);
         ops.filter(|op| matches!(op, Op::Push(_))).count()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Cfg, Counters, Hierarchy, Instrumented, Mode, Op, RegionTree, Weights};
 
     /// A loop at the function's start (`strcmp`'s shape) is entered with one known outer
     /// sum: its push goes, its exit becomes a path end that sets that sum, and a walk
@@ -436,10 +416,10 @@ mod tests {
         for mode in [Mode::RegionBased, Mode::GlobalBased { shrink: false }] {
             let hier = Hierarchy::new(cfg.clone(), RegionTree::loops(&cfg)).unwrap();
             let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
-            assert_eq!(pushes(&inst), 1, "{mode:?}");
+            assert_eq!(inst.pushes(), 1, "{mode:?}");
             let mut folded = inst.clone();
             assert_eq!(folded.fold_known_saves(), 1);
-            assert_eq!(pushes(&folded), 0);
+            assert_eq!(folded.pushes(), 0);
             assert!(!folded.ops.contains(&Op::Pop));
             let exit = cfg.find_edge(n[0], n[2]).unwrap().index();
             assert!(
@@ -489,7 +469,7 @@ mod tests {
         let hier = Hierarchy::new(cfg, regions).unwrap();
         let mut inst = Instrumented::new(hier, Mode::RegionBased, &Weights::Estimate).unwrap();
         let before = (inst.ops.clone(), inst.start_ops.clone());
-        assert_eq!(pushes(&inst), 2);
+        assert_eq!(inst.pushes(), 2);
         assert_eq!(inst.fold_known_saves(), 0);
         assert_eq!((inst.ops, inst.start_ops), before);
     }

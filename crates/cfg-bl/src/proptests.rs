@@ -171,11 +171,7 @@ fn generated_cfgs_are_not_trivial() {
         let hier = Hierarchy::new(cfg, tree).unwrap();
         multi_exit += hier.classes.iter().filter(|c| c.exits.len() >= 2).count();
         let mut inst = Instrumented::new(hier, Mode::RegionBased, &Weights::Estimate).unwrap();
-        let count = |inst: &Instrumented| {
-            let ops = inst.ops.iter().chain(&inst.start_ops);
-            ops.filter(|op| matches!(op, crate::Op::Push(_))).count()
-        };
-        pushes += count(&inst);
+        pushes += inst.pushes();
         folded += inst.fold_known_saves();
     }
     eprintln!("200 CFGs: {loops} loops, {nested} nested >= 2 deep, {multi_exit} multi-level exits, {hammocks} hammocks; {folded} of {pushes} region-based pushes folded");

@@ -640,21 +640,23 @@ impl Compiler<'_> {
                 self.room_for(1 + u8::from(inner.is_some()), miss);
                 self.sum_plus(R12, add, miss);
                 // The path end counts the known `set`: at a known counter where the way
-                // given first counts it (which then sets the sum), else through a search.
-                match first.and_then(|f| Some((f.set, counter_of(&f, set)?))) {
-                    Some((after, c)) => {
-                        let counter = self.counter_known(c, miss);
-                        self.save(R12, R15);
-                        self.save_inner(inner);
+                // given first counts it (which then sets the sum), else through a search;
+                // the sums save once it cannot miss.
+                let known = match first.and_then(|f| Some((f.set, counter_of(&f, set)?))) {
+                    Some((after, c)) => Some((after, self.counter_known(c, miss))),
+                    None => {
+                        self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
+                        None
+                    }
+                };
+                self.save(R12, R15);
+                self.save_inner(inner);
+                match known {
+                    Some((after, counter)) => {
                         self.count(counter);
                         self.sum_after(after, lazy);
                     }
-                    None => {
-                        self.path_end(EndAt::Fixed { end, ways }, Sum::Known(set), miss);
-                        self.save(R12, R15);
-                        self.save_inner(inner);
-                        self.count_end();
-                    }
+                    None => self.count_end(),
                 }
             }
             ProbeOp::Pop {
@@ -1462,10 +1464,16 @@ impl Compiler<'_> {
     /// Jumps to a `miss` unless the current activation saved a sum (the state's `saved`
     /// is above its floor): falls through with `reg` = `saved`.
     fn saved_above_floor(&mut self, reg: Reg, miss: &mut Vec<usize>) {
+        self.saved_to_floor(reg, Cc::Be, miss);
+    }
+
+    /// Loads the state's `saved` into `reg` and compares it with its `floor`, jumping to a
+    /// `miss` where `cc` holds.
+    fn saved_to_floor(&mut self, reg: Reg, cc: Cc, miss: &mut Vec<usize>) {
         let a = &mut *self.asm;
         a.load(reg, RCX, ProbeState::SAVED as i32);
         a.alu_mem(W::Q, Alu::Cmp, reg, RCX, ProbeState::FLOOR as i32);
-        miss.push(a.jcc(Cc::Be));
+        miss.push(a.jcc(cc));
     }
 
     /// `dst += add`, jumping to a `miss` if that overflows. Uses rdx.
@@ -1570,10 +1578,7 @@ impl Compiler<'_> {
     /// Uses rax and rdx.
     fn activation_checks(&mut self, pairs: Val, saves_none: bool, miss: &mut Vec<usize>) {
         if self.saves && !saves_none {
-            let a = &mut *self.asm;
-            a.load(RAX, RCX, ProbeState::SAVED as i32);
-            a.alu_mem(W::Q, Alu::Cmp, RAX, RCX, ProbeState::FLOOR as i32);
-            miss.push(a.jcc(Cc::Ne));
+            self.saved_to_floor(RAX, Cc::Ne, miss);
         }
         match pairs.imm32() {
             Some(p) => self.known_counter(p, miss),
