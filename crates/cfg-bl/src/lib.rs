@@ -97,7 +97,11 @@
 //!   targets' path counts, fewest first, and its increments are the edge values (see
 //!   [`numbering`]): its paths that leave early are numbered low, and a path's running sum
 //!   never passes its number, so those numbered below 2^63 run in compiled probes, which
-//!   hold 64-bit sums. Paths numbered above run on the sink's 128-bit sums.
+//!   hold 64-bit sums. Paths numbered above run on the sink's 128-bit sums; where at most
+//!   2^62 paths go on from the node such a path stands at (and its function saves no
+//!   sum), the sink keeps the true sum and lends compiled probes an offset in its place,
+//!   a value no counter holds, so that they run the path on until it ends (the sink then
+//!   counts the true sum plus what they added).
 //! - **Known saved sums.** Where every entry of a region saves one constant outer sum (a
 //!   loop at a function's start, after a straight prologue, or after a loop whose exit
 //!   restores a constant), [`Instrumented::fold_known_saves`] drops the region's pushes and
@@ -724,6 +728,7 @@ pub mod hammock;
 pub mod hier;
 pub mod known_saves;
 pub mod numbering;
+mod offsets;
 pub mod plan;
 mod pool;
 pub mod recover;

@@ -73,6 +73,7 @@ use crate::blockcache::{
 };
 use crate::cfg::{Cfg, EdgeKind};
 use crate::hier::Hierarchy;
+use crate::offsets;
 use crate::plan::{HierPath, Instrumented, Mode, Op, Weights};
 use crate::pool::{signed_64, Memo, PathEndOps, Place, Pool, Pooled};
 use crate::recover::{LazyProgram, Program};
@@ -169,6 +170,9 @@ pub struct Function {
     /// Its plan saves no sum (see [`Instrumented::saves_none`]): its activations own none
     /// of the saved sums, so its returns need not check for them.
     saves_none: bool,
+    /// Per node: whether an activation standing there may lend its probes an offset in
+    /// place of a wide sum ([`offsets::room`]); found when one first needs it.
+    room: Option<Vec<bool>>,
 }
 
 #[derive(Clone, Debug)]
@@ -208,6 +212,9 @@ pub struct PathSink {
     /// until [`spill`](Self::spill), and everything else works on the activation.
     /// (Held in the state compiled probes run on: see [`Sink::probe`].)
     probe: ProbeState,
+    /// The top activation's true sum while the state lends its probes an offset in its
+    /// place (see [`offsets`]), else 0 (an offset is only lent for a sum above 2^63).
+    offset: u128,
     /// Stacks of finished activations, reused.
     spare: Vec<Vec<u128>>,
     /// What could not be followed.
@@ -274,6 +281,7 @@ impl PathSink {
                 key: NO_FUNC,
                 ..ProbeState::default()
             },
+            offset: 0,
             spare: Vec::new(),
             stats: Stats::default(),
             record_edges: false,
@@ -920,9 +928,13 @@ impl PathSink {
 
     /// Takes over the calls whose returns compiled code did not take (the probe state's
     /// open frames, see [`ProbeOp::Call`]) and the region entries it did not leave (its
-    /// saved sums, see [`ProbeOp::Push`]), before anything reads the activations.
+    /// saved sums, see [`ProbeOp::Push`]), and the offset lent in place of a wide sum (see
+    /// [`lend_offset`](Self::lend_offset)), before anything reads the activations.
     #[inline(always)]
     fn settle(&mut self) {
+        if self.offset != 0 {
+            self.take_offset();
+        }
         if self.probe.depth != 0 {
             self.open_frames();
         } else if self.probe.saved != 0 {
@@ -965,6 +977,52 @@ impl PathSink {
         }
         self.probe.saved = n as u64;
         stack.truncate(from);
+    }
+
+    /// Lends the probe state [`offsets::BASE`] in place of the top activation's sum, if
+    /// that sum is wide (compiled probes hold 64-bit sums) and the activation may take an
+    /// offset where it stands: its function saves no sum, and every way on from its node
+    /// adds little enough ([`offsets::room`]). Nothing else is lent (no frame open, no sum
+    /// saved). [`take_offset`](Self::take_offset) adds what compiled code added to the lent
+    /// sum to the true one.
+    fn lend_offset(&mut self) {
+        let probe = &self.probe;
+        if signed_64(probe.sum).is_some() || probe.depth != 0 || probe.saved != 0 {
+            return;
+        }
+        let (f, node) = (key_func(probe.key), key_node(probe.key));
+        let own = self.acts.last().filter(|a| a.func == Some(f));
+        let Some(fun) = self.functions.get_mut(f).filter(|_| own.is_some()) else {
+            return;
+        };
+        let (Some(inst), true) = (&fun.inst, fun.saves_none) else {
+            return;
+        };
+        let room = fun.room.get_or_insert_with(|| offsets::room(inst));
+        if room.get(node) == Some(&true) && own.is_some_and(|a| a.state.stack.is_empty()) {
+            self.offset = self.probe.sum;
+            self.probe.sum = offsets::BASE as i128 as u128;
+        }
+    }
+
+    /// Takes back the offset [`lend_offset`](Self::lend_offset) lent: the activation it was
+    /// lent for has its true sum again (in the state, or in its frame's caller, taken over
+    /// first, if compiled code left calls open).
+    #[cold]
+    #[inline(never)]
+    fn take_offset(&mut self) {
+        let sum = std::mem::take(&mut self.offset);
+        let true_sum =
+            |lent: u128| sum.wrapping_add(lent.wrapping_sub(offsets::BASE as i128 as u128));
+        if self.probe.depth == 0 {
+            self.probe.sum = true_sum(self.probe.sum);
+        } else {
+            let k = self.acts.len().wrapping_sub(1);
+            self.open_frames();
+            if let Some(caller) = self.acts.get_mut(k) {
+                caller.state.sum = true_sum(caller.state.sum);
+            }
+        }
     }
 
     /// [`settle`](Self::settle)'s work: for each open frame, outermost first, the caller
@@ -2015,6 +2073,7 @@ impl Function {
             flows: Adjacency::default(),
             resync: HashMap::default(),
             saves_none: false,
+            room: None,
         }
     }
 
@@ -2092,6 +2151,9 @@ impl Sink for PathSink {
     /// goes to `on_edge`.
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
+        if self.offset != 0 {
+            self.take_offset();
+        }
         // A tail call whose probe missed (its cached step, if any, is an action); the
         // kind is tested here, so that other edges make no call out of line.
         if edge.kind == EmuEdge::Jump && self.frame_tail(edge) {
@@ -2155,11 +2217,15 @@ impl Sink for PathSink {
     /// switch of [`record_edges`](Self::record_edges) clears the cache first, so that no
     /// probe given before applies.
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
+        if self.offset != 0 {
+            self.take_offset();
+        }
         if self.arena.record != self.record_edges {
             self.settle();
             self.clear_cache();
         }
         self.hoist_saves();
+        self.lend_offset();
         Some(ProbeLease {
             state: &mut self.probe,
             counts: self.pool.counts_mut(),

@@ -1,0 +1,196 @@
+//! Wide sums lent to compiled probes as offsets.
+//!
+//! Compiled probes hold 64-bit sums, so an activation whose running sum passes 2^63 (a
+//! path numbered that high: gcc inlines chase's recursive `tree_height` into itself until
+//! it has 6.3e21 paths) would run with every probe missing until its path ends: each of its
+//! blocks an event for the sink. Instead the sink keeps the activation's true sum `s` and
+//! lends the probes [`BASE`] (-2^62) in its place; what compiled code adds to it, the sink
+//! adds to `s` when it takes the state back (`s + (lent - BASE)`).
+//!
+//! That is exact only while the lent sum never reaches a counter, and a compiled path end
+//! counts `sum + add` at a counter (a dense table's, or a sparse table's window of one
+//! sum). So the sink lends an offset only at a node from which every way on, up to and
+//! including the count that ends the path, adds at least 0 and less than 2^62 ([`room`]).
+//! The lent sum then counts as a value in `[-2^62, 0)`, which no path end holds: a dense
+//! table's counters are `0..size`, and a window of the one sum `w` (its addition `add - w`
+//! a signed 64-bit value, `add` below 2^62 by the same bound) would need `w = 2^64 + lent`,
+//! at least `3 * 2^62`, while `add - w` fitting 64 bits makes `w` below `2^63 + 2^62`. The
+//! probe misses there, and the sink counts the true sum. Operations that could let a lent
+//! sum escape otherwise (an assignment, a save or a restore) make a node lend nothing.
+//! A call saves the lent sum in its frame, and its return restores it: the callee's sums
+//! are its own.
+
+use petgraph::visit::EdgeRef;
+
+use crate::cfg::Cfg;
+use crate::plan::{Instrumented, Op};
+
+/// The sum lent in place of a wide one.
+pub(crate) const BASE: i64 = -(1 << 62);
+
+/// What the ways on from a node may add, `0..LIMIT`, before their path ends count.
+const LIMIT: i128 = 1 << 62;
+
+/// What one edge's operations do to a lent sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// They add this and the path goes on at the edge's target.
+    Goes(i128),
+    /// They add this and then end the path, counting the sum plus the count's addition:
+    /// the most added when counted.
+    Counts(i128),
+    /// They assign, save or restore the sum, or add a negative value or too much.
+    Escapes,
+}
+
+/// The walk of `ops` on a lent sum.
+fn walk(ops: &[Op]) -> Walk {
+    let mut added = 0i128;
+    for &op in ops {
+        match op {
+            Op::Add(v) => added += bounded(v).unwrap_or(LIMIT),
+            Op::Count { add, .. } => {
+                return match bounded(add) {
+                    Some(a) if added + a < LIMIT => Walk::Counts(added + a),
+                    _ => Walk::Escapes,
+                }
+            }
+            Op::Set(_) | Op::Push(_) | Op::Pop => return Walk::Escapes,
+        }
+        if added >= LIMIT {
+            return Walk::Escapes;
+        }
+    }
+    Walk::Goes(added)
+}
+
+/// `v` if it is in `0..LIMIT`.
+fn bounded(v: u128) -> Option<i128> {
+    (v < LIMIT as u128).then_some(v as i128)
+}
+
+/// Per CFG node of `inst`: whether the sink may lend an offset to an activation standing
+/// there (every way on adds `0..2^62` before its path ends count, see the module docs).
+pub(crate) fn room(inst: &Instrumented) -> Vec<bool> {
+    let g = &inst.hier.cfg.graph;
+    let n = g.node_count();
+    // `most[v]`: the most a way on from v adds before it counts, `None` if one escapes.
+    // Known for a node once all its successors through edges that go on are (ways on
+    // without a count run in a cycle, which escapes too: such nodes are never known).
+    let mut most: Vec<Option<Option<i128>>> = vec![None; n];
+    let at_exit = match walk(&inst.end_ops) {
+        Walk::Counts(a) => Some(a),
+        _ => None,
+    };
+    let leads = |e: petgraph::graph::EdgeReference<'_, _>| {
+        let w = e.target();
+        let walk = walk(inst.ops_for(e.id().index()));
+        match walk {
+            Walk::Goes(a) if w == Cfg::exit() => (None, at_exit.map(|x| a + x)),
+            Walk::Goes(a) => (Some(w), Some(a)),
+            Walk::Counts(a) => (None, Some(a)),
+            Walk::Escapes => (None, None),
+        }
+    };
+    // Reverse topological order over the edges that go on, by counting each node's
+    // successors not yet known.
+    let mut pending = vec![0usize; n];
+    let mut ready = Vec::new();
+    for v in g.node_indices() {
+        pending[v.index()] = g.edges(v).filter(|&e| leads(e).0.is_some()).count();
+        if pending[v.index()] == 0 {
+            ready.push(v);
+        }
+    }
+    while let Some(v) = ready.pop() {
+        let mut max = Some(0i128);
+        for e in g.edges(v) {
+            let (next, add) = leads(e);
+            let at = match (next, add) {
+                (Some(w), Some(a)) => most[w.index()].flatten().map(|m| a + m),
+                (None, add) => add,
+                (Some(_), None) => None,
+            };
+            max = max.zip(at).map(|(m, a)| m.max(a)).filter(|&m| m < LIMIT);
+        }
+        most[v.index()] = Some(max);
+        for e in g.edges_directed(v, petgraph::Direction::Incoming) {
+            let p = e.source().index();
+            if leads(e).0.is_some() {
+                pending[p] -= 1;
+                if pending[p] == 0 {
+                    ready.push(e.source());
+                }
+            }
+        }
+    }
+    most.into_iter().map(|m| m.flatten().is_some()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Hierarchy, Mode, RegionTree, Weights};
+
+    #[test]
+    fn a_walk_goes_on_counts_or_escapes() {
+        let count = |add| Op::Count { table: 0, add };
+        assert_eq!(walk(&[]), Walk::Goes(0));
+        assert_eq!(walk(&[Op::Add(3), Op::Add(4)]), Walk::Goes(7));
+        assert_eq!(walk(&[Op::Add(3), count(5), Op::Set(0)]), Walk::Counts(8));
+        assert_eq!(walk(&[Op::Set(1)]), Walk::Escapes);
+        assert_eq!(walk(&[Op::Push(0)]), Walk::Escapes);
+        assert_eq!(walk(&[Op::Pop]), Walk::Escapes);
+        // Negative additions (wrapping) and sums reaching 2^62 escape.
+        assert_eq!(walk(&[Op::Add(u128::MAX)]), Walk::Escapes);
+        assert_eq!(walk(&[Op::Add(1 << 61), Op::Add(1 << 61)]), Walk::Escapes);
+        assert_eq!(
+            walk(&[Op::Add((1 << 62) - 2), count(1)]),
+            Walk::Counts((1 << 62) - 1)
+        );
+        assert_eq!(walk(&[Op::Add((1 << 62) - 1), count(1)]), Walk::Escapes);
+    }
+
+    /// A chain of 64 diamonds has 2^64 paths, numbered with edge values as increments:
+    /// an activation may take an offset exactly where at most 2^62 paths go on (so every
+    /// way on adds less than 2^62), here from the fourth diamond on.
+    #[test]
+    fn room_is_where_at_most_2_62_paths_go_on() {
+        let k = 64;
+        let mut names = Vec::new();
+        let mut edges = Vec::new();
+        for i in 0..k {
+            names.extend([format!("T{i}"), format!("L{i}"), format!("R{i}")]);
+            let next = format!("T{}", i + 1);
+            edges.extend([
+                (format!("T{i}"), format!("L{i}")),
+                (format!("T{i}"), format!("R{i}")),
+                (format!("L{i}"), next.clone()),
+                (format!("R{i}"), next),
+            ]);
+        }
+        // The last block loops on itself: its backedge ends a path.
+        names.push(format!("T{k}"));
+        edges.push((format!("T{k}"), format!("T{k}")));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let edges: Vec<(&str, &str)> = edges
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let last = format!("T{k}");
+        let (cfg, n) = Cfg::from_names(&names, &["T0"], &edges, &[last.as_str()]).unwrap();
+        let hier = Hierarchy::new(cfg.clone(), RegionTree::flat(&cfg)).unwrap();
+        let inst = Instrumented::new(hier, Mode::RegionBased, &Weights::Estimate).unwrap();
+        let room = room(&inst);
+        // Paths on from each named block: two ways through each diamond left, then two
+        // ways out of the loop (its backedge, or the exit).
+        let paths_on = |i: usize| -> u128 {
+            let diamonds = (k - i / 3) as u32 - u32::from(i % 3 != 0);
+            2u128 << diamonds
+        };
+        for (i, &v) in n.iter().enumerate() {
+            assert_eq!(room[v.index()], paths_on(i) <= 1 << 62, "{}", names[i]);
+        }
+        assert!(!room[n[6].index()] && room[n[9].index()]);
+    }
+}
