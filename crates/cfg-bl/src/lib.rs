@@ -696,9 +696,20 @@
 //! 1.206x, global-based 1.216x; region-based per guest coremark 1.204x, sort 1.351x, chase
 //! 1.400x, nbody 1.023x, strings 1.167x, primes 1.181x, crc 1.159x.
 //!
-//! The goal of 1.2x is reached by flat profiles in instructions (1.199x at 81eb60c, 1ed7bc1
-//! and 1b080a8), not in time (1.21x-1.22x) nor by the hierarchical modes (1.206x and
-//! 1.216x at 844f8c4). Probes pay off in loops (crc's profiles cost less than
+//! Since (86ab62b -> 3e56615), wide sums lent as offsets. On chase 250000 every trace and
+//! 153 585 of 238 571 edges the sink got (flat; a temporary counter, not committed) came
+//! while the top activation's sum did not fit 64 bits, in `tree_height`. Where at most
+//! 2^62 paths go on from its node, the sink now keeps that sum and lends compiled probes
+//! -2^62 in its place (see the Overflow choice above): 54 669 of 118 110 edges and 36 396
+//! traces then came with a wide sum. Cachegrind: chase 250000 flat 1341.5M -> 1285.4M,
+//! region-based 1360.4M -> 1304.7M, global-based 1364.2M -> 1308.6M; nbody 50000 flat
+//! 3433.3M -> 3434.4M. `cargo xtask bench-paths --instructions` at 3e56615: geomean no-op
+//! 1.072x, flat 1.193x, region-based 1.199x, global-based 1.208x; chase 1.322x, 1.343x and
+//! 1.346x; the other guests' ratios as at 844f8c4 (within 0.001x).
+//!
+//! The goal of 1.2x is reached in instructions by flat profiles (1.193x at 3e56615) and
+//! region-based ones (1.199x), not by global-based ones (1.208x) nor in time (1.21x-1.24x
+//! at 844f8c4). Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
