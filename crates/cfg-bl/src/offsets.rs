@@ -4,32 +4,33 @@
 //! path numbered that high: gcc inlines chase's recursive `tree_height` into itself until
 //! it has 6.3e21 paths) would run with every probe missing until its path ends: each of its
 //! blocks an event for the sink. Instead the sink keeps the activation's true sum `s` and
-//! lends the probes [`BASE`] (-2^62) in its place; what compiled code adds to it, the sink
-//! adds to `s` when it takes the state back (`s + (lent - BASE)`).
+//! lends the probes a negative value `-(m + 1)` in its place, `m` being the most that any
+//! way on from the activation's node adds before its path end counts ([`room`]); what
+//! compiled code adds to it, the sink adds to `s` when it takes the state back.
 //!
 //! That is exact only while the lent sum never reaches a counter, and a compiled path end
-//! counts `sum + add` at a counter (a dense table's, or a sparse table's window of one
-//! sum). So the sink lends an offset only at a node from which every way on, up to and
-//! including the count that ends the path, adds at least 0 and less than 2^62 ([`room`]).
-//! The lent sum then counts as a value in `[-2^62, 0)`, which no path end holds: a dense
-//! table's counters are `0..size`, and a window of the one sum `w` (its addition `add - w`
-//! a signed 64-bit value, `add` below 2^62 by the same bound) would need `w = 2^64 + lent`,
-//! at least `3 * 2^62`, while `add - w` fitting 64 bits makes `w` below `2^63 + 2^62`. The
+//! counts `sum + add` at a counter (a dense table's `0..size`, or a sparse table's window
+//! of one sum `w`, whose addition `add - w` is a signed 64-bit value). So the sink lends an
+//! offset only at a node from which every way on, up to and including the count that ends
+//! the path (its addition too), adds at least 0 and at most `m < 2^63 - 1`. The value
+//! counted, `c` (the lent sum plus the count's addition `add`), is then in `[-(m + 1), -1]`:
+//! as an unsigned 64-bit index at least 2^63, past a dense table; and a window of `w`
+//! holds it only if `w = c + 2^64` (or more by multiples of 2^64), while `add - w >= -2^63`
+//! makes `c <= add - 2^63`: the lent sum before the count, `c - add`, would be at most
+//! -2^63, below where it started (`-(m + 1) > -2^63`), and additions only raise it. The
 //! probe misses there, and the sink counts the true sum. Operations that could let a lent
-//! sum escape otherwise (an assignment, a save or a restore) make a node lend nothing.
-//! A call saves the lent sum in its frame, and its return restores it: the callee's sums
-//! are its own.
+//! sum escape otherwise (an assignment, a save or a restore) make a node lend nothing. A
+//! call saves the lent sum in its frame, and its return restores it: the callee's sums are
+//! its own. (Small lent sums also keep compiled code's deferred additions, which check
+//! that the sum lies within ±2^62.)
 
 use petgraph::visit::EdgeRef;
 
 use crate::cfg::Cfg;
 use crate::plan::{Instrumented, Op};
 
-/// The sum lent in place of a wide one.
-pub(crate) const BASE: i64 = -(1 << 62);
-
 /// What the ways on from a node may add, `0..LIMIT`, before their path ends count.
-const LIMIT: i128 = 1 << 62;
+const LIMIT: i128 = i64::MAX as i128;
 
 /// What one edge's operations do to a lent sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,9 +70,10 @@ fn bounded(v: u128) -> Option<i128> {
     (v < LIMIT as u128).then_some(v as i128)
 }
 
-/// Per CFG node of `inst`: whether the sink may lend an offset to an activation standing
-/// there (every way on adds `0..2^62` before its path ends count, see the module docs).
-pub(crate) fn room(inst: &Instrumented) -> Vec<bool> {
+/// Per CFG node of `inst`: the sum the sink may lend an activation standing there in place
+/// of its own, `-(m + 1)` if every way on adds at most `m < 2^63 - 1` before its path
+/// end counts (see the module docs), or `None`.
+pub(crate) fn room(inst: &Instrumented) -> Vec<Option<i64>> {
     let g = &inst.hier.cfg.graph;
     let n = g.node_count();
     // `most[v]`: the most a way on from v adds before it counts, `None` if one escapes.
@@ -124,7 +126,10 @@ pub(crate) fn room(inst: &Instrumented) -> Vec<bool> {
             }
         }
     }
-    most.into_iter().map(|m| m.flatten().is_some()).collect()
+    let lent = |m: i128| i64::try_from(-(m + 1)).ok();
+    most.into_iter()
+        .map(|m| m.flatten().and_then(lent))
+        .collect()
 }
 
 #[cfg(test)]
@@ -141,21 +146,20 @@ mod tests {
         assert_eq!(walk(&[Op::Set(1)]), Walk::Escapes);
         assert_eq!(walk(&[Op::Push(0)]), Walk::Escapes);
         assert_eq!(walk(&[Op::Pop]), Walk::Escapes);
-        // Negative additions (wrapping) and sums reaching 2^62 escape.
+        // Negative additions (wrapping) and sums reaching 2^63 - 1 escape.
+        let most = i64::MAX as u128;
         assert_eq!(walk(&[Op::Add(u128::MAX)]), Walk::Escapes);
-        assert_eq!(walk(&[Op::Add(1 << 61), Op::Add(1 << 61)]), Walk::Escapes);
-        assert_eq!(
-            walk(&[Op::Add((1 << 62) - 2), count(1)]),
-            Walk::Counts((1 << 62) - 1)
-        );
-        assert_eq!(walk(&[Op::Add((1 << 62) - 1), count(1)]), Walk::Escapes);
+        assert_eq!(walk(&[Op::Add(1 << 62), Op::Add(1 << 62)]), Walk::Escapes);
+        let below = walk(&[Op::Add(most - 2), count(1)]);
+        assert_eq!(below, Walk::Counts(most as i128 - 1));
+        assert_eq!(walk(&[Op::Add(most - 1), count(1)]), Walk::Escapes);
     }
 
     /// A chain of 64 diamonds has 2^64 paths, numbered with edge values as increments:
-    /// an activation may take an offset exactly where at most 2^62 paths go on (so every
-    /// way on adds less than 2^62), here from the fourth diamond on.
+    /// where `p` paths go on, the ways on add at most `p - 1`, so an activation may take
+    /// the offset `-p` where `p - 1 < 2^63 - 1`, here from the fourth diamond on.
     #[test]
-    fn room_is_where_at_most_2_62_paths_go_on() {
+    fn room_is_where_fewer_than_2_63_paths_go_on() {
         let k = 64;
         let mut names = Vec::new();
         let mut edges = Vec::new();
@@ -189,8 +193,9 @@ mod tests {
             2u128 << diamonds
         };
         for (i, &v) in n.iter().enumerate() {
-            assert_eq!(room[v.index()], paths_on(i) <= 1 << 62, "{}", names[i]);
+            let lent = (paths_on(i) < 1 << 63).then(|| -(paths_on(i) as i64));
+            assert_eq!(room[v.index()], lent, "{}", names[i]);
         }
-        assert!(!room[n[6].index()] && room[n[9].index()]);
+        assert!(room[n[6].index()].is_none() && room[n[9].index()] == Some(-(1 << 62)));
     }
 }

@@ -170,9 +170,9 @@ pub struct Function {
     /// Its plan saves no sum (see [`Instrumented::saves_none`]): its activations own none
     /// of the saved sums, so its returns need not check for them.
     saves_none: bool,
-    /// Per node: whether an activation standing there may lend its probes an offset in
-    /// place of a wide sum ([`offsets::room`]); found when one first needs it.
-    room: Option<Vec<bool>>,
+    /// Per node: the sum an activation standing there may lend its probes in place of a
+    /// wide one, if any ([`offsets::room`]); found when one first needs it.
+    room: Option<Vec<Option<i64>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -212,8 +212,9 @@ pub struct PathSink {
     /// until [`spill`](Self::spill), and everything else works on the activation.
     /// (Held in the state compiled probes run on: see [`Sink::probe`].)
     probe: ProbeState,
-    /// The top activation's true sum while the state lends its probes an offset in its
-    /// place (see [`offsets`]), else 0 (an offset is only lent for a sum above 2^63).
+    /// While the state lends the top activation's probes a sum in place of its wide one
+    /// (see [`offsets`]): what the sum lent is short of the true one, else 0 (the sum lent
+    /// is negative, the true one above 2^63).
     offset: u128,
     /// Stacks of finished activations, reused.
     spare: Vec<Vec<u128>>,
@@ -979,12 +980,12 @@ impl PathSink {
         stack.truncate(from);
     }
 
-    /// Lends the probe state [`offsets::BASE`] in place of the top activation's sum, if
-    /// that sum is wide (compiled probes hold 64-bit sums) and the activation may take an
-    /// offset where it stands: its function saves no sum, and every way on from its node
-    /// adds little enough ([`offsets::room`]). Nothing else is lent (no frame open, no sum
-    /// saved). [`take_offset`](Self::take_offset) adds what compiled code added to the lent
-    /// sum to the true one.
+    /// Lends the probe state a sum in place of the top activation's, if that sum is wide
+    /// (compiled probes hold 64-bit sums) and the activation may take an offset where it
+    /// stands: its function saves no sum, and every way on from its node adds little
+    /// enough ([`offsets::room`]). Nothing else is lent (no frame open, no sum saved).
+    /// [`take_offset`](Self::take_offset) adds what compiled code added to the lent sum to
+    /// the true one.
     fn lend_offset(&mut self) {
         let probe = &self.probe;
         if signed_64(probe.sum).is_some() || probe.depth != 0 || probe.saved != 0 {
@@ -999,9 +1000,11 @@ impl PathSink {
             return;
         };
         let room = fun.room.get_or_insert_with(|| offsets::room(inst));
-        if room.get(node) == Some(&true) && own.is_some_and(|a| a.state.stack.is_empty()) {
-            self.offset = self.probe.sum;
-            self.probe.sum = offsets::BASE as i128 as u128;
+        let fresh = own.is_some_and(|a| a.state.stack.is_empty());
+        if let (Some(&Some(lent)), true) = (room.get(node), fresh) {
+            let lent = lent as i128 as u128;
+            self.offset = self.probe.sum.wrapping_sub(lent);
+            self.probe.sum = lent;
         }
     }
 
@@ -1011,9 +1014,8 @@ impl PathSink {
     #[cold]
     #[inline(never)]
     fn take_offset(&mut self) {
-        let sum = std::mem::take(&mut self.offset);
-        let true_sum =
-            |lent: u128| sum.wrapping_add(lent.wrapping_sub(offsets::BASE as i128 as u128));
+        let offset = std::mem::take(&mut self.offset);
+        let true_sum = |lent: u128| offset.wrapping_add(lent);
         if self.probe.depth == 0 {
             self.probe.sum = true_sum(self.probe.sum);
         } else {
