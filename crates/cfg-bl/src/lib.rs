@@ -97,11 +97,11 @@
 //!   targets' path counts, fewest first, and its increments are the edge values (see
 //!   [`numbering`]): its paths that leave early are numbered low, and a path's running sum
 //!   never passes its number, so those numbered below 2^63 run in compiled probes, which
-//!   hold 64-bit sums. Paths numbered above run on the sink's 128-bit sums; where at most
-//!   2^62 paths go on from the node such a path stands at (and its function saves no
-//!   sum), the sink keeps the true sum and lends compiled probes an offset in its place,
-//!   a value no counter holds, so that they run the path on until it ends (the sink then
-//!   counts the true sum plus what they added).
+//!   hold 64-bit sums. Paths numbered above run on the sink's 128-bit sums; where every
+//!   way on from the node such a path stands at adds less than 2^63 - 1 before it counts
+//!   (and its function saves no sum), the sink keeps the true sum and lends compiled
+//!   probes a negative sum in its place, which no counter holds, so that they run the
+//!   path on until it ends (the sink then counts the true sum plus what they added).
 //! - **Known saved sums.** Where every entry of a region saves one constant outer sum (a
 //!   loop at a function's start, after a straight prologue, or after a loop whose exit
 //!   restores a constant), [`Instrumented::fold_known_saves`] drops the region's pushes and
@@ -705,11 +705,18 @@
 //! region-based 1360.4M -> 1304.7M, global-based 1364.2M -> 1308.6M; nbody 50000 flat
 //! 3433.3M -> 3434.4M. `cargo xtask bench-paths --instructions` at 3e56615: geomean no-op
 //! 1.072x, flat 1.193x, region-based 1.199x, global-based 1.208x; chase 1.322x, 1.343x and
-//! 1.346x; the other guests' ratios as at 844f8c4 (within 0.001x).
+//! 1.346x; the other guests' ratios as at 844f8c4 (within 0.001x). Lending `-(m + 1)`,
+//! `m` the most a way on adds before it counts (below 2^63 - 1), instead of -2^62
+//! (f6b233b) gives room where twice as many paths go on, and keeps compiled code's
+//! deferred additions, which check that the sum lies within ±2^62: 49 612 of 111 587
+//! edges and 31 595 traces with a wide sum; cachegrind chase 250000 flat 1281.0M,
+//! region-based 1300.8M, global-based 1304.3M. `cargo xtask bench-paths --instructions`
+//! at f6b233b: geomean flat 1.192x, region-based 1.199x, global-based 1.208x; chase
+//! 1.318x, 1.338x and 1.342x.
 //!
-//! The goal of 1.2x is reached in instructions by flat profiles (1.193x at 3e56615) and
-//! region-based ones (1.199x), not by global-based ones (1.208x) nor in time (1.21x-1.24x
-//! at 844f8c4). Probes pay off in loops (crc's profiles cost less than
+//! The goal of 1.2x is reached in instructions by flat profiles (1.192x at f6b233b) and
+//! region-based ones (1.199x), not by global-based ones (1.208x) nor in time (1.24x-1.25x
+//! at 5fb2e84, `cargo xtask bench-paths --runs 11`). Probes pay off in loops (crc's profiles cost less than
 //! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave

@@ -2150,7 +2150,7 @@ impl Sink for PathSink {
     /// new key is the entry's); a path's end is an indexed add in the pool, a longer arena
     /// step one call. The edge's kind is not read: a call or return block's key is marked
     /// (`NOT_FLOW`), so it fails the first compare and meets the second. Everything else
-    /// goes to `on_edge`.
+    /// goes to `on_edge`. (First, a wide sum lent as an offset is taken back: one compare.)
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
         if self.offset != 0 {
