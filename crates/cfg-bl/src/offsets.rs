@@ -135,7 +135,100 @@ pub(crate) fn room(inst: &Instrumented) -> Vec<Option<i64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::strategies::reducible_cfg;
     use crate::{Hierarchy, Mode, RegionTree, Weights};
+    use proptest::prelude::*;
+
+    /// What every way on from `v` adds before it counts, by brute force over the plan's
+    /// operations: the most, `Err` if one assigns, saves, restores, adds a negative value
+    /// or runs in a cycle without counting; `None` past `cap` ways.
+    fn most_on(inst: &Instrumented, v: usize, cap: usize) -> Option<Result<i128, ()>> {
+        let g = &inst.hier.cfg.graph;
+        let mut most = 0i128;
+        let mut ways = 0;
+        // (node, added so far, nodes on the way since its start)
+        let mut stack = vec![(v, 0i128, vec![v])];
+        let run = |ops: &[Op], mut added: i128| -> Result<Option<i128>, ()> {
+            for &op in ops {
+                match op {
+                    Op::Add(a) if (a as i128) >= 0 => added += a as i128,
+                    Op::Count { add, .. } if (add as i128) >= 0 => {
+                        return Ok(Some(added + add as i128))
+                    }
+                    _ => return Err(()),
+                }
+            }
+            Ok(None)
+        };
+        while let Some((u, added, on)) = stack.pop() {
+            for e in g.edges(petgraph::graph::NodeIndex::new(u)) {
+                let w = e.target();
+                let mut ended = run(inst.ops_for(e.id().index()), added);
+                if let (Ok(None), true) = (ended, w == Cfg::exit()) {
+                    ended = match run(&inst.end_ops, 0) {
+                        Ok(Some(end)) => Ok(Some(added_after(inst, e.id().index(), added) + end)),
+                        _ => Err(()),
+                    };
+                }
+                match ended {
+                    Err(()) => return Some(Err(())),
+                    Ok(Some(c)) => {
+                        most = most.max(c);
+                        ways += 1;
+                        if ways > cap {
+                            return None;
+                        }
+                    }
+                    Ok(None) if on.contains(&w.index()) => return Some(Err(())),
+                    Ok(None) => {
+                        let mut on = on.clone();
+                        on.push(w.index());
+                        stack.push((w.index(), added_after(inst, e.id().index(), added), on));
+                    }
+                }
+            }
+        }
+        Some(Ok(most))
+    }
+
+    /// `added` plus the additions of edge `e`'s operations (which count nothing).
+    fn added_after(inst: &Instrumented, e: usize, added: i128) -> i128 {
+        let adds = inst.ops_for(e).iter().map(|op| match op {
+            Op::Add(a) => *a as i128,
+            _ => 0,
+        });
+        added + adds.sum::<i128>()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The sum lent at each node is `-(m + 1)` for the most `m` any way on adds before
+        /// it counts, and none where a way escapes, as a brute-force walk of every way on
+        /// finds (flat and loop regions, both modes, the spec's plans and the folded ones
+        /// the sink runs; small graphs' increments may be negative, which escapes).
+        #[test]
+        fn room_matches_every_way_on(cfg in reducible_cfg(4)) {
+            for tree in [RegionTree::flat(&cfg), RegionTree::loops(&cfg)] {
+                for mode in [Mode::RegionBased, Mode::GlobalBased { shrink: true }] {
+                    let hier = Hierarchy::new(cfg.clone(), tree.clone()).unwrap();
+                    let spec = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
+                    // The sink's plans, with the saves known when instrumenting folded.
+                    let mut folded = spec.clone();
+                    folded.fold_known_saves();
+                    for inst in [&spec, &folded] {
+                        let room = room(inst);
+                        for (v, &lent) in room.iter().enumerate() {
+                            let Some(most) = most_on(inst, v, 5000) else { continue };
+                            let fits = |&m: &i128| m < i64::MAX as i128;
+                            let want = most.ok().filter(fits).map(|m| -(m + 1) as i64);
+                            prop_assert_eq!(lent, want, "node {} {:?}", v, mode);
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_walk_goes_on_counts_or_escapes() {
