@@ -80,26 +80,26 @@ pub(crate) fn room(inst: &Instrumented) -> Vec<Option<i64>> {
     // Known for a node once all its successors through edges that go on are (ways on
     // without a count run in a cycle, which escapes too: such nodes are never known).
     let mut most: Vec<Option<Option<i128>>> = vec![None; n];
-    let at_exit = match walk(&inst.end_ops) {
-        Walk::Counts(a) => Some(a),
-        _ => None,
-    };
-    let leads = |e: petgraph::graph::EdgeReference<'_, _>| {
-        let w = e.target();
-        let walk = walk(inst.ops_for(e.id().index()));
-        match walk {
-            Walk::Goes(a) if w == Cfg::exit() => (None, at_exit.map(|x| a + x)),
-            Walk::Goes(a) => (Some(w), Some(a)),
-            Walk::Counts(a) => (None, Some(a)),
-            Walk::Escapes => (None, None),
-        }
-    };
+    // Per edge: its walk, an edge to the virtual exit's with the end's operations after.
+    let at_exit = walk(&inst.end_ops);
+    let steps: Vec<Walk> = g
+        .edge_references()
+        .map(|e| match walk(inst.ops_for(e.id().index())) {
+            Walk::Goes(a) if e.target() == Cfg::exit() => match at_exit {
+                Walk::Counts(x) => Walk::Counts(a + x),
+                _ => Walk::Escapes,
+            },
+            step => step,
+        })
+        .collect();
+    let goes =
+        |e: &petgraph::graph::EdgeReference<'_, _>| matches!(steps[e.id().index()], Walk::Goes(_));
     // Reverse topological order over the edges that go on, by counting each node's
     // successors not yet known.
     let mut pending = vec![0usize; n];
     let mut ready = Vec::new();
     for v in g.node_indices() {
-        pending[v.index()] = g.edges(v).filter(|&e| leads(e).0.is_some()).count();
+        pending[v.index()] = g.edges(v).filter(goes).count();
         if pending[v.index()] == 0 {
             ready.push(v);
         }
@@ -107,18 +107,17 @@ pub(crate) fn room(inst: &Instrumented) -> Vec<Option<i64>> {
     while let Some(v) = ready.pop() {
         let mut max = Some(0i128);
         for e in g.edges(v) {
-            let (next, add) = leads(e);
-            let at = match (next, add) {
-                (Some(w), Some(a)) => most[w.index()].flatten().map(|m| a + m),
-                (None, add) => add,
-                (Some(_), None) => None,
+            let at = match steps[e.id().index()] {
+                Walk::Goes(a) => most[e.target().index()].flatten().map(|m| a + m),
+                Walk::Counts(a) => Some(a),
+                Walk::Escapes => None,
             };
             max = max.zip(at).map(|(m, a)| m.max(a)).filter(|&m| m < LIMIT);
         }
         most[v.index()] = Some(max);
         for e in g.edges_directed(v, petgraph::Direction::Incoming) {
             let p = e.source().index();
-            if leads(e).0.is_some() {
+            if goes(&e) {
                 pending[p] -= 1;
                 if pending[p] == 0 {
                     ready.push(e.source());

@@ -992,16 +992,18 @@ impl PathSink {
             return;
         }
         let (f, node) = (key_func(probe.key), key_node(probe.key));
-        let own = self.acts.last().filter(|a| a.func == Some(f));
-        let Some(fun) = self.functions.get_mut(f).filter(|_| own.is_some()) else {
+        let own = |a: &Act| a.func == Some(f) && a.state.stack.is_empty();
+        if !self.acts.last().is_some_and(own) {
+            return;
+        }
+        let Some(fun) = self.functions.get_mut(f) else {
             return;
         };
         let (Some(inst), true) = (&fun.inst, fun.saves_none) else {
             return;
         };
         let room = fun.room.get_or_insert_with(|| offsets::room(inst));
-        let fresh = own.is_some_and(|a| a.state.stack.is_empty());
-        if let (Some(&Some(lent)), true) = (room.get(node), fresh) {
+        if let Some(&Some(lent)) = room.get(node) {
             let lent = lent as i128 as u128;
             self.offset = self.probe.sum.wrapping_sub(lent);
             self.probe.sum = lent;
