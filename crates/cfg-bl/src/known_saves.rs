@@ -392,8 +392,9 @@ fn rewrite(
 impl Instrumented {
     /// The plan's pushes (its start's and end's included).
     pub(crate) fn pushes(&self) -> usize {
-        let ops = self.ops.iter().chain(&self.start_ops).chain(&self.end_ops);
-        ops.filter(|op| matches!(op, Op::Push(_))).count()
+        self.all_ops()
+            .filter(|op| matches!(op, Op::Push(_)))
+            .count()
     }
 }
 

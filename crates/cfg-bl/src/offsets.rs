@@ -138,65 +138,66 @@ mod tests {
     use crate::{Hierarchy, Mode, RegionTree, Weights};
     use proptest::prelude::*;
 
+    /// Where a way on stands after some operations: going on, having added this, or
+    /// counted this.
+    enum Way {
+        On(i128),
+        Counted(i128),
+    }
+
+    /// `added` after `ops` by brute force, `Err` if one assigns, saves, restores or adds
+    /// a negative value.
+    fn run(ops: &[Op], mut added: i128) -> Result<Way, ()> {
+        for &op in ops {
+            match op {
+                Op::Add(a) if (a as i128) >= 0 => added += a as i128,
+                Op::Count { add, .. } if (add as i128) >= 0 => {
+                    return Ok(Way::Counted(added + add as i128))
+                }
+                _ => return Err(()),
+            }
+        }
+        Ok(Way::On(added))
+    }
+
     /// What every way on from `v` adds before it counts, by brute force over the plan's
-    /// operations: the most, `Err` if one assigns, saves, restores, adds a negative value
-    /// or runs in a cycle without counting; `None` past `cap` ways.
+    /// operations: the most, `Err` if one escapes ([`run`]) or runs in a cycle without
+    /// counting; `None` past `cap` ways.
     fn most_on(inst: &Instrumented, v: usize, cap: usize) -> Option<Result<i128, ()>> {
         let g = &inst.hier.cfg.graph;
         let mut most = 0i128;
         let mut ways = 0;
         // (node, added so far, nodes on the way since its start)
         let mut stack = vec![(v, 0i128, vec![v])];
-        let run = |ops: &[Op], mut added: i128| -> Result<Option<i128>, ()> {
-            for &op in ops {
-                match op {
-                    Op::Add(a) if (a as i128) >= 0 => added += a as i128,
-                    Op::Count { add, .. } if (add as i128) >= 0 => {
-                        return Ok(Some(added + add as i128))
-                    }
-                    _ => return Err(()),
-                }
-            }
-            Ok(None)
-        };
         while let Some((u, added, on)) = stack.pop() {
             for e in g.edges(petgraph::graph::NodeIndex::new(u)) {
                 let w = e.target();
-                let mut ended = run(inst.ops_for(e.id().index()), added);
-                if let (Ok(None), true) = (ended, w == Cfg::exit()) {
-                    ended = match run(&inst.end_ops, 0) {
-                        Ok(Some(end)) => Ok(Some(added_after(inst, e.id().index(), added) + end)),
+                let mut way = run(inst.ops_for(e.id().index()), added);
+                if let (Ok(Way::On(a)), true) = (&way, w == Cfg::exit()) {
+                    way = match run(&inst.end_ops, *a) {
+                        Ok(Way::Counted(c)) => Ok(Way::Counted(c)),
                         _ => Err(()),
                     };
                 }
-                match ended {
+                match way {
                     Err(()) => return Some(Err(())),
-                    Ok(Some(c)) => {
+                    Ok(Way::Counted(c)) => {
                         most = most.max(c);
                         ways += 1;
                         if ways > cap {
                             return None;
                         }
                     }
-                    Ok(None) if on.contains(&w.index()) => return Some(Err(())),
-                    Ok(None) => {
+                    Ok(Way::On(_)) if on.contains(&w.index()) => return Some(Err(())),
+                    Ok(Way::On(a)) => {
                         let mut on = on.clone();
                         on.push(w.index());
-                        stack.push((w.index(), added_after(inst, e.id().index(), added), on));
+                        stack.push((w.index(), a, on));
                     }
                 }
             }
         }
         Some(Ok(most))
-    }
-
-    /// `added` plus the additions of edge `e`'s operations (which count nothing).
-    fn added_after(inst: &Instrumented, e: usize, added: i128) -> i128 {
-        let adds = inst.ops_for(e).iter().map(|op| match op {
-            Op::Add(a) => *a as i128,
-            _ => 0,
-        });
-        added + adds.sum::<i128>()
     }
 
     proptest! {

@@ -334,8 +334,12 @@ impl Instrumented {
     /// Whether no operation saves or restores a sum (flat plans, and those whose saves
     /// were all folded, see [`fold_known_saves`](Self::fold_known_saves)).
     pub fn saves_none(&self) -> bool {
-        let mut ops = self.ops.iter().chain(&self.start_ops).chain(&self.end_ops);
-        !ops.any(|op| matches!(op, Op::Push(_) | Op::Pop))
+        !self.all_ops().any(|op| matches!(op, Op::Push(_) | Op::Pop))
+    }
+
+    /// Every operation of the plan: the edges', the start's and the end's.
+    pub(crate) fn all_ops(&self) -> impl Iterator<Item = &Op> {
+        self.ops.iter().chain(&self.start_ops).chain(&self.end_ops)
     }
 
     /// Number of counter tables.

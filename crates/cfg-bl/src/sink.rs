@@ -933,9 +933,7 @@ impl PathSink {
     /// [`lend_offset`](Self::lend_offset)), before anything reads the activations.
     #[inline(always)]
     fn settle(&mut self) {
-        if self.offset != 0 {
-            self.take_offset();
-        }
+        self.take_offset();
         if self.probe.depth != 0 {
             self.open_frames();
         } else if self.probe.saved != 0 {
@@ -983,9 +981,10 @@ impl PathSink {
     /// Lends the probe state a sum in place of the top activation's, if that sum is wide
     /// (compiled probes hold 64-bit sums) and the activation may take an offset where it
     /// stands: its function saves no sum, and every way on from its node adds little
-    /// enough ([`offsets::room`]). Nothing else is lent (no frame open, no sum saved).
-    /// [`take_offset`](Self::take_offset) adds what compiled code added to the lent sum to
-    /// the true one.
+    /// enough ([`offsets::room`]). Nothing else is lent (no frame open, no sum saved). An
+    /// offset lent stays lent from lease to lease until the sink next reads its
+    /// activations, when [`take_offset`](Self::take_offset) adds what compiled code added
+    /// to the lent sum to the true one.
     fn lend_offset(&mut self) {
         let probe = &self.probe;
         if signed_64(probe.sum).is_some() || probe.depth != 0 || probe.saved != 0 {
@@ -1010,12 +1009,21 @@ impl PathSink {
         }
     }
 
-    /// Takes back the offset [`lend_offset`](Self::lend_offset) lent: the activation it was
-    /// lent for has its true sum again (in the state, or in its frame's caller, taken over
-    /// first, if compiled code left calls open).
+    /// Takes back the offset [`lend_offset`](Self::lend_offset) lent, if one is (one
+    /// compare when none is).
+    #[inline(always)]
+    fn take_offset(&mut self) {
+        if self.offset != 0 {
+            self.give_back_offset();
+        }
+    }
+
+    /// [`take_offset`](Self::take_offset)'s work: the activation the offset was lent for
+    /// has its true sum again (in the state, or in its frame's caller, taken over first,
+    /// if compiled code left calls open).
     #[cold]
     #[inline(never)]
-    fn take_offset(&mut self) {
+    fn give_back_offset(&mut self) {
         let offset = std::mem::take(&mut self.offset);
         let true_sum = |lent: u128| offset.wrapping_add(lent);
         if self.probe.depth == 0 {
@@ -2155,9 +2163,7 @@ impl Sink for PathSink {
     /// goes to `on_edge`. (First, a wide sum lent as an offset is taken back: one compare.)
     #[inline(always)]
     fn edge(&mut self, edge: &Edge) -> Control {
-        if self.offset != 0 {
-            self.take_offset();
-        }
+        self.take_offset();
         // A tail call whose probe missed (its cached step, if any, is an action); the
         // kind is tested here, so that other edges make no call out of line.
         if edge.kind == EmuEdge::Jump && self.frame_tail(edge) {
@@ -2221,9 +2227,6 @@ impl Sink for PathSink {
     /// switch of [`record_edges`](Self::record_edges) clears the cache first, so that no
     /// probe given before applies.
     fn probe_state(&mut self) -> Option<ProbeLease<'_>> {
-        if self.offset != 0 {
-            self.take_offset();
-        }
         if self.arena.record != self.record_edges {
             self.settle();
             self.clear_cache();
