@@ -715,9 +715,10 @@
 //! 1.318x, 1.338x and 1.342x.
 //!
 //! The goal of 1.2x is reached in instructions by flat profiles (1.192x at f6b233b) and
-//! region-based ones (1.199x), not by global-based ones (1.208x) nor in time (1.24x-1.25x
-//! at 5fb2e84, `cargo xtask bench-paths --runs 11`). Probes pay off in loops (crc's profiles cost less than
-//! delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
+//! region-based ones (1.199x), not by global-based ones (1.208x) nor in time (`cargo
+//! xtask bench-paths --runs 11`: flat, region-based and global-based 1.24x, 1.25x and
+//! 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at 0358d6a). Probes pay off in loops (crc's
+//! profiles cost less than delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
 //! geomean flat 1.58x, region-based 1.65x and global-based 1.67x, against 1.49x, 1.57x and
