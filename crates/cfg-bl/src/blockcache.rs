@@ -698,13 +698,19 @@ impl Arena {
 /// Appends `ops` to `out`, merging additions into a preceding addition or assignment,
 /// folding an addition into a following count (`Add(a); Count(t, b)` is `Count(t, a + b);
 /// Add(a)`), push (`Add(a); Push(b)` is `Push(a + b); Add(a)`) or assignment (`Add(a);
-/// Set(v)` and `Set(a); Set(v)` are `Set(v)`), and dropping additions of zero; the result
-/// has the same effect on sum, stack and counters.
+/// Set(v)` and `Set(a); Set(v)` are `Set(v)`), and dropping additions of zero or that
+/// cancel the one before; the result has the same effect on sum, stack and counters.
 pub(crate) fn compose(out: &mut Vec<Op>, ops: &[Op]) {
     for &op in ops {
         match (out.last_mut(), op) {
             (_, Op::Add(0)) => {}
-            (Some(Op::Add(a) | Op::Set(a)), Op::Add(b)) => *a = a.wrapping_add(b),
+            (Some(Op::Add(a)), Op::Add(b)) => {
+                *a = a.wrapping_add(b);
+                if *a == 0 {
+                    out.pop();
+                }
+            }
+            (Some(Op::Set(a)), Op::Add(b)) => *a = a.wrapping_add(b),
             (Some(last @ (Op::Add(_) | Op::Set(_))), Op::Set(v)) => *last = Op::Set(v),
             (Some(&mut Op::Add(a)), Op::Count { table, add }) => {
                 out.pop();
@@ -810,6 +816,9 @@ mod tests {
         let mut v = Vec::new();
         compose(&mut v, &[Op::Add(2), Op::Add(0), Op::Add(u128::MAX)]);
         assert_eq!(v, [Op::Add(1)]);
+        let mut cancelled = Vec::new();
+        compose(&mut cancelled, &[Op::Add(2), Op::Add(u128::MAX - 1)]);
+        assert_eq!(cancelled, []);
         compose(
             &mut v,
             &[Op::Count { table: 0, add: 3 }, Op::Set(5), Op::Add(2)],
