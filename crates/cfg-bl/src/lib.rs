@@ -128,9 +128,12 @@
 //! - **Weights.** Increments go on the chords of a maximum spanning tree of a static
 //!   estimate ([`Weights::Estimate`]) or of a measured edge profile ([`Weights::Measured`];
 //!   for a program run, [`PathSink::set_edge_profile`] with [`PathSink::edge_profile`] of
-//!   an earlier run that recorded edges). Path numbers and counts do not depend on the
-//!   weights, only which edges carry additions (tested on the guests). A graph with more
-//!   than 2^63 - 1 paths ignores the weights (see **Overflow**).
+//!   an earlier run that recorded edges). An augmented edge weighs what the CFG edges
+//!   whose additions use it weigh: an increment that lands in a path end's count or a
+//!   start's assignment costs nothing, so those edges become chords first, and a hot
+//!   branch whose paths end apart adds nothing. Path numbers and counts do not depend on
+//!   the weights, only which edges carry additions (tested on the guests). A graph with
+//!   more than 2^63 - 1 paths ignores the weights (see **Overflow**).
 //! - **Program end.** The program may end in any block that calls, makes a system call, or
 //!   cannot reach a return (an endless loop such as a bare-metal `_exit`'s `j .` after its
 //!   store to `tohost`): recovery gives those blocks exit edges, so every activation's paths

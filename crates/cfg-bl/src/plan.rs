@@ -258,7 +258,10 @@ impl Instrumented {
                 |out| sym.exit(0, Child::Block(Cfg::exit()), out),
             )
         })?;
-        // Weights of augmented edges: the weight of every CFG edge whose code uses them.
+        // Weights of augmented edges: the weight of every CFG edge whose additions use
+        // them. An increment that lands in a count, an assignment or a push costs nothing
+        // there (the operation runs anyway), so edges used only so weigh 0 and become
+        // chords first: a loop's branches then add nothing where its paths end apart.
         let cfg_w = cfg_weights(&hier, weights);
         let mut aug_w: Vec<Vec<u64>> = graphs.iter().map(|g| vec![0; g.dag.edges.len()]).collect();
         let start_w: u64 = hier
@@ -273,6 +276,9 @@ impl Instrumented {
             .chain([(&start_sym, start_w), (&end_sym, start_w)]);
         for (&ops, w) in all {
             for op in syms.ops(ops) {
+                if !matches!(op, SymOp::Add(_)) {
+                    continue;
+                }
                 for &(g, e) in syms.edges(op) {
                     aug_w[g][e] = aug_w[g][e].saturating_add(w);
                 }
@@ -661,5 +667,54 @@ impl Symbolic<'_> {
             syms.push(SymOp::Set, |out| self.entry(r, c, out))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Cfg, Hierarchy, Instrumented, Mode, Op, RegionTree, Weights};
+
+    /// `crc16_ccitt`'s shape: an inner loop whose head `H` branches to `A` or `B` on every
+    /// iteration, each going back to `H` or on to `T`, inside an outer loop `O .. T`. An
+    /// increment on an edge into a path's end lands in its count, and one on an edge out of
+    /// a path's start in its assignment, where it costs nothing: so the branch adds
+    /// nothing, its paths told apart where they end.
+    #[test]
+    fn a_hot_branch_adds_nothing_when_its_paths_end_apart() {
+        let (cfg, n) = Cfg::from_names(
+            &["O", "H", "A", "B", "T", "X"],
+            &["O"],
+            &[
+                ("O", "H"),
+                ("H", "A"),
+                ("H", "B"),
+                ("A", "H"),
+                ("A", "T"),
+                ("B", "H"),
+                ("B", "T"),
+                ("T", "O"),
+                ("T", "X"),
+            ],
+            &["X"],
+        )
+        .unwrap();
+        let plans = [
+            (RegionTree::flat(&cfg), Mode::RegionBased),
+            (RegionTree::loops(&cfg), Mode::RegionBased),
+            (RegionTree::loops(&cfg), Mode::GlobalBased { shrink: false }),
+            (RegionTree::loops(&cfg), Mode::GlobalBased { shrink: true }),
+        ];
+        for (regions, mode) in plans {
+            let hier = Hierarchy::new(cfg.clone(), regions).unwrap();
+            let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
+            for (a, b) in [(1, 2), (1, 3)] {
+                let e = cfg.find_edge(n[a], n[b]).unwrap().index();
+                let ops = inst.ops_for(e);
+                assert!(
+                    !ops.iter().any(|op| matches!(op, Op::Add(_))),
+                    "{mode:?}, edge {a}->{b}: {ops:?}"
+                );
+            }
+        }
     }
 }
