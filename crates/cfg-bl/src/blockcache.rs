@@ -858,6 +858,7 @@ mod tests {
                 crate::runtime::Table::Dense(vec![0; 64]),
                 crate::runtime::Table::Dense(vec![0; 64]),
             ],
+            first_sums: Vec::new(),
             out_of_range: 0,
             underflow: 0,
         };
@@ -946,6 +947,7 @@ mod tests {
         let mut pool = Pool::default();
         let dense = pool.place(&Counters {
             tables: vec![crate::runtime::Table::Dense(vec![0; 4])],
+            first_sums: Vec::new(),
             out_of_range: 0,
             underflow: 0,
         });

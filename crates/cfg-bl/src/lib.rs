@@ -108,7 +108,11 @@
 //!   makes its pops assign the constant (see [`known_saves`]); the [`PathSink`] folds every
 //!   plan it builds. The spec's plan ([`Instrumented::new`]) is left as RB_PProf and GPProf
 //!   give it; both count the same paths (a property test walks both).
-//! - **Counters.** A table per region (region-based) or per function (global-based),
+//! - **Counters.** A table per region. Global-based, GPProf's one table of the
+//!   function's sums is cut in one slice per region: every path of a region starts with
+//!   `fe->E_R`, so its sums are consecutive ([`Instrumented::table_sums`]), and a small
+//!   region's slice is dense where the whole function's table would be sparse. (A function
+//!   of more than 2^63 - 1 paths keeps one table.) A table is
 //!   dense (a vector indexed by path sum) when its NumPaths is at most
 //!   [`runtime::DENSE_LIMIT`] (4096), else sparse through `bounded-hashtable` (only paths
 //!   that occur take memory); [`PathSink::dense_limit`] moves the threshold, and both kinds

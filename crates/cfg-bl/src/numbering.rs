@@ -84,7 +84,7 @@ impl Dag {
 
 /// Whether a graph of `paths` paths is wide, beyond `i64::MAX`: numbered fewest paths
 /// first, with its edge values as increments (see [`Dag`] and [`Numbering::increments`]).
-fn wide(paths: u128) -> bool {
+pub(crate) fn wide(paths: u128) -> bool {
     paths > i64::MAX as u128
 }
 

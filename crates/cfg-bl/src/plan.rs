@@ -71,11 +71,13 @@ pub enum Op {
     Push(u128),
     /// `sum = pop()`: restore the outer sum on leaving a region.
     Pop,
-    /// `cnt[table][sum + add]++`: a path ended.
+    /// `cnt[table][sum + add]++`: a path ended. Counter `i` of a table counts the path
+    /// whose sum is the table's first ([`Instrumented::table_sums`]) plus `i`.
     Count {
-        /// Counter table (region for region-based, 0 for global-based).
+        /// Counter table: the region whose path ends (global-based, 0 for a function of
+        /// more than 2^63 - 1 paths, whose one table holds them all).
         table: u32,
-        /// Added to the sum to finish the path.
+        /// Added to the sum to finish the path, less the table's first sum.
         add: u128,
     },
 }
@@ -227,6 +229,8 @@ pub struct Instrumented {
     pub start_ops: Vec<Op>,
     /// Operations when an activation ends at the virtual exit.
     pub end_ops: Vec<Op>,
+    /// Per counter table: the sum its counter 0 counts, and its size (see [`Op::Count`]).
+    slices: Vec<(u128, u128)>,
 }
 
 impl Instrumented {
@@ -240,10 +244,12 @@ impl Instrumented {
         for g in graphs.iter_mut() {
             g.numbering = Numbering::new(&g.dag)?;
         }
+        let slices = slices(&hier, mode, &graphs);
         let sym = Symbolic {
             hier: &hier,
             graphs: &graphs,
             mode,
+            sliced: slices.len() > 1,
         };
         let mut syms = SymOps::default();
         let mut edge_sym = Vec::with_capacity(hier.classes.len());
@@ -303,7 +309,7 @@ impl Instrumented {
                 SymOp::Pop => Some(Op::Pop),
                 SymOp::Count(table, _) => Some(Op::Count {
                     table,
-                    add: total(op),
+                    add: total(op).wrapping_sub(slices[table as usize].0),
                 }),
             }))
         };
@@ -325,6 +331,7 @@ impl Instrumented {
             edge_ops,
             start_ops,
             end_ops,
+            slices,
         })
     }
 
@@ -350,18 +357,31 @@ impl Instrumented {
 
     /// Number of counter tables.
     pub fn tables(&self) -> usize {
-        self.graphs.len()
+        self.slices.len()
     }
 
     /// Size of each table: the number of path sums it may receive.
     pub fn table_sizes(&self) -> Vec<u128> {
-        self.graphs.iter().map(|g| g.numbering.total()).collect()
+        self.slices.iter().map(|&(_, n)| n).collect()
+    }
+
+    /// The sums each table counts, counter 0 the first: from 0 but for the slices of a
+    /// global-based function's numbering.
+    pub fn table_sums(&self) -> Vec<std::ops::Range<u128>> {
+        self.slices
+            .iter()
+            .map(|&(first, n)| first..first + n)
+            .collect()
     }
 
     /// The hierarchical path counted at `sum` in `table`, or `None` if no path has that sum
     /// (or it is not a hierarchical path: unused numbers of the global scheme).
     pub fn decode(&self, table: usize, sum: u128) -> Option<HierPath> {
-        let g = self.graphs.get(table)?;
+        let (first, size) = *self.slices.get(table)?;
+        if sum.checked_sub(first)? >= size {
+            return None;
+        }
+        let g = self.graphs.get(table).or(self.graphs.first())?;
         match self.mode {
             Mode::RegionBased => {
                 // The path's children, straight from the walk. (Room for most paths at
@@ -385,7 +405,7 @@ impl Instrumented {
                     return None;
                 }
                 let region = match nodes.get(1) {
-                    Some(AugNode::RegionEntry(r)) => *r,
+                    Some(AugNode::RegionEntry(r)) if self.tables() == 1 || *r == table => *r,
                     _ => return None,
                 };
                 let mut children: Vec<Child> = Vec::new();
@@ -550,18 +570,43 @@ fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
     g
 }
 
+/// The counter tables' slices of the sums, `(first, size)`: region-based, each region's
+/// table holds its sums; global-based, the function's one numbering is cut in one slice
+/// per region, since every path of region `R` starts with `fe->E_R` and its sums are the
+/// `NumPaths(E_R)` from `val(fe->E_R)` on (so a region's small slice can be a dense table
+/// where the whole would not), unless the function has more than 2^63 - 1 paths (its
+/// counts' additions then stay non-negative, see [`crate::offsets`]).
+fn slices(hier: &Hierarchy, mode: Mode, graphs: &[AugGraph]) -> Vec<(u128, u128)> {
+    let whole = |g: &AugGraph| (0, g.numbering.total());
+    match (mode, graphs) {
+        (Mode::GlobalBased { .. }, [g]) if !crate::numbering::wide(g.numbering.total()) => {
+            let fe = g.dag.source;
+            let hubs = g.dag.nodes - hier.levels.len();
+            (0..hier.levels.len())
+                .map(|r| match g.index.get(&(fe, hubs + r)) {
+                    Some(&e) => (g.numbering.val[e], g.numbering.num_paths[hubs + r]),
+                    None => (0, 0),
+                })
+                .collect()
+        }
+        _ => graphs.iter().map(whole).collect(),
+    }
+}
+
 /// Builds symbolic operations from the augmented graphs.
 struct Symbolic<'a> {
     hier: &'a Hierarchy,
     graphs: &'a [AugGraph],
     mode: Mode,
+    /// Global-based: the table is cut in one slice per region.
+    sliced: bool,
 }
 
 impl Symbolic<'_> {
     fn table(&self, r: RegionId) -> u32 {
         match self.mode {
-            Mode::RegionBased => r as u32,
-            Mode::GlobalBased { .. } => 0,
+            Mode::GlobalBased { .. } if !self.sliced => 0,
+            _ => r as u32,
         }
     }
 

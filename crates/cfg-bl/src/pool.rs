@@ -345,6 +345,7 @@ mod tests {
                 Table::Sparse(Box::default()),
                 Table::Sparse(Box::default()),
             ],
+            first_sums: Vec::new(),
             out_of_range: 0,
             underflow: 0,
         }

@@ -118,6 +118,8 @@ impl Sparse {
 pub struct Counters {
     /// One table per [`Instrumented::tables`].
     pub tables: Vec<Table>,
+    /// Per table, the sum its counter 0 counts ([`Instrumented::table_sums`]; none: 0).
+    pub first_sums: Vec<u128>,
     /// Counts at sums outside their table (a plan bug if ever non-zero), or beyond a
     /// sparse table's [`MAX_ENTRIES`].
     pub out_of_range: u64,
@@ -147,6 +149,7 @@ impl Counters {
                     }
                 })
                 .collect(),
+            first_sums: inst.table_sums().iter().map(|r| r.start).collect(),
             out_of_range: 0,
             underflow: 0,
         }
@@ -175,14 +178,18 @@ impl Counters {
     pub fn nonzero(&self) -> Vec<(usize, u128, u64)> {
         let mut v = Vec::new();
         for (t, table) in self.tables.iter().enumerate() {
+            let first = self.first_sums.get(t).copied().unwrap_or(0);
+            let sum = |i: u128| first.wrapping_add(i);
             match table {
                 Table::Dense(d) => v.extend(
                     d.iter()
                         .enumerate()
                         .filter(|(_, &c)| c != 0)
-                        .map(|(s, &c)| (t, s as u128, c)),
+                        .map(|(i, &c)| (t, sum(i as u128), c)),
                 ),
-                Table::Sparse(m) => v.extend(m.counts().into_iter().map(|(s, c)| (t, s, c))),
+                Table::Sparse(m) => {
+                    v.extend(m.counts().into_iter().map(|(i, c)| (t, sum(i), c)));
+                }
             }
         }
         v.sort();

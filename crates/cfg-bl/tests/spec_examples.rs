@@ -62,8 +62,8 @@ fn build(cfg: Cfg, regions: &[Vec<NodeIndex>], mode: Mode) -> Instrumented {
 /// every number of every table; also checks sums are unique per table.
 fn enumerate(inst: &Instrumented) -> BTreeMap<(usize, String), u128> {
     let mut out = BTreeMap::new();
-    for (t, &n) in inst.table_sizes().iter().enumerate() {
-        for s in 0..n {
+    for (t, sums) in inst.table_sums().into_iter().enumerate() {
+        for s in sums {
             if let Some(p) = inst.decode(t, s) {
                 let key = (p.region, inst.render(&p));
                 assert!(out.insert(key.clone(), s).is_none(), "{key:?} twice");
@@ -129,7 +129,13 @@ fn cfg700_paths(shrink: bool) -> (Instrumented, Vec<NodeIndex>) {
 fn cfg700_global_based_paths_are_those_of_fig_7b() {
     for shrink in [false, true] {
         let (inst, _) = cfg700_paths(shrink);
-        assert_eq!(inst.tables(), 1);
+        // One numbering for the function, cut in one slice of sums per region.
+        let sums = inst.table_sums();
+        assert_eq!(sums.len(), 3);
+        let mut cut: Vec<_> = sums.iter().map(|r| (r.start, r.end)).collect();
+        cut.sort();
+        assert!(cut.windows(2).all(|w| w[0].1 == w[1].0), "{cut:?}");
+        assert_eq!((cut[0].0, cut[2].1), (0, inst.graphs[0].numbering.total()));
         let got: BTreeSet<(usize, String)> = enumerate(&inst).into_keys().collect();
         // Region ids (and `R<id>` labels) are numbered by size, larger first: our 1 is the
         // spec's R2 (B..G), our 2 the spec's R1 (C..F), 0 the spec's R3 (A..I). So Fig. 7B's
