@@ -721,10 +721,31 @@
 //! at f6b233b: geomean flat 1.192x, region-based 1.199x, global-based 1.208x; chase
 //! 1.318x, 1.338x and 1.342x.
 //!
-//! The goal of 1.2x is reached in instructions by flat profiles (1.192x at f6b233b) and
-//! region-based ones (1.199x), not by global-based ones (1.208x) nor in time (`cargo
-//! xtask bench-paths --runs 11`: flat, region-based and global-based 1.24x, 1.25x and
-//! 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at 0358d6a). Probes pay off in loops (crc's
+//! Since (eaa4d1b -> 1e4fc30), increments where they cost nothing, and a global-based
+//! function's table cut per region. An augmented edge weighed what every CFG edge using
+//! it weighs; it now weighs what those whose additions use it weigh, so an edge whose
+//! increment lands only in counts, assignments and pushes weighs 0 and becomes a chord
+//! first (the **Weights** choice above): `crc16_ccitt`'s inner loop, whose two branches
+//! each end its paths, added on one branch region-based and on both global-based, and now
+//! on neither (cada03b; with 09a7f35, whose composition drops additions that cancel).
+//! `cargo xtask bench-paths --instructions` at cada03b: geomean flat 1.189x, region-based
+//! 1.194x, global-based 1.203x (coremark 1.221x, 1.202x, 1.246x; sort 1.308x, 1.338x,
+//! 1.338x; chase 1.316x, 1.333x, 1.335x; crc 1.145x, 1.150x, 1.165x). A global-based
+//! function's sums are then counted in one table per region, each a slice of consecutive
+//! sums (the **Counters** choice), dense where small (1e4fc30): global-based coremark
+//! 1.246x -> 1.238x, geomean 1.202x, the other guests within 0.001x. The rest of coremark's
+//! global-based cost over region-based is its sparse path ends (callgrind with the perf
+//! map: 252.9M in sparse path ends, none region-based), in `main`, into which gcc inlines
+//! the benchmark: 42 of its 59 regions' slices hold more than the 4096 sums of a dense
+//! table, up to 1.5e8 (`shrink` on, as the benchmark runs it; the global numbering counts
+//! every way through the inner regions, most of them no hierarchical path's), where its
+//! region-based tables hold at most 356.
+//!
+//! The goal of 1.2x is reached in instructions by flat profiles (1.189x at cada03b) and
+//! region-based ones (1.194x); global-based ones are at 1.202x (1e4fc30). In time (`cargo
+//! xtask bench-paths --runs 11`) flat, region-based and global-based profiles were at
+//! 1.24x, 1.25x and 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at 0358d6a, and 1.21x, 1.22x
+//! and 1.22x, then 1.22x, 1.21x and 1.22x at 1e4fc30. Probes pay off in loops (crc's
 //! profiles cost less than delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
