@@ -112,11 +112,11 @@
 //!   function's sums is cut in one slice per region: every path of a region starts with
 //!   `fe->E_R`, so its sums are consecutive ([`Instrumented::table_sums`]), and a small
 //!   region's slice is dense where the whole function's table would be sparse. (A function
-//!   of more than 2^63 - 1 paths keeps one table.) A table is
-//!   dense (a vector indexed by path sum) when its NumPaths is at most
-//!   [`runtime::DENSE_LIMIT`] (4096), else sparse through `bounded-hashtable` (only paths
-//!   that occur take memory); [`PathSink::dense_limit`] moves the threshold, and both kinds
-//!   give identical profiles (tested on the guests).
+//!   of more than 2^63 - 1 paths keeps one table.) A table is dense (a vector indexed by
+//!   path sum, less the table's first) when it holds at most [`runtime::DENSE_LIMIT`]
+//!   (4096), else sparse through `bounded-hashtable` (only paths that occur take memory);
+//!   [`PathSink::dense_limit`] moves the threshold, and both kinds give identical profiles
+//!   (tested on the guests).
 //! - **Regions.** Natural loops ([`RegionTree::loops`]), loops plus single-entry
 //!   single-exit hammocks ([`RegionTree::loops_and_hammocks`], see [`hammock`]), or user
 //!   regions ([`RegionTree::from_user`]; for a program run, per function by block start

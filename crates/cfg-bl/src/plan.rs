@@ -43,7 +43,8 @@ use crate::Error;
 pub enum Mode {
     /// One augmented CFG and one counter table per region; sums unique within a region.
     RegionBased,
-    /// One augmented CFG and one sparse table for the function; sums unique in it.
+    /// One augmented CFG for the function, sums unique in it (counted in one table per
+    /// region, each a slice of them: see [`Instrumented::table_sums`]).
     GlobalBased {
         /// Leave out the original edges into non-representative entries and out of
         /// non-representative exits, which only add unused path numbers.
@@ -381,7 +382,11 @@ impl Instrumented {
         if sum.checked_sub(first)? >= size {
             return None;
         }
-        let g = self.graphs.get(table).or(self.graphs.first())?;
+        // (Global-based: one graph, whichever slice.)
+        let g = match self.mode {
+            Mode::RegionBased => self.graphs.get(table)?,
+            Mode::GlobalBased { .. } => self.graphs.first()?,
+        };
         match self.mode {
             Mode::RegionBased => {
                 // The path's children, straight from the walk. (Room for most paths at
@@ -526,6 +531,7 @@ fn region_graphs(hier: &Hierarchy) -> Vec<AugGraph> {
 fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
     let n = hier.cfg.node_count();
     let (fe, fx) = (n, n + 1);
+    // (The hubs follow, as `hub` numbers them.)
     let mut nodes: Vec<AugNode> = hier.cfg.graph.node_indices().map(AugNode::Block).collect();
     nodes.push(AugNode::Source);
     nodes.push(AugNode::Sink);
@@ -542,12 +548,12 @@ fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
     let out = |c: Child| hier.rep_exit(c).index();
     for (r, level) in hier.levels.iter().enumerate() {
         if !level.entries.is_empty() {
-            g.edge(fe, n + 2 + r);
+            g.edge(fe, hub(hier, r));
         }
     }
     for (r, level) in hier.levels.iter().enumerate() {
         for &c in &level.entries {
-            g.edge(n + 2 + r, inn(c));
+            g.edge(hub(hier, r), inn(c));
         }
     }
     for level in &hier.levels {
@@ -570,6 +576,12 @@ fn global_graph(hier: &Hierarchy, shrink: bool) -> AugGraph {
     g
 }
 
+/// The node of region `r`'s entry hub `E_R` in the global-based augmented CFG (after the
+/// CFG's nodes, `fe` and `fx`).
+fn hub(hier: &Hierarchy, r: RegionId) -> usize {
+    hier.cfg.node_count() + 2 + r
+}
+
 /// The counter tables' slices of the sums, `(first, size)`: region-based, each region's
 /// table holds its sums; global-based, the function's one numbering is cut in one slice
 /// per region, since every path of region `R` starts with `fe->E_R` and its sums are the
@@ -581,11 +593,11 @@ fn slices(hier: &Hierarchy, mode: Mode, graphs: &[AugGraph]) -> Vec<(u128, u128)
     match (mode, graphs) {
         (Mode::GlobalBased { .. }, [g]) if !crate::numbering::wide(g.numbering.total()) => {
             let fe = g.dag.source;
-            let hubs = g.dag.nodes - hier.levels.len();
             (0..hier.levels.len())
-                .map(|r| match g.index.get(&(fe, hubs + r)) {
-                    Some(&e) => (g.numbering.val[e], g.numbering.num_paths[hubs + r]),
-                    None => (0, 0),
+                .map(|r| match g.get(fe, hub(hier, r)) {
+                    Ok(e) => (g.numbering.val[e], g.numbering.num_paths[hub(hier, r)]),
+                    // (A region no edge enters: no path.)
+                    Err(_) => (0, 0),
                 })
                 .collect()
         }
@@ -631,9 +643,8 @@ impl Symbolic<'_> {
                 Ok(())
             }
             Mode::GlobalBased { .. } => {
-                let n = self.hier.cfg.node_count();
-                let hub = n + 2 + r;
-                self.global_aug(n, hub, out)?;
+                let (fe, hub) = (self.hier.cfg.node_count(), hub(self.hier, r));
+                self.global_aug(fe, hub, out)?;
                 self.global_aug(hub, self.hier.rep_entry(c).index(), out)
             }
         }

@@ -133,8 +133,8 @@ impl Counters {
         Counters::with_dense_limit(inst, DENSE_LIMIT)
     }
 
-    /// Empty tables for `inst`: dense when NumPaths is at most `limit`, sparse above (the
-    /// limit is capped at 2^24 sums, 128 MiB).
+    /// Empty tables for `inst`: dense when its size ([`Instrumented::table_sizes`]) is at
+    /// most `limit`, sparse above (the limit is capped at 2^24 sums, 128 MiB).
     pub fn with_dense_limit(inst: &Instrumented, limit: u128) -> Counters {
         let limit = limit.min(1 << 24);
         Counters {
