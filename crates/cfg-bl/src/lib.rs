@@ -114,9 +114,11 @@
 //!   region's slice is dense where the whole function's table would be sparse. (A function
 //!   of more than 2^63 - 1 paths keeps one table.) A table is dense (a vector indexed by
 //!   path sum, less the table's first) when it holds at most [`runtime::DENSE_LIMIT`]
-//!   (4096), else sparse through `bounded-hashtable` (only paths that occur take memory);
-//!   [`PathSink::dense_limit`] moves the threshold, and both kinds give identical profiles
-//!   (tested on the guests).
+//!   (65536, 512 KiB), else sparse through `bounded-hashtable` (only paths that occur
+//!   take memory); [`PathSink::dense_limit`] moves the threshold, and both kinds give
+//!   identical profiles (tested on the guests). So that a large program's memory stays
+//!   bounded, once the sink's dense counters number [`PathSink::dense_budget`] (2^22,
+//!   32 MiB) only tables of at most 4096 sums are made dense.
 //! - **Regions.** Natural loops ([`RegionTree::loops`]), loops plus single-entry
 //!   single-exit hammocks ([`RegionTree::loops_and_hammocks`], see [`hammock`]), or user
 //!   regions ([`RegionTree::from_user`]; for a program run, per function by block start
@@ -741,8 +743,20 @@
 //! every way through the inner regions, most of them no hierarchical path's), where its
 //! region-based tables hold at most 356.
 //!
-//! The goal of 1.2x is reached in instructions by flat profiles (1.189x at cada03b) and
-//! region-based ones (1.194x); global-based ones are at 1.202x (1e4fc30). In time (`cargo
+//! Since (05ce787 -> NEXT), tables of up to 65536 sums dense (4096 before), within a
+//! budget of dense counters. Flat primes' `main` and several of global-based coremark's
+//! slices hold 4096-65536 sums. Cachegrind (the `overhead` example, `--dense-limit 4096`
+//! against `65536`, whole process): primes 400000 flat 4653.1M -> 4468.4M, coremark 3000
+//! global-based 4789.7M -> 4737.3M, chase and strings region-based and global-based about
+//! -0.1%, the rest within +0.11% (crc global-based 1023.4M -> 1024.5M: zeroing larger
+//! tables); geomean flat -0.57%, region-based -0.02%, global-based -0.16%. A limit of
+//! 131072 gave global-based coremark 4705.5M but crc flat +0.28% and 29 MB of memory
+//! against 22 MB (17 MB at 4096). `cargo xtask bench-paths --instructions` at NEXT:
+//! geomean flat 1.183x, region-based 1.194x, global-based 1.200x (coremark 1.221x,
+//! 1.202x, 1.224x; primes 1.160x, 1.185x, 1.185x).
+//!
+//! The goal of 1.2x is reached in instructions by flat profiles (1.183x at NEXT) and
+//! region-based ones (1.194x); global-based ones are at 1.200x (NEXT). In time (`cargo
 //! xtask bench-paths --runs 11`) flat, region-based and global-based profiles were at
 //! 1.24x, 1.25x and 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at 0358d6a, and 1.21x, 1.22x
 //! and 1.22x, then 1.22x, 1.21x and 1.22x at 1e4fc30. Probes pay off in loops (crc's

@@ -31,6 +31,11 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
+    /// How many counters the pool holds.
+    pub(crate) fn len(&self) -> usize {
+        self.counts.len()
+    }
+
     /// The counters (for probes, which count in them).
     pub(crate) fn counts_mut(&mut self) -> &mut [u64] {
         &mut self.counts

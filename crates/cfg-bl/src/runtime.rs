@@ -2,7 +2,7 @@
 //!
 //! Each table (a region's, region-based; the function's, global-based) is chosen by its
 //! NumPaths: a dense vector of counters indexed by path sum when NumPaths is at most
-//! [`DENSE_LIMIT`] (4096 sums, 32 KiB: a count is one indexed add), and otherwise a sparse
+//! [`DENSE_LIMIT`] (65536 sums, 512 KiB: a count is one indexed add), and otherwise a sparse
 //! [`BoundedHashTable`] keyed by path sum, whose per-entry access counts are the path
 //! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
 //! the front of their chains), behind a 64-entry direct-mapped cache of pending counts so
@@ -19,8 +19,20 @@ use crate::cfg::Cfg;
 use crate::plan::{HierPath, Instrumented, Op};
 use crate::Error;
 
-/// Largest NumPaths of a table kept as a dense vector (by default).
-pub const DENSE_LIMIT: u128 = 1 << 12;
+/// Largest NumPaths of a table kept as a dense vector (by default). Raised from 4096:
+/// the hot tables of flat primes' `main` and of global-based coremark's inlined benchmark
+/// hold 4096-65536 sums (cachegrind: primes 400000 flat 4653.1M -> 4468.4M instructions,
+/// coremark 3000 global-based 4789.7M -> 4737.3M).
+pub const DENSE_LIMIT: u128 = 1 << 16;
+
+/// Tables of at most this many sums stay dense in the [`PathSink`](crate::PathSink) when
+/// its dense counters have spent their budget ([`DENSE_BUDGET`]).
+pub const SMALL_TABLE: u128 = 1 << 12;
+
+/// Dense counters the [`PathSink`](crate::PathSink) holds (2^22, 32 MiB) before it makes
+/// only tables of at most [`SMALL_TABLE`] sums dense, so that a large program's tables
+/// of up to [`DENSE_LIMIT`] sums (512 KiB each) cannot take unbounded memory.
+pub const DENSE_BUDGET: usize = 1 << 22;
 
 /// Entries of a sparse table's front cache.
 const FRONT: usize = 64;

@@ -224,6 +224,11 @@ pub struct PathSink {
     /// tables ([`runtime::DENSE_LIMIT`](crate::runtime::DENSE_LIMIT) by default; set before
     /// the run).
     pub dense_limit: u128,
+    /// Once the dense counters of the functions instrumented so far number this many,
+    /// only tables of at most [`runtime::SMALL_TABLE`](crate::runtime::SMALL_TABLE) sums
+    /// are dense ([`runtime::DENSE_BUDGET`](crate::runtime::DENSE_BUDGET) by default; set
+    /// before the run).
+    pub dense_budget: usize,
     /// Also count every CFG edge taken into [`Function::edge_counts`] (for checking the
     /// path profile against the edge profile; off by default, it costs time).
     pub record_edges: bool,
@@ -287,6 +292,7 @@ impl PathSink {
             stats: Stats::default(),
             record_edges: false,
             dense_limit: crate::runtime::DENSE_LIMIT,
+            dense_budget: crate::runtime::DENSE_BUDGET,
             desync_samples: Vec::new(),
         }
     }
@@ -411,7 +417,11 @@ impl PathSink {
         self.recover(f);
         let mode = self.mode;
         let regions = self.regions;
-        let dense_limit = self.dense_limit;
+        let dense_limit = if self.pool.len() < self.dense_budget {
+            self.dense_limit
+        } else {
+            self.dense_limit.min(crate::runtime::SMALL_TABLE)
+        };
         let Some(func) = self.functions.get_mut(f) else {
             return false;
         };

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use cfg_bl::runtime::Table;
 use cfg_bl::sink::{PathSink, RegionChoice};
 use cfg_bl::{LazyProgram, Mode, Program};
 use isa_emu::linux::{Input, LinuxConfig, Output};
@@ -235,7 +236,7 @@ fn recording_edges_changes_no_path_count() {
 }
 
 /// Dense and sparse (bounded-hashtable) counter tables give the same profile: all sparse,
-/// the default threshold, and dense up to 2^16 sums.
+/// the default threshold, dense up to 2^20 sums, and with the dense budget spent at once.
 #[test]
 fn dense_and_sparse_counters_give_identical_profiles() {
     let guests = linux_guests();
@@ -247,12 +248,45 @@ fn dense_and_sparse_counters_give_identical_profiles() {
         ] {
             let default = profile(guest, mode, regions, |_| {});
             let sparse = profile(guest, mode, regions, |s| s.dense_limit = 0);
-            let dense = profile(guest, mode, regions, |s| s.dense_limit = 1 << 16);
+            let dense = profile(guest, mode, regions, |s| s.dense_limit = 1 << 20);
+            let spent = profile(guest, mode, regions, |s| s.dense_budget = 0);
             assert!(!default.0.is_empty(), "{}", guest.name);
             assert_eq!(default, sparse, "{} {mode:?} {regions:?}", guest.name);
             assert_eq!(default, dense, "{} {mode:?} {regions:?}", guest.name);
+            assert_eq!(default, spent, "{} {mode:?} {regions:?}", guest.name);
         }
     }
+}
+
+/// A table of more than [`SMALL_TABLE`](cfg_bl::runtime::SMALL_TABLE) sums is dense up to
+/// the dense limit while the sink's budget lasts, and sparse once it is spent.
+#[test]
+fn the_dense_budget_makes_large_tables_sparse() {
+    let guest = guest("primes");
+    // Per budget: (large tables dense, large tables sparse), over every function run.
+    let large = |budget: usize| {
+        let (mut m, mut sink) = sink_for(&guest, Mode::RegionBased, RegionChoice::Flat);
+        sink.dense_budget = budget;
+        m.run(&mut sink);
+        let (mut dense, mut sparse) = (0, 0);
+        for f in &sink.functions {
+            let (Some(inst), Some(c)) = (&f.inst, &f.counters) else {
+                continue;
+            };
+            for (size, table) in inst.table_sizes().into_iter().zip(&c.tables) {
+                match table {
+                    _ if size <= cfg_bl::runtime::SMALL_TABLE => {}
+                    Table::Dense(_) if size <= cfg_bl::runtime::DENSE_LIMIT => dense += 1,
+                    Table::Sparse(_) => sparse += 1,
+                    Table::Dense(_) => panic!("a dense table of {size} sums"),
+                }
+            }
+        }
+        (dense, sparse)
+    };
+    let (dense, sparse) = large(cfg_bl::runtime::DENSE_BUDGET);
+    assert!(dense > 0, "primes runs no table of 4097-65536 sums");
+    assert_eq!(large(0), (0, dense + sparse));
 }
 
 /// Forwards events to a path sink and switches its edge recording every `every` edges (a
