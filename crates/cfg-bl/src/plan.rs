@@ -73,12 +73,14 @@ pub enum Op {
     /// `sum = pop()`: restore the outer sum on leaving a region.
     Pop,
     /// `cnt[table][sum + add]++`: a path ended. Counter `i` of a table counts the path
-    /// whose sum is the table's first ([`Instrumented::table_sums`]) plus `i`.
+    /// whose sum is the table's first ([`Instrumented::table_sums`]) plus `i`. Where a
+    /// table's paths start, the plan takes off its first sum (global-based) and what its
+    /// most frequent count would add, which so adds nothing.
     Count {
         /// Counter table: the region whose path ends (global-based, 0 for a function of
         /// more than 2^63 - 1 paths, whose one table holds them all).
         table: u32,
-        /// Added to the sum to finish the path, less the table's first sum.
+        /// Added to the sum to finish the path.
         add: u128,
     },
 }
@@ -277,11 +279,13 @@ impl Instrumented {
             .edges(Cfg::entry())
             .map(|e| cfg_w[e.id().index()])
             .fold(0, u64::saturating_add);
-        let all = edge_sym
-            .iter()
-            .zip(cfg_w.iter().copied())
-            .chain([(&start_sym, start_w), (&end_sym, start_w)]);
-        for (&ops, w) in all {
+        let all = || {
+            edge_sym
+                .iter()
+                .zip(cfg_w.iter().copied())
+                .chain([(&start_sym, start_w), (&end_sym, start_w)])
+        };
+        for (&ops, w) in all() {
             for op in syms.ops(ops) {
                 if !matches!(op, SymOp::Add(_)) {
                     continue;
@@ -294,11 +298,25 @@ impl Instrumented {
         for (g, w) in graphs.iter_mut().zip(&aug_w) {
             g.inc = g.numbering.increments(w);
         }
-        let total = |op: &SymOp| {
+        let total = |graphs: &[AugGraph], op: &SymOp| {
             syms.edges(op)
                 .iter()
                 .fold(0u128, |s, &(g, e)| s.wrapping_add(graphs[g].inc[e]))
         };
+        // Per table, what its counts add less: the total of its heaviest count, which then
+        // adds nothing (taken off where its paths start, see `rebase`).
+        let counts = all().flat_map(|(&ops, w)| {
+            syms.ops(ops).iter().filter_map(move |op| match op {
+                SymOp::Count(t, _) => Some((*t, op, w)),
+                _ => None,
+            })
+        });
+        let shift = heaviest(
+            counts.map(|(t, op, w)| (t, total(&graphs, op), w)),
+            slices.len(),
+        );
+        let shift = rebase(&hier, mode, &mut graphs, &slices, shift);
+        let total = |op: &SymOp| total(&graphs, op);
         let lower = |span: Span, out: &mut Vec<Op>| {
             out.extend(syms.ops(span).iter().filter_map(|op| match *op {
                 SymOp::Add(_) => {
@@ -310,7 +328,7 @@ impl Instrumented {
                 SymOp::Pop => Some(Op::Pop),
                 SymOp::Count(table, _) => Some(Op::Count {
                     table,
-                    add: total(op).wrapping_sub(slices[table as usize].0),
+                    add: total(op).wrapping_sub(shift[table as usize]),
                 }),
             }))
         };
@@ -582,6 +600,65 @@ fn hub(hier: &Hierarchy, r: RegionId) -> usize {
     hier.cfg.node_count() + 2 + r
 }
 
+/// Takes `shift[t]` and table `t`'s first sum off where every path counted in table `t`
+/// starts, on edges no other path takes (region-based, the out-edges of region `t`'s
+/// source; global-based, `fe->E_t`), so that a path's running sum at its count is its
+/// counter's index less `shift[t]`, what the count adds: the edges start paths with an
+/// assignment or a push, which runs anyway. A wide table's paths are left as numbered (its
+/// counts' additions stay non-negative, as [`crate::offsets`] needs). Returns the shifts
+/// taken (0 for a wide table).
+fn rebase(
+    hier: &Hierarchy,
+    mode: Mode,
+    graphs: &mut [AugGraph],
+    slices: &[(u128, u128)],
+    mut shift: Vec<u128>,
+) -> Vec<u128> {
+    for (t, (&(first, size), k)) in slices.iter().zip(shift.iter_mut()).enumerate() {
+        if crate::numbering::wide(size) {
+            *k = 0;
+        }
+        let by = k.wrapping_sub(first);
+        if by == 0 {
+            continue;
+        }
+        let (g, starts) = match mode {
+            Mode::RegionBased => {
+                let g = &graphs[t];
+                let source = g.dag.source;
+                let starts = (0..g.dag.edges.len()).filter(|&e| g.dag.edges[e].0 == source);
+                (t, starts.collect::<Vec<_>>())
+            }
+            Mode::GlobalBased { .. } => {
+                let g = &graphs[0];
+                (0, g.get(g.dag.source, hub(hier, t)).into_iter().collect())
+            }
+        };
+        for e in starts {
+            graphs[g].inc[e] = graphs[g].inc[e].wrapping_add(by);
+        }
+    }
+    shift
+}
+
+/// Per table of `tables`, the value of `(table, value, weight)` of the greatest total
+/// weight (the least such value; 0 for a table with none).
+fn heaviest(items: impl Iterator<Item = (u32, u128, u64)>, tables: usize) -> Vec<u128> {
+    let mut items: Vec<_> = items.collect();
+    items.sort_unstable_by_key(|&(t, v, _)| (t, v));
+    let mut best = vec![(0u128, 0u64); tables];
+    for run in items.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let (t, v, _) = run[0];
+        let w = run.iter().fold(0u64, |s, &(_, _, w)| s.saturating_add(w));
+        if let Some(b) = best.get_mut(t as usize) {
+            if w > b.1 {
+                *b = (v, w);
+            }
+        }
+    }
+    best.into_iter().map(|(v, _)| v).collect()
+}
+
 /// The counter tables' slices of the sums, `(first, size)`: region-based, each region's
 /// table holds its sums; global-based, the function's one numbering is cut in one slice
 /// per region, since every path of region `R` starts with `fe->E_R` and its sums are the
@@ -728,6 +805,8 @@ impl Symbolic<'_> {
 
 #[cfg(test)]
 mod tests {
+    use petgraph::graph::NodeIndex;
+
     use crate::{Cfg, Hierarchy, Instrumented, Mode, Op, RegionTree, Weights};
 
     /// `crc16_ccitt`'s shape: an inner loop whose head `H` branches to `A` or `B` on every
@@ -737,6 +816,24 @@ mod tests {
     /// nothing, its paths told apart where they end.
     #[test]
     fn a_hot_branch_adds_nothing_when_its_paths_end_apart() {
+        let (cfg, n, plans) = hot_branch();
+        for (regions, mode) in plans {
+            let hier = Hierarchy::new(cfg.clone(), regions).unwrap();
+            let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
+            for (a, b) in [(1, 2), (1, 3)] {
+                let e = cfg.find_edge(n[a], n[b]).unwrap().index();
+                let ops = inst.ops_for(e);
+                assert!(
+                    !ops.iter().any(|op| matches!(op, Op::Add(_))),
+                    "{mode:?}, edge {a}->{b}: {ops:?}"
+                );
+            }
+        }
+    }
+
+    /// The CFG of [`a_hot_branch_adds_nothing_when_its_paths_end_apart`], its nodes by
+    /// name's position, and its regions with the modes to plan it in.
+    fn hot_branch() -> (Cfg, Vec<NodeIndex>, [(RegionTree, Mode); 4]) {
         let (cfg, n) = Cfg::from_names(
             &["O", "H", "A", "B", "T", "X"],
             &["O"],
@@ -760,17 +857,31 @@ mod tests {
             (RegionTree::loops(&cfg), Mode::GlobalBased { shrink: false }),
             (RegionTree::loops(&cfg), Mode::GlobalBased { shrink: true }),
         ];
+        (cfg, n, plans)
+    }
+
+    /// In the same CFG, of the counts at the inner loop's two latches (as hot as each
+    /// other) one adds nothing in every mode: a table's heaviest count adds nothing, what
+    /// it would add taken off where the table's paths start (global-based, with the
+    /// slice's first sum).
+    #[test]
+    fn the_heaviest_count_of_a_table_adds_nothing() {
+        let (cfg, n, plans) = hot_branch();
         for (regions, mode) in plans {
             let hier = Hierarchy::new(cfg.clone(), regions).unwrap();
             let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
-            for (a, b) in [(1, 2), (1, 3)] {
-                let e = cfg.find_edge(n[a], n[b]).unwrap().index();
-                let ops = inst.ops_for(e);
-                assert!(
-                    !ops.iter().any(|op| matches!(op, Op::Add(_))),
-                    "{mode:?}, edge {a}->{b}: {ops:?}"
-                );
-            }
+            let adds: Vec<u128> = [(2, 1), (3, 1)]
+                .into_iter()
+                .flat_map(|(a, b)| {
+                    let e = cfg.find_edge(n[a], n[b]).unwrap().index();
+                    inst.ops_for(e).iter().filter_map(|op| match op {
+                        Op::Count { add, .. } => Some(*add),
+                        _ => None,
+                    })
+                })
+                .collect();
+            assert_eq!(adds.len(), 2, "{mode:?}");
+            assert!(adds.contains(&0), "{mode:?}: {adds:?}");
         }
     }
 }
