@@ -747,7 +747,7 @@
 //! every way through the inner regions, most of them no hierarchical path's), where its
 //! region-based tables hold at most 356.
 //!
-//! Since (05ce787 -> NEXT), tables of up to 65536 sums dense (4096 before), within a
+//! Since (05ce787 -> df66926), tables of up to 65536 sums dense (4096 before), within a
 //! budget of dense counters. Flat primes' `main` and several of global-based coremark's
 //! slices hold 4096-65536 sums. Cachegrind (the `overhead` example, `--dense-limit 4096`
 //! against `65536`, whole process): primes 400000 flat 4653.1M -> 4468.4M, coremark 3000
@@ -755,11 +755,11 @@
 //! -0.1%, the rest within +0.11% (crc global-based 1023.4M -> 1024.5M: zeroing larger
 //! tables); geomean flat -0.57%, region-based -0.02%, global-based -0.16%. A limit of
 //! 131072 gave global-based coremark 4705.5M but crc flat +0.28% and 29 MB of memory
-//! against 22 MB (17 MB at 4096). `cargo xtask bench-paths --instructions` at NEXT:
+//! against 22 MB (17 MB at 4096). `cargo xtask bench-paths --instructions` at df66926:
 //! geomean flat 1.183x, region-based 1.194x, global-based 1.200x (coremark 1.221x,
 //! 1.202x, 1.224x; primes 1.160x, 1.185x, 1.185x).
 //!
-//! Since (NEXT -> NEXT2), counts that add nothing. Global-based, every count added minus
+//! Since (df66926 -> d1be049), counts that add nothing. Global-based, every count added minus
 //! its slice's first sum (`crc16_ccitt`'s latches `Count { add: -10 }` and `-11`, one
 //! instruction more than region-based's in compiled code); each table's paths now start
 //! from that sum less what its heaviest count adds (the **Weights** choice), in every
@@ -767,13 +767,17 @@
 //! the first sum alone: geomean flat -0.08%, region-based -0.15%, global-based -0.28%
 //! (sort region-based 5872.1M -> 5851.9M, primes global-based 4564.3M -> 4538.2M; crc
 //! region-based +0.08%, sort flat +0.09%); taking off the first sum alone had given
-//! global-based -0.09% (crc 1024.5M -> 1020.2M).
+//! global-based -0.09% (crc 1024.5M -> 1020.2M). `cargo xtask bench-paths
+//! --instructions` at d1be049: geomean flat 1.182x, region-based 1.192x, global-based
+//! 1.196x.
 //!
-//! The goal of 1.2x is reached in instructions by flat profiles (1.183x at NEXT) and
-//! region-based ones (1.194x); global-based ones are at 1.200x (NEXT). In time (`cargo
-//! xtask bench-paths --runs 11`) flat, region-based and global-based profiles were at
-//! 1.24x, 1.25x and 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at 0358d6a, and 1.21x, 1.22x
-//! and 1.22x, then 1.22x, 1.21x and 1.22x at 1e4fc30. Probes pay off in loops (crc's
+//! The goal of 1.2x is reached in instructions by flat profiles (1.182x at d1be049),
+//! region-based ones (1.192x) and global-based ones (1.196x; per guest coremark 1.221x,
+//! sort 1.333x, chase 1.331x, nbody 1.023x, strings 1.158x, primes 1.179x, crc 1.158x),
+//! but not in time: `cargo xtask bench-paths --runs 11` put flat, region-based and
+//! global-based profiles at 1.24x, 1.25x and 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at
+//! 0358d6a, 1.21x, 1.22x and 1.22x, then 1.22x, 1.21x and 1.22x at 1e4fc30, and 1.21x,
+//! 1.23x and 1.23x at d1be049. Probes pay off in loops (crc's
 //! profiles cost less than delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
