@@ -311,11 +311,11 @@ impl Instrumented {
                 _ => None,
             })
         });
-        let shift = heaviest(
+        let mut shift = heaviest(
             counts.map(|(t, op, w)| (t, total(&graphs, op), w)),
             slices.len(),
         );
-        let shift = rebase(&hier, mode, &mut graphs, &slices, shift);
+        rebase(&hier, mode, &mut graphs, &slices, &mut shift);
         let total = |op: &SymOp| total(&graphs, op);
         let lower = |span: Span, out: &mut Vec<Op>| {
             out.extend(syms.ops(span).iter().filter_map(|op| match *op {
@@ -604,45 +604,47 @@ fn hub(hier: &Hierarchy, r: RegionId) -> usize {
 /// starts, on edges no other path takes (region-based, the out-edges of region `t`'s
 /// source; global-based, `fe->E_t`), so that a path's running sum at its count is its
 /// counter's index less `shift[t]`, what the count adds: the edges start paths with an
-/// assignment or a push, which runs anyway. A wide table's paths are left as numbered (its
-/// counts' additions stay non-negative, as [`crate::offsets`] needs). Returns the shifts
-/// taken (0 for a wide table).
+/// assignment or a push, which runs anyway. A wide table's paths are left as numbered, its
+/// shift set to 0 (its counts' additions stay non-negative, as [`crate::offsets`] needs).
 fn rebase(
     hier: &Hierarchy,
     mode: Mode,
     graphs: &mut [AugGraph],
     slices: &[(u128, u128)],
-    mut shift: Vec<u128>,
-) -> Vec<u128> {
+    shift: &mut [u128],
+) {
     for (t, (&(first, size), k)) in slices.iter().zip(shift.iter_mut()).enumerate() {
         if crate::numbering::wide(size) {
             *k = 0;
         }
         let by = k.wrapping_sub(first);
-        if by == 0 {
-            continue;
-        }
-        let (g, starts) = match mode {
+        match mode {
             Mode::RegionBased => {
-                let g = &graphs[t];
+                let Some(g) = graphs.get_mut(t) else { continue };
                 let source = g.dag.source;
-                let starts = (0..g.dag.edges.len()).filter(|&e| g.dag.edges[e].0 == source);
-                (t, starts.collect::<Vec<_>>())
+                for (inc, _) in g
+                    .inc
+                    .iter_mut()
+                    .zip(&g.dag.edges)
+                    .filter(|(_, e)| e.0 == source)
+                {
+                    *inc = inc.wrapping_add(by);
+                }
             }
             Mode::GlobalBased { .. } => {
-                let g = &graphs[0];
-                (0, g.get(g.dag.source, hub(hier, t)).into_iter().collect())
+                let Some(g) = graphs.first_mut() else {
+                    continue;
+                };
+                if let Ok(e) = g.get(g.dag.source, hub(hier, t)) {
+                    g.inc[e] = g.inc[e].wrapping_add(by);
+                }
             }
-        };
-        for e in starts {
-            graphs[g].inc[e] = graphs[g].inc[e].wrapping_add(by);
         }
     }
-    shift
 }
 
-/// Per table of `tables`, the value of `(table, value, weight)` of the greatest total
-/// weight (the least such value; 0 for a table with none).
+/// Per table of `tables`, the value that `items`, `(table, value, weight)`, give the
+/// greatest total weight (on a tie the least value; 0 for a table with none).
 fn heaviest(items: impl Iterator<Item = (u32, u128, u64)>, tables: usize) -> Vec<u128> {
     let mut items: Vec<_> = items.collect();
     items.sort_unstable_by_key(|&(t, v, _)| (t, v));

@@ -1,7 +1,8 @@
 //! Executing a plan: the running sum, the stack of saved outer sums, and counter tables.
 //!
-//! Each table (a region's, region-based; the function's, global-based) is chosen by its
-//! NumPaths: a dense vector of counters indexed by path sum when NumPaths is at most
+//! Each table (a region's: region-based, of its own numbering; global-based, a slice of
+//! the function's) is chosen by its size: a dense vector of counters indexed by path sum
+//! (less the table's first) when it holds at most
 //! [`DENSE_LIMIT`] (65536 sums, 512 KiB: a count is one indexed add), and otherwise a sparse
 //! [`BoundedHashTable`] keyed by path sum, whose per-entry access counts are the path
 //! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
