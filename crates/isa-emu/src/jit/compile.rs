@@ -941,13 +941,25 @@ impl Compiler<'_> {
         }
         // rax = sum + add, counted if below size (a negative one is above as unsigned), at
         // base + rax if that is one of the counters.
-        self.sum_into(RAX, sum);
         // (Where size and add are within 2^62, a sum + add beyond 64 bits wraps to at least
         // 2^62 and so fails the size check: no overflow check is needed.)
         const WITHIN: u64 = 1 << 62;
         let wraps_out = end.size <= WITHIN && end.add.unsigned_abs() <= WITHIN;
-        let add = Val::Imm(end.add as u64);
-        self.plus_val(RAX, add, (!wraps_out).then_some(&mut *next));
+        // The additions pending and the end's in one: the same 64 bits, and the same
+        // overflow, since the state's sum plus those pending cannot overflow.
+        let (sum, add) = match sum {
+            Sum::Plus(d) => match i64::from(d).checked_add(end.add) {
+                Some(add) => (Sum::State, add),
+                None => (sum, end.add),
+            },
+            _ => (sum, end.add),
+        };
+        self.sum_into(RAX, sum);
+        self.plus_val(
+            RAX,
+            Val::Imm(add as u64),
+            (!wraps_out).then_some(&mut *next),
+        );
         self.alu_u64(Alu::Cmp, RAX, end.size);
         next.push(self.asm.jcc(Cc::Ae));
         // (rax < size: no carry where base + size fits.)
