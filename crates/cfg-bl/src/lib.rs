@@ -752,8 +752,8 @@
 //! slices hold 4096-65536 sums. Cachegrind (the `overhead` example, `--dense-limit 4096`
 //! against `65536`, whole process): primes 400000 flat 4653.1M -> 4468.4M, coremark 3000
 //! global-based 4789.7M -> 4737.3M, chase and strings region-based and global-based about
-//! -0.1%, the rest within +0.11% (crc global-based 1023.4M -> 1024.5M: zeroing larger
-//! tables); geomean flat -0.57%, region-based -0.02%, global-based -0.16%. A limit of
+//! -0.1%, the rest within +0.11% (crc global-based 1023.4M -> 1024.5M, presumably from
+//! zeroing the larger tables; not measured apart); geomean flat -0.57%, region-based -0.02%, global-based -0.16%. A limit of
 //! 131072 gave global-based coremark 4705.5M but crc flat +0.28% and 29 MB of memory
 //! against 22 MB (17 MB at 4096). `cargo xtask bench-paths --instructions` at df66926:
 //! geomean flat 1.183x, region-based 1.194x, global-based 1.200x (coremark 1.221x,

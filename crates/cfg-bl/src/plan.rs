@@ -400,13 +400,9 @@ impl Instrumented {
         if sum.checked_sub(first)? >= size {
             return None;
         }
-        // (Global-based: one graph, whichever slice.)
-        let g = match self.mode {
-            Mode::RegionBased => self.graphs.get(table)?,
-            Mode::GlobalBased { .. } => self.graphs.first()?,
-        };
         match self.mode {
             Mode::RegionBased => {
+                let g = self.graphs.get(table)?;
                 // The path's children, straight from the walk. (Room for most paths at
                 // once: nearly all of a path's nodes are children.)
                 let mut children = Vec::with_capacity(64);
@@ -422,6 +418,8 @@ impl Instrumented {
                 })
             }
             Mode::GlobalBased { .. } => {
+                // (One graph, whichever slice.)
+                let g = self.graphs.first()?;
                 let mut nodes: Vec<AugNode> = Vec::with_capacity(64);
                 nodes.push(g.nodes[g.dag.source]);
                 if !g.numbering.walk(sum, |_, n| nodes.push(g.nodes[n])) {
@@ -807,8 +805,6 @@ impl Symbolic<'_> {
 
 #[cfg(test)]
 mod tests {
-    use petgraph::graph::NodeIndex;
-
     use crate::{Cfg, Hierarchy, Instrumented, Mode, Op, RegionTree, Weights};
 
     /// `crc16_ccitt`'s shape: an inner loop whose head `H` branches to `A` or `B` on every
@@ -818,13 +814,9 @@ mod tests {
     /// nothing, its paths told apart where they end.
     #[test]
     fn a_hot_branch_adds_nothing_when_its_paths_end_apart() {
-        let (cfg, n, plans) = hot_branch();
-        for (regions, mode) in plans {
-            let hier = Hierarchy::new(cfg.clone(), regions).unwrap();
-            let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
-            for (a, b) in [(1, 2), (1, 3)] {
-                let e = cfg.find_edge(n[a], n[b]).unwrap().index();
-                let ops = inst.ops_for(e);
+        let edges = [(1, 2), (1, 3)];
+        for (mode, ops) in hot_branch(&edges) {
+            for ((a, b), ops) in edges.iter().zip(ops) {
                 assert!(
                     !ops.iter().any(|op| matches!(op, Op::Add(_))),
                     "{mode:?}, edge {a}->{b}: {ops:?}"
@@ -833,9 +825,30 @@ mod tests {
         }
     }
 
-    /// The CFG of [`a_hot_branch_adds_nothing_when_its_paths_end_apart`], its nodes by
-    /// name's position, and its regions with the modes to plan it in.
-    fn hot_branch() -> (Cfg, Vec<NodeIndex>, [(RegionTree, Mode); 4]) {
+    /// In the same CFG, of the counts at the inner loop's two latches (as hot as each
+    /// other) one adds nothing in every mode: a table's heaviest count adds nothing, what
+    /// it would add taken off where the table's paths start (global-based, with the
+    /// slice's first sum).
+    #[test]
+    fn the_heaviest_count_of_a_table_adds_nothing() {
+        for (mode, ops) in hot_branch(&[(2, 1), (3, 1)]) {
+            let adds: Vec<u128> = ops
+                .iter()
+                .flatten()
+                .filter_map(|op| match op {
+                    Op::Count { add, .. } => Some(*add),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(adds.len(), 2, "{mode:?}");
+            assert!(adds.contains(&0), "{mode:?}: {adds:?}");
+        }
+    }
+
+    /// The plans of [`a_hot_branch_adds_nothing_when_its_paths_end_apart`]'s CFG (flat,
+    /// region-based, and global-based with and without shrinking), each with its
+    /// operations on `edges` (`(a, b)` for `O H A B T X`'s positions).
+    fn hot_branch(edges: &[(usize, usize)]) -> Vec<(Mode, Vec<Vec<Op>>)> {
         let (cfg, n) = Cfg::from_names(
             &["O", "H", "A", "B", "T", "X"],
             &["O"],
@@ -859,31 +872,17 @@ mod tests {
             (RegionTree::loops(&cfg), Mode::GlobalBased { shrink: false }),
             (RegionTree::loops(&cfg), Mode::GlobalBased { shrink: true }),
         ];
-        (cfg, n, plans)
-    }
-
-    /// In the same CFG, of the counts at the inner loop's two latches (as hot as each
-    /// other) one adds nothing in every mode: a table's heaviest count adds nothing, what
-    /// it would add taken off where the table's paths start (global-based, with the
-    /// slice's first sum).
-    #[test]
-    fn the_heaviest_count_of_a_table_adds_nothing() {
-        let (cfg, n, plans) = hot_branch();
-        for (regions, mode) in plans {
-            let hier = Hierarchy::new(cfg.clone(), regions).unwrap();
-            let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
-            let adds: Vec<u128> = [(2, 1), (3, 1)]
-                .into_iter()
-                .flat_map(|(a, b)| {
+        plans
+            .into_iter()
+            .map(|(regions, mode)| {
+                let hier = Hierarchy::new(cfg.clone(), regions).unwrap();
+                let inst = Instrumented::new(hier, mode, &Weights::Estimate).unwrap();
+                let ops = edges.iter().map(|&(a, b)| {
                     let e = cfg.find_edge(n[a], n[b]).unwrap().index();
-                    inst.ops_for(e).iter().filter_map(|op| match op {
-                        Op::Count { add, .. } => Some(*add),
-                        _ => None,
-                    })
-                })
-                .collect();
-            assert_eq!(adds.len(), 2, "{mode:?}");
-            assert!(adds.contains(&0), "{mode:?}: {adds:?}");
-        }
+                    inst.ops_for(e).to_vec()
+                });
+                (mode, ops.collect())
+            })
+            .collect()
     }
 }

@@ -2,13 +2,13 @@
 //!
 //! Each table (a region's: region-based, of its own numbering; global-based, a slice of
 //! the function's) is chosen by its size: a dense vector of counters indexed by path sum
-//! (less the table's first) when it holds at most
-//! [`DENSE_LIMIT`] (65536 sums, 512 KiB: a count is one indexed add), and otherwise a sparse
-//! [`BoundedHashTable`] keyed by path sum, whose per-entry access counts are the path
-//! counts (only paths that run take memory; the table's periodic sort keeps hot paths at
-//! the front of their chains), behind a 64-entry direct-mapped cache of pending counts so
-//! that a hot path's count is one add. Both give the same counts ([`Counters::with_dense_limit`]
-//! chooses another threshold, e.g. 0 for all-sparse). Operations count through a [`Tally`]:
+//! (less the table's first) when it holds at most [`DENSE_LIMIT`] (65536 sums, 512 KiB:
+//! a count is one indexed add), and otherwise a sparse [`BoundedHashTable`] keyed by path
+//! sum, whose per-entry access counts are the path counts (only paths that run take
+//! memory; the table's periodic sort keeps hot paths at the front of their chains),
+//! behind a 64-entry direct-mapped cache of pending counts so that a hot path's count is
+//! one add. Both give the same counts ([`Counters::with_dense_limit`] chooses another
+//! threshold, e.g. 0 for all-sparse). Operations count through a [`Tally`]:
 //! [`Counters`] itself, or (in the [`PathSink`](crate::PathSink)) a pool holding the dense
 //! tables of every function, copied into their `Counters` at the end of the run.
 
