@@ -33,9 +33,8 @@ use std::process::Command;
 use crate::bench::Options;
 use crate::{sections, tools};
 
-/// Guests: name (in `guests/bin/`), argument for the real run (0.15-0.3 s with no sink,
-/// so that the 4 ms tick of the CPU-time clock moves a ratio by under 3%; crc's buffer
-/// stops at 1 MiB, 0.07 s), argument for `--quick`.
+/// Guests: name (in `guests/bin/`), argument for the real run (0.15-0.3 s with no sink;
+/// crc's buffer stops at 1 MiB, 0.07 s), argument for `--quick`.
 const GUESTS: &[(&str, &str, &str)] = &[
     ("coremark", "3000", "20"),
     ("sort", "300000", "5000"),

@@ -8,7 +8,7 @@
 //! (the guest runs with cwd = the current directory, empty stdin, output captured; every
 //! configuration must print the same and exit the same way).
 //!
-//! Times are the thread's CPU time (`/proc/thread-self/schedstat`), not wall time. A
+//! Times are the thread's CPU time (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), not wall time. A
 //! path-sink run's time includes setting the sink up (listing the functions and copying
 //! the code: `LazyProgram::new`) and recovering and instrumenting each function on its
 //! first call; the set-up alone is timed as well and reported, so that "run" ratios (time
@@ -86,14 +86,23 @@ struct Run {
     desync: u64,
 }
 
-/// A clock of this thread's time on a CPU (Linux `schedstat`, nanoseconds), so that time
-/// spent waiting for a CPU on a busy machine is not counted; wall time where unavailable.
+/// A clock of this thread's time on a CPU (`CLOCK_THREAD_CPUTIME_ID`, nanoseconds), so that
+/// time spent waiting for a CPU on a busy machine is not counted; wall time where
+/// unavailable. (Not `/proc/thread-self/schedstat`: for a thread that makes no system
+/// calls it advances only at the scheduler's tick, which made every time here a multiple
+/// of 4 ms, 2% of a 0.2 s run.)
 struct Clock(Option<u64>, Instant);
 
 impl Clock {
     fn cpu_ns() -> Option<u64> {
-        let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-        s.split_whitespace().next()?.parse().ok()
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a timespec the call may write.
+        let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+        let ns = u64::try_from(t.tv_sec).ok()? * 1_000_000_000 + u64::try_from(t.tv_nsec).ok()?;
+        read.then_some(ns)
     }
 
     fn start() -> Clock {

@@ -6,7 +6,7 @@
 //! `cargo run --release -p strata --example strata_cost --features bench-examples -- guests/bin/crc.elf [RUNS [ARGS...]]`
 //!
 //! ARGS are the guest's arguments. Times are the thread's CPU time (Linux
-//! `/proc/thread-self/schedstat`, so time spent waiting for a CPU on a shared machine is
+//! `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, so time spent waiting for a CPU on a shared machine is
 //! not counted; wall time where it is missing). The last line, `summary key=value ...`, is
 //! what `cargo xtask bench` reads.
 //!
