@@ -388,6 +388,9 @@ pub(crate) struct BlockCache {
     /// Guarded blocks whose failed checks go on in their unprobed code (all flushes
     /// included).
     pub diverted: u64,
+    /// Blocks of indirect calls compiled again once their site held a probe (all flushes
+    /// included; see [`ask_site`](Self::ask_site)).
+    pub sites_known: u64,
     /// A state was not lent because its epoch is not the compiled code's ([`lends`]):
     /// the run loop flushes the cache before it runs compiled code again.
     ///
@@ -440,6 +443,7 @@ impl BlockCache {
             flushes: 0,
             guard_misses: HashMap::new(),
             diverted: 0,
+            sites_known: 0,
             stale: false,
         }
     }
@@ -521,39 +525,60 @@ impl BlockCache {
                 };
             }
         }
-        // A block with memory events always runs interpreted (its accesses are events).
-        if let (false, Some(jit), Some(insns), Some(meta)) = (
-            block.interest.contains(Interest::MEM),
-            self.jit.as_mut(),
-            self.insns.get(first..),
-            self.meta.get(first..),
-        ) {
-            let src = Source {
-                pc,
-                insns,
-                meta,
-                first,
-                slot,
-                end,
-                count: block.count,
-                // Its events come from the log when it runs chained (see `logging`).
-                logged: !block.interest.is_empty(),
-                unprobed: false,
-                probes,
-                ret_probe,
-                site: SiteKind::of(block.ends_with)
-                    .filter(|_| block.site != NONE)
-                    .map(|kind| (block.site, kind)),
-                parts: &[],
-            };
-            block.compiled = jit.compile(&src).unwrap_or(NONE);
-        }
         self.blocks.push(block);
         self.exit_probes.push(probes);
         self.ret_probes.push(ret_probe);
+        let compiled = self.compile_plain(slot);
+        if let Some(b) = self.blocks.get_mut(slot as usize) {
+            b.compiled = compiled;
+        }
         self.index.insert(pc, slot);
         self.translated += 1;
         Ok(slot)
+    }
+
+    /// Compiles the translated block in `slot` with its probes (its handle, or `NONE`).
+    fn compile_plain(&mut self, slot: u32) -> u32 {
+        let i = slot as usize;
+        let (Some(block), Some(&probes), Some(&ret_probe), Some(jit)) = (
+            self.blocks.get(i),
+            self.exit_probes.get(i),
+            self.ret_probes.get(i),
+            self.jit.as_mut(),
+        ) else {
+            return NONE;
+        };
+        // (A block's instructions, or none where the arena keeps none.)
+        let first = block.first as usize;
+        let span = |len: usize| first..(first + block.len as usize).min(len).max(first);
+        let (insns, meta) = (&self.insns, &self.meta);
+        let (Some(insns), Some(meta)) = (insns.get(span(insns.len())), meta.get(span(meta.len())))
+        else {
+            return NONE;
+        };
+        // A block with memory events always runs interpreted (its accesses are events).
+        if block.interest.contains(Interest::MEM) {
+            return NONE;
+        }
+        let src = Source {
+            pc: block.start,
+            insns,
+            meta,
+            first,
+            slot,
+            end: block.end,
+            count: block.count,
+            // Its events come from the log when it runs chained (see `logging`).
+            logged: !block.interest.is_empty(),
+            unprobed: false,
+            probes,
+            ret_probe,
+            site: SiteKind::of(block.ends_with)
+                .filter(|_| block.site != NONE)
+                .map(|kind| (block.site, kind)),
+            parts: &[],
+        };
+        jit.compile(&src).unwrap_or(NONE)
     }
 
     /// The sink's probes for the fixed exits of `block` (translated at arena index
@@ -847,9 +872,10 @@ impl BlockCache {
     /// Before the logged run of the block in `slot` that called or jumped to `to` reaches
     /// `sink`: if the block's indirect call or jump has a site that holds no probe for `to`
     /// of the probe state's `epoch`, asks `sink` for the transfer's probe to `to` (the
-    /// sink's state is the one the transfer leaves) and puts it, or none, in the site's way
-    /// asked longest ago; a transfer that keeps changing its target stops asking after
-    /// [`Site::ASKS`].
+    /// sink's state is the one the transfer leaves) and puts it, or none, in the way
+    /// [`Site::learn`] picks; a transfer that keeps changing its target stops asking after
+    /// [`Site::ASKS`]. An indirect call's block whose site thus holds its first probe is
+    /// compiled again: its code runs that probe with its fields known for that target.
     #[inline(always)]
     pub fn ask_site<S: Sink + ?Sized>(
         &mut self,
@@ -888,11 +914,27 @@ impl BlockCache {
         let Some(kind) = SiteKind::of(block.ends_with) else {
             return;
         };
+        let had_probe = site.holds_probe();
         site.learn(
             sink.probe(&block.info(BlockId(self.id_base + slot)), to),
             to,
             kind,
         );
+        // An indirect call's block is compiled again once its site holds a probe, which
+        // its code then applies for that target with the probe's fields known (the
+        // target most calls of a `qsort` or a list sort go to), before any way search.
+        // Code linked to the old one goes on there, as it did.
+        if kind == SiteKind::Call && !had_probe && site.holds_probe() {
+            let compiled = self.compile_plain(slot);
+            if let Some(b) = self
+                .blocks
+                .get_mut(slot as usize)
+                .filter(|_| compiled != NONE)
+            {
+                b.compiled = compiled;
+                self.sites_known += 1;
+            }
+        }
     }
 
     /// The records of the logged blocks of the last [`run_compiled`](Self::run_compiled)

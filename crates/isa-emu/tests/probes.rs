@@ -553,17 +553,19 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 12])> {
     with_and_without_probes_summed(walk).0
 }
 
-/// [`with_and_without_probes`], with the guarded blocks diverted to their unprobed code
-/// and the cache flushes of the runs with probes, all guests together.
-fn with_and_without_probes_summed(walk: Walk) -> (Vec<(String, [u64; 12])>, [u64; 2]) {
+/// [`with_and_without_probes`], with the guarded blocks diverted to their unprobed code,
+/// the cache flushes and the indirect calls' blocks compiled with their site's probe
+/// known, of the runs with probes, all guests together.
+fn with_and_without_probes_summed(walk: Walk) -> (Vec<(String, [u64; 12])>, [u64; 3]) {
     let mut edges = Vec::new();
-    let (mut diverted, mut flushes) = (0, 0);
+    let (mut diverted, mut flushes, mut known) = (0, 0, 0);
     for guest in common::guests() {
         let (with, without, summary) = common::with_and_without_probes(&guest, |entry, probes| {
             Walker::new(entry, probes, walk)
         });
         diverted += summary.guards_diverted;
         flushes += summary.cache_flushes;
+        known += summary.indirect_calls_known;
         let name = &guest.name;
         // (Closed frames keep what they held: not part of the state.)
         let state = |w: &Walker| {
@@ -610,7 +612,7 @@ fn with_and_without_probes_summed(walk: Walk) -> (Vec<(String, [u64; 12])>, [u64
             ));
         }
     }
-    (edges, [diverted, flushes])
+    (edges, [diverted, flushes, known])
 }
 
 #[test]
@@ -636,7 +638,7 @@ fn probes_leave_the_state_the_edge_events_leave() {
 /// compiled again run the new epoch's probes.
 #[test]
 fn stale_probes_leave_the_state_to_the_edge_events() {
-    let (edges, [_, flushes]) =
+    let (edges, [_, flushes, _]) =
         with_and_without_probes_summed((2_000, false, false, false, u64::MAX));
     assert!(flushes > 0, "the stale code was not flushed");
     for (name, [with, without, ..]) in &edges {
@@ -653,12 +655,18 @@ fn probes_run_after_the_events_before_them() {
 
 /// Calls and returns with probes: compiled code takes calls whose return it takes too (a
 /// return into a frame of its own), indirect ones included (through the probe the sink
-/// gives for the target the call went to last), tail calls within them and restarts at
-/// indirect jumps' targets (as indirect calls), and leaves the state, the frame included,
-/// and the counters that the events leave.
+/// gives for the target the call went to last, and, once the call's block is compiled
+/// again, with the first such probe's fields known), tail calls within them and restarts
+/// at indirect jumps' targets (as indirect calls), and leaves the state, the frame
+/// included, and the counters that the events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
-    let edges = with_and_without_probes((u64::MAX, false, true, false, u64::MAX));
+    let (edges, [.., known]) =
+        with_and_without_probes_summed((u64::MAX, false, true, false, u64::MAX));
+    assert!(
+        known > 0,
+        "no indirect call's block was compiled with its site's probe known"
+    );
     let (mut taken, mut indirect, mut tails, mut restarts) = (0, 0, 0, 0);
     for (name, [_, _, with, without, iwith, iwithout, twith, twithout, rwith, rwithout, ..]) in
         &edges
@@ -713,7 +721,8 @@ fn stale_region_probes_leave_the_state_to_the_events() {
 /// whose checks fail often go on in their unprobed code, whose records deliver the events.
 #[test]
 fn probes_count_only_in_the_counters_lent() {
-    let (_, [diverted, _]) = with_and_without_probes_summed((u64::MAX, false, true, true, 20_000));
+    let (_, [diverted, _, _]) =
+        with_and_without_probes_summed((u64::MAX, false, true, true, 20_000));
     eprintln!("{diverted} guarded blocks diverted to their unprobed code");
     assert!(diverted > 0, "no failed check went on in unprobed code");
 }

@@ -1101,16 +1101,17 @@ impl Compiler<'_> {
         }
     }
 
-    /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
-    /// applies where a call or restart probe with its fields would; as
-    /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx, r12 and r15.
-    fn site_probe(&mut self, kind: SiteKind, miss: &mut Vec<usize>) {
+    /// The probe of a site way ([`SiteProbe`]) of a site of `kind`, which applies where a
+    /// call or restart probe with its fields would; as [`probe`](Self::probe) otherwise.
+    /// The way is the one r14 points to, or a call's way `known` when compiled (whose
+    /// fields are immediates). Uses rax, rcx, rdx, r12 and r15.
+    fn site_probe(&mut self, kind: SiteKind, known: Option<&SiteProbe>, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(match kind {
             SiteKind::Call => "indirect call",
             SiteKind::Jump => "indirect jump",
         }));
-        let at = |field: i32| Val::Site(field);
+        let at = |field: i32| known.map_or(Val::Site(field), |w| Val::Imm(w.field(field)));
         // (A site's probes may save a sum or open a frame.)
         self.top_saved = None;
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
@@ -1123,6 +1124,8 @@ impl Compiler<'_> {
                 self.call(operands, Sum::State, miss);
             }
             SiteKind::Jump => {
+                // (No jump's way is known: its code reads the way's fields.)
+                debug_assert!(known.is_none());
                 // A jump table's target adds to the sum (no ways); an unresolved jump's
                 // restarts the activation.
                 self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
@@ -2724,7 +2727,7 @@ impl Scratch {
 /// returning, and the budget tells the run loop how many instructions retired.
 pub(crate) fn compile(
     asm: &mut Asm,
-    src: &Source<'_>,
+    (src, known): (&Source<'_>, Option<SiteProbe>),
     first_stub: u32,
     (saves, lent, epoch): (bool, u64, Option<u64>),
     scratch: &mut Scratch,
@@ -2858,10 +2861,27 @@ pub(crate) fn compile(
                     c.land(miss);
                     c.store(before);
                     c.asm.mov(RAX, R12);
-                    Some(applied)
+                    vec![applied]
                 }
                 (None, Some((site, kind))) if src.logged => {
                     c.section(Section::Code("indirect call site"));
+                    let mut elsewhere = Vec::new();
+                    let mut applied = Vec::new();
+                    if let Some(way) = known.filter(|_| kind == SiteKind::Call) {
+                        // The way known when compiled, for its target: its probe's
+                        // fields are immediates, and no way is searched.
+                        c.alu_u64(Alu::Cmp, RAX, way.to);
+                        let other = c.asm.jcc(Cc::Ne);
+                        let mut miss = Vec::new();
+                        c.site_probe(kind, Some(&way), &mut miss);
+                        c.asm.mov_imm(RAX, way.to);
+                        applied.push(c.asm.jmp());
+                        c.land(miss);
+                        c.asm.mov_imm(RAX, way.to);
+                        elsewhere.push(c.asm.jmp());
+                        // (The way search knows nothing the known way's code kept.)
+                        c.land([other]);
+                    }
                     // r14 = the site's way for the target, if one holds it (it then holds
                     // the target for rax).
                     let mut miss = Vec::new();
@@ -2877,26 +2897,26 @@ pub(crate) fn compile(
                             .alu_imm(W::Q, Alu::Add, R14, size_of::<SiteProbe>() as i32);
                     }
                     c.asm.alu_mem(W::Q, Alu::Cmp, RAX, R14, SiteProbe::TO);
-                    let elsewhere = c.asm.jcc(Cc::Ne);
+                    elsewhere.push(c.asm.jcc(Cc::Ne));
                     for j in found {
                         c.asm.patch(j);
                     }
-                    c.site_probe(kind, &mut miss);
+                    c.site_probe(kind, None, &mut miss);
                     c.asm.alu_mem_imm(Alu::Add, R14, SiteProbe::RUNS, 1);
                     c.asm.load(RAX, R14, SiteProbe::TO);
-                    let applied = c.asm.jmp();
+                    applied.push(c.asm.jmp());
                     c.land(miss);
                     c.asm.load(RAX, R14, SiteProbe::TO);
-                    c.asm.patch(elsewhere);
-                    Some(applied)
+                    c.land(elsewhere);
+                    applied
                 }
-                _ => None,
+                _ => Vec::new(),
             };
             let (slot, rec_at) = src.record(at, false);
             let full = src.logged.then(|| c.log(None, slot, rec_at));
             // (Unprobed code returns after an indirect jump: see `Compiler::stub`.)
             let stop = src.unprobed.then(|| c.asm.jmp());
-            if let Some(j) = applied {
+            for j in applied {
                 c.asm.patch(j);
             }
             c.indirect(src.count);

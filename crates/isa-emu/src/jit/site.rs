@@ -49,6 +49,14 @@ impl Site {
         self.ways.iter().any(|w| w.to & 1 == 0)
     }
 
+    /// The way holding a probe that ran most (the first of those), which the code of the
+    /// site's block may apply with its fields known when compiled (see
+    /// [`Source::site`](super::Source::site)).
+    pub(crate) fn hottest(&self) -> Option<SiteProbe> {
+        let probes = self.ways.iter().filter(|w| w.to & 1 == 0);
+        probes.rev().max_by_key(|w| w.runs).copied()
+    }
+
     /// Holds `probe` (the sink's for a transfer of `kind` to `to`) in the way that held
     /// `to` before (in an older epoch: the code takes the first way that holds the
     /// target), else in an empty way, else in the one whose probe ran least, so that
@@ -176,6 +184,21 @@ impl SiteProbe {
     /// An addition's operand (its `ways`, at [`WAYS`](Self::WAYS), are 0).
     pub(crate) const ADD: i32 = Self::OPERANDS + 40;
     pub(crate) const RUNS: i32 = Self::OPERANDS + 48;
+
+    /// The field at `offset` (one of the offsets above) as the code reads it.
+    pub(crate) fn field(&self, offset: i32) -> u64 {
+        match offset {
+            Self::TO => self.to,
+            Self::KEY => self.key,
+            Self::EPOCH => self.epoch,
+            Self::NEXT => self.next,
+            Self::RUNS => self.runs,
+            _ => {
+                let i = (offset - Self::OPERANDS) / 8;
+                usize::try_from(i).map_or(0, |i| self.operands.get(i).copied().unwrap_or(0))
+            }
+        }
+    }
 
     const EMPTY: SiteProbe = SiteProbe {
         to: 1,
@@ -306,6 +329,41 @@ mod tests {
         assert!(held.contains(&hot) && held.contains(&warm), "{held:x?}");
         assert!(held.contains(rare.last().unwrap()), "{held:x?}");
         assert_eq!(site.asked as usize, 2 * Site::WAYS + 1);
+    }
+
+    #[test]
+    fn the_hottest_way_holds_a_probe_and_reads_as_the_code_reads_it() {
+        let mut site = Site::EMPTY;
+        assert_eq!(site.hottest(), None, "empty");
+        site.learn(None, 0x100, SiteKind::Jump);
+        assert_eq!(site.hottest(), None, "no probe");
+        for to in [0x200, 0x300, 0x400] {
+            site.learn(restart(0), to, SiteKind::Jump);
+        }
+        assert_eq!(
+            site.hottest().map(|w| w.to),
+            Some(0x200),
+            "the first of equals"
+        );
+        site.ways[0].runs = 1000;
+        site.ways[2].runs = 10;
+        assert_eq!(
+            site.hottest().map(|w| w.to),
+            Some(0x300),
+            "the one run most"
+        );
+        let way = site.ways[2];
+        let fields = [
+            (SiteProbe::TO, 0x300),
+            (SiteProbe::KEY, 1),
+            (SiteProbe::EPOCH, 0),
+            (SiteProbe::NEXT, 2),
+            (SiteProbe::WAYS, 1),
+            (SiteProbe::RUNS, 10),
+        ];
+        for (offset, value) in fields {
+            assert_eq!(way.field(offset), value, "at {offset}");
+        }
     }
 
     #[test]
