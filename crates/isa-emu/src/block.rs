@@ -388,8 +388,8 @@ pub(crate) struct BlockCache {
     /// Guarded blocks whose failed checks go on in their unprobed code (all flushes
     /// included).
     pub diverted: u64,
-    /// Blocks of indirect calls compiled again once their site held a probe (all flushes
-    /// included; see [`ask_site`](Self::ask_site)).
+    /// Blocks of indirect calls or jumps compiled again once their site held a probe (all
+    /// flushes included; see [`ask_site`](Self::ask_site)).
     pub sites_known: u64,
     /// A state was not lent because its epoch is not the compiled code's ([`lends`]):
     /// the run loop flushes the cache before it runs compiled code again.
@@ -874,8 +874,9 @@ impl BlockCache {
     /// of the probe state's `epoch`, asks `sink` for the transfer's probe to `to` (the
     /// sink's state is the one the transfer leaves) and puts it, or none, in the way
     /// [`Site::learn`] picks; a transfer that keeps changing its target stops asking after
-    /// [`Site::ASKS`]. An indirect call's block whose site thus holds its first probe is
-    /// compiled again: its code runs that probe with its fields known for that target.
+    /// [`Site::ASKS`]. A block whose site thus holds its first probe of a call or an
+    /// addition is compiled again: its code runs that probe with its fields known for that
+    /// target.
     #[inline(always)]
     pub fn ask_site<S: Sink + ?Sized>(
         &mut self,
@@ -914,17 +915,18 @@ impl BlockCache {
         let Some(kind) = SiteKind::of(block.ends_with) else {
             return;
         };
-        let had_probe = site.holds_probe();
+        let knew = site.hottest(kind).is_some();
         site.learn(
             sink.probe(&block.info(BlockId(self.id_base + slot)), to),
             to,
             kind,
         );
-        // An indirect call's block is compiled again once its site holds a probe, which
-        // its code then applies for that target with the probe's fields known (the
-        // target most calls of a `qsort` or a list sort go to), before any way search.
-        // Code linked to the old one goes on there, as it did.
-        if kind == SiteKind::Call && !had_probe && site.holds_probe() {
+        // The block is compiled again once its site holds a probe its code may know (a
+        // call's, or a jump table's addition), which the code then applies for that
+        // target with the probe's fields known (the target most calls of a `qsort` or a
+        // list sort go to), before any way search. Code linked to the old one goes on
+        // there, as it did.
+        if !knew && site.hottest(kind).is_some() {
             let compiled = self.compile_plain(slot);
             if let Some(b) = self
                 .blocks

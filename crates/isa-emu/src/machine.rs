@@ -167,10 +167,11 @@ pub struct RunSummary {
     /// probes, and a failed check now goes on in that code instead of running the block
     /// interpreted (every flush included; see [`Sink::probe_state`]).
     pub guards_diverted: u64,
-    /// Blocks ending in an indirect call compiled again once the call's site held the
-    /// sink's probe for a target, which their code then applies for that target with
-    /// the probe's fields known, before searching the site (every flush included).
-    pub indirect_calls_known: u64,
+    /// Blocks ending in an indirect call or jump compiled again once its site held the
+    /// sink's probe of a call or an addition for a target, which their code then applies
+    /// for that target with the probe's fields known, before searching the site (every
+    /// flush included).
+    pub sites_known: u64,
 }
 
 /// The environment around the hart.
@@ -370,7 +371,7 @@ impl Machine {
             cache_flushes: self.cache.flushes,
             cache_bytes: self.cache.footprint(),
             guards_diverted: self.cache.diverted,
-            indirect_calls_known: self.cache.sites_known,
+            sites_known: self.cache.sites_known,
         };
         let reason = match outcome {
             Outcome::Exited(c) => ExitReason::Exited(c),

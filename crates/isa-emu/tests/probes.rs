@@ -554,8 +554,8 @@ fn with_and_without_probes(walk: Walk) -> Vec<(String, [u64; 12])> {
 }
 
 /// [`with_and_without_probes`], with the guarded blocks diverted to their unprobed code,
-/// the cache flushes and the indirect calls' blocks compiled with their site's probe
-/// known, of the runs with probes, all guests together.
+/// the cache flushes and the indirect calls' and jumps' blocks compiled with their site's
+/// probe known, of the runs with probes, all guests together.
 fn with_and_without_probes_summed(walk: Walk) -> (Vec<(String, [u64; 12])>, [u64; 3]) {
     let mut edges = Vec::new();
     let (mut diverted, mut flushes, mut known) = (0, 0, 0);
@@ -565,7 +565,7 @@ fn with_and_without_probes_summed(walk: Walk) -> (Vec<(String, [u64; 12])>, [u64
         });
         diverted += summary.guards_diverted;
         flushes += summary.cache_flushes;
-        known += summary.indirect_calls_known;
+        known += summary.sites_known;
         let name = &guest.name;
         // (Closed frames keep what they held: not part of the state.)
         let state = |w: &Walker| {
@@ -657,8 +657,9 @@ fn probes_run_after_the_events_before_them() {
 /// return into a frame of its own), indirect ones included (through the probe the sink
 /// gives for the target the call went to last, and, once the call's block is compiled
 /// again, with the first such probe's fields known), tail calls within them and restarts
-/// at indirect jumps' targets (as indirect calls), and leaves the state, the frame
-/// included, and the counters that the events leave.
+/// at indirect jumps' targets (as indirect calls, and additions with their fields known
+/// as a call's), and leaves the state, the frame included, and the counters that the
+/// events leave.
 #[test]
 fn probed_calls_and_returns_leave_the_state_the_events_leave() {
     let (edges, [.., known]) =

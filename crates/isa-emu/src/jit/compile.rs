@@ -1103,8 +1103,8 @@ impl Compiler<'_> {
 
     /// The probe of a site way ([`SiteProbe`]) of a site of `kind`, which applies where a
     /// call or restart probe with its fields would; as [`probe`](Self::probe) otherwise.
-    /// The way is the one r14 points to, or a call's way `known` when compiled (whose
-    /// fields are immediates). Uses rax, rcx, rdx, r12 and r15.
+    /// The way is the one r14 points to, or one `known` when compiled (a call's or an
+    /// addition's, whose fields are immediates). Uses rax, rcx, rdx, r12 and r15.
     fn site_probe(&mut self, kind: SiteKind, known: Option<&SiteProbe>, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(match kind {
@@ -1124,30 +1124,33 @@ impl Compiler<'_> {
                 self.call(operands, Sum::State, miss);
             }
             SiteKind::Jump => {
-                // (No jump's way is known: its code reads the way's fields.)
-                debug_assert!(known.is_none());
                 // A jump table's target adds to the sum (no ways); an unresolved jump's
-                // restarts the activation.
-                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
-                let restart = self.asm.jcc(Cc::Ne);
+                // restarts the activation. (A jump's way known is an addition's, see
+                // `Site::hottest`.)
+                let restart = known.is_none().then(|| {
+                    self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
+                    self.asm.jcc(Cc::Ne)
+                });
                 self.sum_into(RAX, Sum::State);
                 self.plus_val(RAX, at(SiteProbe::ADD), Some(miss));
                 self.asm.store(RCX, ProbeState::SUM as i32, RAX);
-                let added = self.asm.jmp();
-                self.asm.patch(restart);
-                // Where the restart saves a sum, the stack must have room, and the sum is
-                // saved after.
-                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
-                let none = self.asm.jcc(Cc::E);
-                self.room_for(1, miss);
-                self.asm.patch(none);
-                self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss);
-                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
-                let none = self.asm.jcc(Cc::E);
-                self.asm.load(R12, R14, SiteProbe::PUSH);
-                self.save(R12, R15);
-                self.asm.patch(none);
-                self.asm.patch(added);
+                if let Some(restart) = restart {
+                    let added = self.asm.jmp();
+                    self.asm.patch(restart);
+                    // Where the restart saves a sum, the stack must have room, and the sum
+                    // is saved after.
+                    self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
+                    let none = self.asm.jcc(Cc::E);
+                    self.room_for(1, miss);
+                    self.asm.patch(none);
+                    self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss);
+                    self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
+                    let none = self.asm.jcc(Cc::E);
+                    self.asm.load(R12, R14, SiteProbe::PUSH);
+                    self.save(R12, R15);
+                    self.asm.patch(none);
+                    self.asm.patch(added);
+                }
             }
         }
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
@@ -2867,7 +2870,7 @@ pub(crate) fn compile(
                     c.section(Section::Code("indirect call site"));
                     let mut elsewhere = Vec::new();
                     let mut applied = Vec::new();
-                    if let Some(way) = known.filter(|_| kind == SiteKind::Call) {
+                    if let Some(way) = known {
                         // The way known when compiled, for its target: its probe's
                         // fields are immediates, and no way is searched.
                         c.alu_u64(Alu::Cmp, RAX, way.to);

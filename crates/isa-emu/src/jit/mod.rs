@@ -44,10 +44,11 @@
 //! the probes of calls (or restarts, [`SiteKind`]) to [`Site::WAYS`] targets, which the run
 //! loop asks the sink for before delivering a transfer to a target none holds (or in
 //! another epoch), at most [`Site::ASKS`] times; the code runs the one for the target, if
-//! any. An indirect call's block is compiled again once its site holds a probe (see
-//! `BlockCache::ask_site`): its code first compares the target with that probe's
-//! ([`Site::hottest`]) and runs the probe with its fields as immediates, searching the
-//! ways only for other targets (sort's `qsort` comparisons: 1.4% fewer instructions). A
+//! any. An indirect call's or jump's block is compiled again once its site holds a call's
+//! or an addition's probe (see `BlockCache::ask_site`): its code first compares the
+//! target with that probe's ([`Site::hottest`]) and runs the probe with its fields as
+//! immediates, searching the ways only for other targets (sort's `qsort` comparisons:
+//! 1.4% fewer instructions). A
 //! return's probe ([`Source::ret_probe`]) and a site's
 //! run before the jump through the table of indirect targets, and log the exit where they
 //! do not apply. A block whose probes all apply under one key and epoch tests them once,
@@ -482,12 +483,12 @@ impl Jit {
         self.asm.code.clear();
         let modes = (self.saves_sums, self.lent, self.epoch);
         let (asm, stubs) = (&mut self.asm, self.code.stubs());
-        // An indirect call's site knows its hottest target's probe by now, if its block is
-        // compiled again once the site learned one (see `BlockCache::ask_site`).
-        let known = match src.site {
-            Some((site, SiteKind::Call)) => self.sites.get(site as usize).and_then(Site::hottest),
-            _ => None,
-        };
+        // An indirect call's or jump's site knows its hottest target's probe by now, if
+        // its block is compiled again once the site learned one (see
+        // `BlockCache::ask_site`).
+        let known = src
+            .site
+            .and_then(|(site, kind)| self.sites.get(site as usize)?.hottest(kind));
         let compiled = compile::compile(asm, (src, known), stubs, modes, &mut self.scratch)?;
         let handle = self.code.append(
             &self.asm.code,

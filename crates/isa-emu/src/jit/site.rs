@@ -49,12 +49,18 @@ impl Site {
         self.ways.iter().any(|w| w.to & 1 == 0)
     }
 
-    /// The way holding a probe that ran most (the first of those), which the code of the
-    /// site's block may apply with its fields known when compiled (see
-    /// [`Source::site`](super::Source::site)).
-    pub(crate) fn hottest(&self) -> Option<SiteProbe> {
-        let probes = self.ways.iter().filter(|w| w.to & 1 == 0);
-        probes.rev().max_by_key(|w| w.runs).copied()
+    /// The way holding a call's or an addition's probe (not a restart's) that ran most
+    /// (the first of those), which the code of the site's block may apply with its fields
+    /// known when compiled (see [`Source::site`](super::Source::site)).
+    pub(crate) fn hottest(&self, kind: SiteKind) -> Option<SiteProbe> {
+        let addition = |w: &SiteProbe| w.field(SiteProbe::WAYS) == 0;
+        let known = |w: &&SiteProbe| w.to & 1 == 0 && (kind == SiteKind::Call || addition(w));
+        self.ways
+            .iter()
+            .filter(known)
+            .rev()
+            .max_by_key(|w| w.runs)
+            .copied()
     }
 
     /// Holds `probe` (the sink's for a transfer of `kind` to `to`) in the way that held
@@ -332,33 +338,41 @@ mod tests {
     }
 
     #[test]
-    fn the_hottest_way_holds_a_probe_and_reads_as_the_code_reads_it() {
+    fn the_hottest_way_holds_a_probe_the_code_may_know() {
+        let add = |v| {
+            Some(Probe {
+                key: 1,
+                epoch: 0,
+                next: 2,
+                op: ProbeOp::Add(v),
+            })
+        };
         let mut site = Site::EMPTY;
-        assert_eq!(site.hottest(), None, "empty");
+        assert_eq!(site.hottest(SiteKind::Jump), None, "empty");
         site.learn(None, 0x100, SiteKind::Jump);
-        assert_eq!(site.hottest(), None, "no probe");
-        for to in [0x200, 0x300, 0x400] {
-            site.learn(restart(0), to, SiteKind::Jump);
+        site.learn(restart(0), 0x500, SiteKind::Jump);
+        assert_eq!(
+            site.hottest(SiteKind::Jump),
+            None,
+            "no probe, and a restart's"
+        );
+        for (to, v) in [(0x200, 5), (0x300, -3), (0x400, 7)] {
+            site.learn(add(v), to, SiteKind::Jump);
         }
-        assert_eq!(
-            site.hottest().map(|w| w.to),
-            Some(0x200),
-            "the first of equals"
-        );
-        site.ways[0].runs = 1000;
-        site.ways[2].runs = 10;
-        assert_eq!(
-            site.hottest().map(|w| w.to),
-            Some(0x300),
-            "the one run most"
-        );
-        let way = site.ways[2];
+        let hottest = |site: &Site| site.hottest(SiteKind::Jump).map(|w| w.to);
+        assert_eq!(hottest(&site), Some(0x200), "the first of equals");
+        for (way, runs) in site.ways.iter_mut().zip([1000, 2000, 1, 10, 5]) {
+            way.runs = runs;
+        }
+        assert_eq!(hottest(&site), Some(0x300), "the addition run most");
+        let way = site.ways[3];
         let fields = [
             (SiteProbe::TO, 0x300),
             (SiteProbe::KEY, 1),
             (SiteProbe::EPOCH, 0),
             (SiteProbe::NEXT, 2),
-            (SiteProbe::WAYS, 1),
+            (SiteProbe::WAYS, 0),
+            (SiteProbe::ADD, -3i64 as u64),
             (SiteProbe::RUNS, 10),
         ];
         for (offset, value) in fields {
