@@ -86,23 +86,16 @@ struct Run {
     desync: u64,
 }
 
-/// A clock of this thread's time on a CPU (`CLOCK_THREAD_CPUTIME_ID`, nanoseconds), so that
-/// time spent waiting for a CPU on a busy machine is not counted; wall time where
-/// unavailable. (Not `/proc/thread-self/schedstat`: for a thread that makes no system
-/// calls it advances only at the scheduler's tick, which made every time here a multiple
-/// of 4 ms, 2% of a 0.2 s run.)
+#[path = "../../../xtask/bench-support/cpu_clock.rs"]
+mod cpu_clock;
+
+/// A clock of this thread's time on a CPU ([`cpu_clock::thread_cpu_ns`]), so that time
+/// spent waiting for a CPU on a busy machine is not counted; wall time where unavailable.
 struct Clock(Option<u64>, Instant);
 
 impl Clock {
     fn cpu_ns() -> Option<u64> {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `t` is a timespec the call may write.
-        let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-        let ns = u64::try_from(t.tv_sec).ok()? * 1_000_000_000 + u64::try_from(t.tv_nsec).ok()?;
-        read.then_some(ns)
+        cpu_clock::thread_cpu_ns()
     }
 
     fn start() -> Clock {

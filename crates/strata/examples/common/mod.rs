@@ -42,19 +42,9 @@ pub fn config_from_env() -> Config {
     }
 }
 
-/// Nanoseconds this thread has run on a CPU (`CLOCK_THREAD_CPUTIME_ID`), if the kernel
-/// reports it. (Not `/proc/thread-self/schedstat`: for a thread that makes no system calls
-/// it advances only at the scheduler's tick, 4 ms here.)
-fn cpu_ns() -> Option<u64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a timespec the call may write.
-    let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    let ns = u64::try_from(t.tv_sec).ok()? * 1_000_000_000 + u64::try_from(t.tv_nsec).ok()?;
-    read.then_some(ns)
-}
+#[path = "../../../../xtask/bench-support/cpu_clock.rs"]
+mod cpu_clock;
+use cpu_clock::thread_cpu_ns as cpu_ns;
 
 /// Runs `f` and returns its CPU time in seconds (wall time without that clock).
 pub fn timed(f: impl FnOnce()) -> f64 {
