@@ -528,7 +528,7 @@ impl BlockCache {
         self.blocks.push(block);
         self.exit_probes.push(probes);
         self.ret_probes.push(ret_probe);
-        let compiled = self.compile_plain(slot);
+        let compiled = self.compile_block(slot, false);
         if let Some(b) = self.blocks.get_mut(slot as usize) {
             b.compiled = compiled;
         }
@@ -537,8 +537,9 @@ impl BlockCache {
         Ok(slot)
     }
 
-    /// Compiles the translated block in `slot` with its probes (its handle, or `NONE`).
-    fn compile_plain(&mut self, slot: u32) -> u32 {
+    /// Compiles the translated block in `slot` with its probes (its handle, or `NONE`); or,
+    /// `unprobed`, logged with none run: the code its guard's failed check diverts to.
+    fn compile_block(&mut self, slot: u32, unprobed: bool) -> u32 {
         let i = slot as usize;
         let (Some(block), Some(&probes), Some(&ret_probe), Some(jit)) = (
             self.blocks.get(i),
@@ -569,12 +570,13 @@ impl BlockCache {
             end: block.end,
             count: block.count,
             // Its events come from the log when it runs chained (see `logging`).
-            logged: !block.interest.is_empty(),
-            unprobed: false,
+            logged: unprobed || !block.interest.is_empty(),
+            unprobed,
+            // (Unprobed code is given them, not run: see `Source::unprobed`.)
             probes,
             ret_probe,
             site: SiteKind::of(block.ends_with)
-                .filter(|_| block.site != NONE)
+                .filter(|_| block.site != NONE && !unprobed)
                 .map(|kind| (block.site, kind)),
             parts: &[],
         };
@@ -927,7 +929,7 @@ impl BlockCache {
         // list sort go to), before any way search. Code linked to the old one goes on
         // there, as it did.
         if !knew && site.hottest(kind).is_some() {
-            let compiled = self.compile_plain(slot);
+            let compiled = self.compile_block(slot, false);
             if let Some(b) = self
                 .blocks
                 .get_mut(slot as usize)
@@ -999,33 +1001,10 @@ impl BlockCache {
             let Some(b) = self.blocks.get(from as usize).copied() else {
                 return;
             };
-            (b.compiled, self.compile_unprobed(&b, from).unwrap_or(NONE))
+            (b.compiled, self.compile_block(from, true))
         };
         if let (Some(jit), false) = (self.jit.as_mut(), handle == NONE || unprobed == NONE) {
             self.diverted += u64::from(jit.divert(handle, unprobed));
         }
-    }
-
-    /// Compiles block `b` (in `slot`) logged, with no probes: the code its guard's failed
-    /// check diverts to. Returns its handle.
-    fn compile_unprobed(&mut self, b: &Block, slot: u32) -> Option<u32> {
-        let range = b.first as usize..(b.first + b.len) as usize;
-        let src = Source {
-            pc: b.start,
-            insns: self.insns.get(range.clone())?,
-            meta: self.meta.get(range)?,
-            first: b.first as usize,
-            slot,
-            end: b.end,
-            count: b.count,
-            logged: true,
-            unprobed: true,
-            // (Given, not run: see `Source::unprobed`.)
-            probes: *self.exit_probes.get(slot as usize)?,
-            ret_probe: *self.ret_probes.get(slot as usize)?,
-            site: None,
-            parts: &[],
-        };
-        self.jit.as_mut()?.compile(&src)
     }
 }
