@@ -771,13 +771,39 @@
 //! --instructions` at d1be049: geomean flat 1.182x, region-based 1.192x, global-based
 //! 1.196x.
 //!
-//! The goal of 1.2x is reached in instructions by flat profiles (1.182x at d1be049),
-//! region-based ones (1.192x) and global-based ones (1.196x; per guest coremark 1.221x,
-//! sort 1.333x, chase 1.331x, nbody 1.023x, strings 1.158x, primes 1.179x, crc 1.158x),
-//! but not in time: `cargo xtask bench-paths --runs 11` put flat, region-based and
-//! global-based profiles at 1.24x, 1.25x and 1.24x at 5fb2e84, 1.21x, 1.22x and 1.23x at
-//! 0358d6a, 1.21x, 1.22x and 1.22x, then 1.22x, 1.21x and 1.22x at 1e4fc30, and 1.21x,
-//! 1.23x and 1.23x at d1be049. Probes pay off in loops (crc's
+//! Since (550b5c2 -> 5e645e7), a finer clock, and sites that know their target. The
+//! `overhead` example read the thread's CPU time from `/proc/thread-self/schedstat`, which
+//! for a thread making no system calls advances only at the scheduler's 4 ms tick: every
+//! time above was a multiple of 4 ms (2% of a 0.2 s run). It now reads
+//! `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` (9f9dcb1); `cargo xtask bench-paths --runs 11`
+//! then gave geomean flat 1.21x, region-based 1.23x and global-based 1.23x. Part of that
+//! is fixed: runs of coremark 1 (21 alternating runs each, medians) took 4.0 ms with no
+//! sink and 10.9, 12.2 and 13.0 ms flat, region-based and global-based, so set-up
+//! (recovery, instrumentation and compilation of the functions a run reaches) costs
+//! 7-9 ms a run, 3-4% of the bench's 0.2 s runs; `perf record -e cpu-clock -F 20000` of
+//! one region-based run each put 15% (sort, strings), 21% (coremark, primes) and 82%
+//! (crc) of the samples it adds over the run with no sink in host code (the sink,
+//! set-up, allocation and the kernel's page faults). The JIT's code buffer is now mapped
+//! a 256 KiB chunk ahead of the code (3a4c894; coremark 1 then 3.5 ms with no sink, 9.9,
+//! 11.1 and 12.3 ms). An indirect call's or a jump table's block is compiled again once
+//! its site holds a probe, and its code runs that probe for its target with the fields
+//! known before searching the site (b802753, 5e645e7). Cachegrind against 3a4c894:
+//! sort 300000 flat 5746.1M -> 5662.5M, coremark 3000 flat 4718.7M -> 4680.4M (its list
+//! sort's comparator, then `next_token`'s `switch`), the same in the other modes, the
+//! other guests within 0.06%; geomean about -0.3% each mode. `cargo xtask bench-paths
+//! --instructions` at 0b436e4: geomean no-op 1.069x, flat 1.178x, region-based 1.189x,
+//! global-based 1.192x (per guest, flat: coremark 1.210x, sort 1.290x, chase 1.316x,
+//! nbody 1.017x, strings 1.141x, primes 1.156x, crc 1.141x); `--runs 11` at a3c06cf
+//! (load average 1.0-1.8): flat 1.20x, region-based 1.22x, global-based 1.23x.
+//!
+//! The goal of 1.2x is reached in instructions by flat profiles (1.178x at 0b436e4),
+//! region-based ones (1.189x) and global-based ones (1.192x; per guest coremark 1.211x,
+//! sort 1.314x, chase 1.332x, nbody 1.023x, strings 1.158x, primes 1.179x, crc 1.158x),
+//! but in time only by flat profiles, barely: `cargo xtask bench-paths --runs 11` put
+//! flat, region-based and global-based profiles at 1.24x, 1.25x and 1.24x at 5fb2e84,
+//! 1.21x, 1.22x and 1.23x at 0358d6a, 1.21x, 1.22x and 1.22x, then 1.22x, 1.21x and 1.22x
+//! at 1e4fc30, 1.21x, 1.23x and 1.23x at d1be049 (those on the 4 ms clock), and 1.20x,
+//! 1.22x and 1.23x at a3c06cf. Probes pay off in loops (crc's
 //! profiles cost less than delivering its edges) and in call-heavy code. The same command built from 2a4fb7e
 //! (before additions and path ends in compiled code left their key, and the sum where known,
 //! pending instead of storing them) and run right before this build's second run gave
