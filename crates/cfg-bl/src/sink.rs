@@ -224,7 +224,8 @@ pub struct PathSink {
     /// tables ([`runtime::DENSE_LIMIT`](crate::runtime::DENSE_LIMIT) by default; set before
     /// the run).
     pub dense_limit: u128,
-    /// Once the dense counters of the functions instrumented so far number this many,
+    /// Once the sink's pooled counters (the dense tables of the functions instrumented so far, and
+    /// the few that hot path ends of sparse tables count in) number this many,
     /// only tables of at most [`runtime::SMALL_TABLE`](crate::runtime::SMALL_TABLE) sums
     /// are dense ([`runtime::DENSE_BUDGET`](crate::runtime::DENSE_BUDGET) by default; set
     /// before the run).

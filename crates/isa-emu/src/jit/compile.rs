@@ -1101,17 +1101,16 @@ impl Compiler<'_> {
         }
     }
 
-    /// The probe of a site way ([`SiteProbe`]) of a site of `kind`, which applies where a
-    /// call or restart probe with its fields would; as [`probe`](Self::probe) otherwise.
-    /// The way is the one r14 points to, or one `known` when compiled (a call's or an
-    /// addition's, whose fields are immediates). Uses rax, rcx, rdx, r12 and r15.
-    fn site_probe(&mut self, kind: SiteKind, known: Option<&SiteProbe>, miss: &mut Vec<usize>) {
+    /// The probe of the site way r14 points to ([`SiteProbe`]) of a site of `kind`, which
+    /// applies where a call or restart probe with its fields would; as
+    /// [`probe`](Self::probe) otherwise. Uses rax, rcx, rdx, r12 and r15.
+    fn site_probe(&mut self, kind: SiteKind, miss: &mut Vec<usize>) {
         let around = self.current_section();
         self.section(Section::Probe(match kind {
             SiteKind::Call => "indirect call",
             SiteKind::Jump => "indirect jump",
         }));
-        let at = |field: i32| known.map_or(Val::Site(field), |w| Val::Imm(w.field(field)));
+        let at = |field: i32| Val::Site(field);
         // (A site's probes may save a sum or open a frame.)
         self.top_saved = None;
         self.applies(at(SiteProbe::KEY), at(SiteProbe::EPOCH), miss);
@@ -1125,32 +1124,27 @@ impl Compiler<'_> {
             }
             SiteKind::Jump => {
                 // A jump table's target adds to the sum (no ways); an unresolved jump's
-                // restarts the activation. (A jump's way known is an addition's, see
-                // `Site::hottest`.)
-                let restart = known.is_none().then(|| {
-                    self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
-                    self.asm.jcc(Cc::Ne)
-                });
+                // restarts the activation.
+                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::WAYS, 0);
+                let restart = self.asm.jcc(Cc::Ne);
                 self.sum_into(RAX, Sum::State);
                 self.plus_val(RAX, at(SiteProbe::ADD), Some(miss));
                 self.asm.store(RCX, ProbeState::SUM as i32, RAX);
-                if let Some(restart) = restart {
-                    let added = self.asm.jmp();
-                    self.asm.patch(restart);
-                    // Where the restart saves a sum, the stack must have room, and the sum
-                    // is saved after.
-                    self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
-                    let none = self.asm.jcc(Cc::E);
-                    self.room_for(1, miss);
-                    self.asm.patch(none);
-                    self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss);
-                    self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
-                    let none = self.asm.jcc(Cc::E);
-                    self.asm.load(R12, R14, SiteProbe::PUSH);
-                    self.save(R12, R15);
-                    self.asm.patch(none);
-                    self.asm.patch(added);
-                }
+                let added = self.asm.jmp();
+                self.asm.patch(restart);
+                // Where the restart saves a sum, the stack must have room, and the sum is
+                // saved after.
+                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
+                let none = self.asm.jcc(Cc::E);
+                self.room_for(1, miss);
+                self.asm.patch(none);
+                self.restart(EndAt::Site, at(SiteProbe::PAIRS), miss);
+                self.asm.alu_mem_imm(Alu::Cmp, R14, SiteProbe::PUSHES, 0);
+                let none = self.asm.jcc(Cc::E);
+                self.asm.load(R12, R14, SiteProbe::PUSH);
+                self.save(R12, R15);
+                self.asm.patch(none);
+                self.asm.patch(added);
             }
         }
         self.set_state(ProbeState::KEY, at(SiteProbe::NEXT));
@@ -2730,7 +2724,7 @@ impl Scratch {
 /// returning, and the budget tells the run loop how many instructions retired.
 pub(crate) fn compile(
     asm: &mut Asm,
-    (src, known): (&Source<'_>, Option<SiteProbe>),
+    (src, known): (&Source<'_>, Option<(u64, Probe)>),
     first_stub: u32,
     (saves, lent, epoch): (bool, u64, Option<u64>),
     scratch: &mut Scratch,
@@ -2870,17 +2864,19 @@ pub(crate) fn compile(
                     c.section(Section::Code("indirect call site"));
                     let mut elsewhere = Vec::new();
                     let mut applied = Vec::new();
-                    if let Some(way) = known {
-                        // The way known when compiled, for its target: its probe's
-                        // fields are immediates, and no way is searched.
-                        c.alu_u64(Alu::Cmp, RAX, way.to);
+                    if let Some((to, probe)) = known {
+                        // The probe known when compiled, for its target: run as a fixed
+                        // exit's, and no way is searched. (What it leaves pending is
+                        // stored: the code leaves.)
+                        c.alu_u64(Alu::Cmp, RAX, to);
                         let other = c.asm.jcc(Cc::Ne);
                         let mut miss = Vec::new();
-                        c.site_probe(kind, Some(&way), &mut miss);
-                        c.asm.mov_imm(RAX, way.to);
+                        c.probe(&probe, &mut miss);
+                        c.settle();
+                        c.asm.mov_imm(RAX, to);
                         applied.push(c.asm.jmp());
                         c.land(miss);
-                        c.asm.mov_imm(RAX, way.to);
+                        c.asm.mov_imm(RAX, to);
                         elsewhere.push(c.asm.jmp());
                         // (The way search knows nothing the known way's code kept.)
                         c.land([other]);
@@ -2904,7 +2900,7 @@ pub(crate) fn compile(
                     for j in found {
                         c.asm.patch(j);
                     }
-                    c.site_probe(kind, None, &mut miss);
+                    c.site_probe(kind, &mut miss);
                     c.asm.alu_mem_imm(Alu::Add, R14, SiteProbe::RUNS, 1);
                     c.asm.load(RAX, R14, SiteProbe::TO);
                     applied.push(c.asm.jmp());

@@ -46,8 +46,8 @@
 //! another epoch), at most [`Site::ASKS`] times; the code runs the one for the target, if
 //! any. An indirect call's or jump's block is compiled again once its site holds a call's
 //! or an addition's probe (see `BlockCache::ask_site`): its code first compares the
-//! target with that probe's ([`Site::hottest`]) and runs the probe with its fields as
-//! immediates, searching the ways only for other targets (sort's `qsort` comparisons:
+//! target with that probe's ([`Site::hottest`]) and runs the probe as a fixed exit's
+//! (its fields immediates), searching the ways only for other targets (sort's `qsort` comparisons:
 //! 1.4% fewer instructions). A
 //! return's probe ([`Source::ret_probe`]) and a site's
 //! run before the jump through the table of indirect targets, and log the exit where they

@@ -49,18 +49,14 @@ impl Site {
         self.ways.iter().any(|w| w.to & 1 == 0)
     }
 
-    /// The way holding a call's or an addition's probe (not a restart's) that ran most
-    /// (the first of those), which the code of the site's block may apply with its fields
-    /// known when compiled (see [`Source::site`](super::Source::site)).
-    pub(crate) fn hottest(&self, kind: SiteKind) -> Option<SiteProbe> {
-        let addition = |w: &SiteProbe| w.field(SiteProbe::WAYS) == 0;
-        let known = |w: &&SiteProbe| w.to & 1 == 0 && (kind == SiteKind::Call || addition(w));
-        self.ways
-            .iter()
-            .filter(known)
-            .rev()
-            .max_by_key(|w| w.runs)
-            .copied()
+    /// The target and probe of the way holding a call's or an addition's probe (not a
+    /// restart's) that ran most (the first of those), which the code of the site's block
+    /// may run as a fixed exit's probe, known when compiled (see
+    /// [`Source::site`](super::Source::site)).
+    pub(crate) fn hottest(&self, kind: SiteKind) -> Option<(u64, Probe)> {
+        let known = self.ways.iter().filter_map(|w| Some((w, w.probe(kind)?)));
+        let (way, probe) = known.rev().max_by_key(|(w, _)| w.runs)?;
+        Some((way.to, probe))
     }
 
     /// Holds `probe` (the sink's for a transfer of `kind` to `to`) in the way that held
@@ -191,19 +187,35 @@ impl SiteProbe {
     pub(crate) const ADD: i32 = Self::OPERANDS + 40;
     pub(crate) const RUNS: i32 = Self::OPERANDS + 48;
 
-    /// The field at `offset` (one of the offsets above) as the code reads it.
-    pub(crate) fn field(&self, offset: i32) -> u64 {
-        match offset {
-            Self::TO => self.to,
-            Self::KEY => self.key,
-            Self::EPOCH => self.epoch,
-            Self::NEXT => self.next,
-            Self::RUNS => self.runs,
-            _ => {
-                let i = (offset - Self::OPERANDS) / 8;
-                usize::try_from(i).map_or(0, |i| self.operands.get(i).copied().unwrap_or(0))
-            }
+    /// The probe the way holds for a site of `kind`, as the sink gave it (a call's two
+    /// additions summed, see [`call_operands`]), if it is a call's or an addition's: `None`
+    /// for a restart's, or where the sink gave none.
+    fn probe(&self, kind: SiteKind) -> Option<Probe> {
+        if self.to & 1 == 1 {
+            return None;
         }
+        let op = match (kind, self.operands) {
+            (SiteKind::Call, [add, ret, resume, _, site, start]) => ProbeOp::Call {
+                add: add as i64,
+                ret,
+                resume,
+                resume_add: 0,
+                site,
+                start: start as i64,
+                push: None,
+                end: None,
+                enter: None,
+            },
+            // (No ways: an addition's.)
+            (SiteKind::Jump, [_, 0, _, _, _, add]) => ProbeOp::Add(add as i64),
+            (SiteKind::Jump, _) => return None,
+        };
+        Some(Probe {
+            key: self.key,
+            epoch: self.epoch,
+            next: self.next,
+            op,
+        })
     }
 
     const EMPTY: SiteProbe = SiteProbe {
@@ -339,12 +351,12 @@ mod tests {
 
     #[test]
     fn the_hottest_way_holds_a_probe_the_code_may_know() {
-        let add = |v| {
+        let probe = |op| {
             Some(Probe {
                 key: 1,
                 epoch: 0,
                 next: 2,
-                op: ProbeOp::Add(v),
+                op,
             })
         };
         let mut site = Site::EMPTY;
@@ -357,27 +369,37 @@ mod tests {
             "no probe, and a restart's"
         );
         for (to, v) in [(0x200, 5), (0x300, -3), (0x400, 7)] {
-            site.learn(add(v), to, SiteKind::Jump);
+            site.learn(probe(ProbeOp::Add(v)), to, SiteKind::Jump);
         }
-        let hottest = |site: &Site| site.hottest(SiteKind::Jump).map(|w| w.to);
+        let hottest = |site: &Site| site.hottest(SiteKind::Jump).map(|(to, _)| to);
         assert_eq!(hottest(&site), Some(0x200), "the first of equals");
         for (way, runs) in site.ways.iter_mut().zip([1000, 2000, 1, 10, 5]) {
             way.runs = runs;
         }
         assert_eq!(hottest(&site), Some(0x300), "the addition run most");
-        let way = site.ways[3];
-        let fields = [
-            (SiteProbe::TO, 0x300),
-            (SiteProbe::KEY, 1),
-            (SiteProbe::EPOCH, 0),
-            (SiteProbe::NEXT, 2),
-            (SiteProbe::WAYS, 0),
-            (SiteProbe::ADD, -3i64 as u64),
-            (SiteProbe::RUNS, 10),
-        ];
-        for (offset, value) in fields {
-            assert_eq!(way.field(offset), value, "at {offset}");
-        }
+        assert_eq!(
+            site.hottest(SiteKind::Jump).map(|(_, p)| p),
+            probe(ProbeOp::Add(-3)),
+            "as the sink gave it"
+        );
+        // A call's probe, its additions summed as the code takes them.
+        let call = |add, resume_add| ProbeOp::Call {
+            add,
+            ret: 0x1004,
+            resume: 9,
+            resume_add,
+            site: 3,
+            start: -7,
+            push: None,
+            end: None,
+            enter: None,
+        };
+        let mut site = Site::EMPTY;
+        site.learn(probe(call(4, 5)), 0x2000, SiteKind::Call);
+        assert_eq!(
+            site.hottest(SiteKind::Call),
+            Some((0x2000, probe(call(9, 0)).unwrap()))
+        );
     }
 
     #[test]
