@@ -795,6 +795,22 @@
 //! global-based 1.192x (per guest, flat: coremark 1.210x, sort 1.290x, chase 1.316x,
 //! nbody 1.017x, strings 1.141x, primes 1.156x, crc 1.141x); `--runs 11` at a3c06cf
 //! (load average 1.0-1.8): flat 1.20x, region-based 1.22x, global-based 1.23x.
+//! `Asm::rm_disp` inlined (f847169) took 4-15M instructions of compilation off every run
+//! (chase 250000 region-based 1307.0M -> 1291.5M): `--instructions` then gave geomean
+//! flat 1.177x, region-based 1.188x, global-based 1.192x.
+//!
+//! Where chase's overhead goes (f847169, measured, not acted on): compiled code handed
+//! the sink 111358 edge events in a region-based run of chase 250000 (111369 flat;
+//! counted with a print in `PathSink::edge` that was not kept), against at most 4396 for
+//! the other bench guests. `tree_height` (6.3e21 paths) gave 33154 returns, 23998 taken
+//! and 16892 untaken branches, 12084 calls and 3388 jumps: at 26534 of the 45207 leases
+//! where its sum was wide, it stood at a node from which a way on adds 2^63 or more, so
+//! no offset could be lent (`src/offsets.rs`), and its probes miss until the path ends.
+//! `tree_free`'s tail call to `free` gave 20483: its path end counts in a sparse table of
+//! 8053 paths, whose windows rarely hold the sum. Callgrind of that run put 22.8M
+//! instructions in `frame_tail`, 24.8M in `fast_return` and 34.0M in `count_in`
+//! (inclusive, overlapping), against 50.1M in the set-up's `PathSink::ensure`. Compiled
+//! code holding 128-bit sums would remove `tree_height`'s events; that is not started.
 //!
 //! The goal of 1.2x is reached in instructions by flat profiles (1.178x at 0b436e4),
 //! region-based ones (1.189x) and global-based ones (1.192x; per guest coremark 1.211x,
