@@ -33,6 +33,7 @@
 //! analysis missed shows as a transfer to no successor, never as a wrong count.
 
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use crate::block::decode_fetched;
 use crate::elf::ElfImage;
@@ -81,13 +82,14 @@ impl Code for ElfImage {
 enum Val {
     /// Any value.
     Any,
-    /// One of these, ascending, at least one and at most [`MAX_VALUES`].
-    Set(Vec<u64>),
+    /// One of these, ascending, at least one and at most [`MAX_VALUES`]. Shared: every
+    /// instruction followed copies the registers, and most of them pass on unchanged.
+    Set(Rc<[u64]>),
 }
 
 impl Val {
     fn one(v: u64) -> Val {
-        Val::Set(vec![v])
+        Val::Set(Rc::new([v]))
     }
 
     /// The set of `values`, or any value if they are too many.
@@ -97,7 +99,7 @@ impl Val {
         if values.len() > MAX_VALUES {
             Val::Any
         } else {
-            Val::Set(values)
+            Val::Set(values.into())
         }
     }
 
@@ -133,14 +135,15 @@ impl Val {
     fn into_set(self) -> Option<Vec<u64>> {
         match self {
             Val::Any => None,
-            Val::Set(s) => Some(s),
+            Val::Set(s) => Some(s.to_vec()),
         }
     }
 
     /// The values either may hold.
     fn join(&self, other: &Val) -> Val {
         match (self, other) {
-            (Val::Set(a), Val::Set(b)) => Val::of(a.iter().chain(b).copied().collect()),
+            (Val::Set(a), Val::Set(b)) if a == b => self.clone(),
+            (Val::Set(a), Val::Set(b)) => Val::of(a.iter().chain(b.iter()).copied().collect()),
             _ => Val::Any,
         }
     }
@@ -163,7 +166,7 @@ fn result(code: &dyn Code, insn: &Insn, pc: u64, r: &Regs) -> Val {
         Val::Any => Val::Any,
         Val::Set(s) => {
             let mut out = Vec::with_capacity(s.len());
-            for &base in s {
+            for &base in s.iter() {
                 let Some(v) = code.read_only(base.wrapping_add(imm), len) else {
                     return Val::Any;
                 };
@@ -254,7 +257,7 @@ fn refine(insn: &Insn, holds: bool, r: &Regs) -> Option<Regs> {
             if keep_a.is_empty() {
                 return None;
             }
-            (Val::Set(keep_a), Val::Set(keep_b))
+            (Val::Set(keep_a.into()), Val::Set(keep_b.into()))
         }
         // Any value against one: unsigned bounds and equality bound it.
         (Val::Any, Val::Set(ys)) if ys.len() == 1 => {
