@@ -818,18 +818,18 @@
 //! instrumentation 1.7 ms of 3.4 ms and 6.0 ms in all, timed with a print in
 //! `PathSink::ensure` that was not kept). Its format parser dispatches by computed goto
 //! (`jr a4` at 16 sites) that the jump-table analysis does not resolve, so its symbol is
-//! swept and nearly every instruction starts a block. The byte that indexes its class table
-//! is bounded by a branch on a copy of it (`addiw a4, a6, -32; zext.b a0, a4; bltu a1, a0,
-//! default`), and on one path it is kept on the stack across a call (`read_int`) and
-//! reloaded. Following bounds through such copies (values derived by `andi`/`addi`/`addiw`
-//! narrowed with the branch, a byte loaded from memory as one of 256 values, the
-//! `PT_GNU_RELRO` tables of label addresses read as read-only data, and widening only where
-//! a backward transfer arrives) was tried and not kept: the stack slot still loses the
-//! bound, and on none of the 12 Linux guests did fewer functions restart paths at
-//! unresolved jumps (`profkit paths`, its header line). Stack slots whose address does not
-//! escape would have to be followed too; that is not started. Sharing a register's set of
-//! values between the states the analysis keeps (0c8469b) took `jump_table::resolve` on
-//! coremark 1 from 4.98M to 3.08M instructions (callgrind).
+//! swept and each of its 1738 instructions starts a block. The byte that indexes its class
+//! table is bounded by a branch on a copy of it (`addiw a4, a6, -32; zext.b a0, a4; bltu
+//! a1, a0, default`), and on one path it is kept on the stack across a call (`read_int`)
+//! and reloaded. Following bounds through such copies (values derived by
+//! `andi`/`addi`/`addiw` narrowed with the branch, a byte loaded from memory as one of 256
+//! values, the `PT_GNU_RELRO` tables of label addresses read as read-only data, and
+//! widening only where a backward transfer arrives) was tried and not kept: the stack slot
+//! still loses the bound, and on none of the 12 Linux guests did fewer functions restart
+//! paths at unresolved jumps (`profkit paths`, its header line). Stack slots whose address
+//! does not escape would have to be followed too; that is not started. Sharing a register's
+//! set of values between the states the analysis keeps (0c8469b) took `jump_table::resolve`
+//! on coremark 1 from 4.98M to 3.08M instructions (callgrind).
 //!
 //! The goal of 1.2x is reached in instructions by flat profiles (1.178x at 0b436e4),
 //! region-based ones (1.189x) and global-based ones (1.192x; per guest coremark 1.211x,
