@@ -93,14 +93,8 @@ impl Val {
     }
 
     /// The set of `values`, or any value if they are too many.
-    fn of(mut values: Vec<u64>) -> Val {
-        values.sort_unstable();
-        values.dedup();
-        if values.len() > MAX_VALUES {
-            Val::Any
-        } else {
-            Val::Set(values.into())
-        }
+    fn of(values: Vec<u64>) -> Val {
+        set_of(values).map_or(Val::Any, |s| Val::Set(s.into()))
     }
 
     /// `0..n`, or any value if that is too many.
@@ -131,22 +125,30 @@ impl Val {
         }
     }
 
-    /// The values, if a set.
-    fn into_set(self) -> Option<Vec<u64>> {
-        match self {
-            Val::Any => None,
-            Val::Set(s) => Some(s.to_vec()),
-        }
-    }
-
     /// The values either may hold.
     fn join(&self, other: &Val) -> Val {
         match (self, other) {
-            (Val::Set(a), Val::Set(b)) if a == b => self.clone(),
+            // (Usually one holds the other: the join keeps it, shared.)
+            (Val::Set(a), Val::Set(b)) if contains(a, b) => self.clone(),
+            (Val::Set(a), Val::Set(b)) if contains(b, a) => other.clone(),
             (Val::Set(a), Val::Set(b)) => Val::of(a.iter().chain(b.iter()).copied().collect()),
             _ => Val::Any,
         }
     }
+}
+
+/// Whether ascending `outer` holds every value of ascending `inner`.
+fn contains(outer: &[u64], inner: &[u64]) -> bool {
+    let mut rest = outer.iter();
+    inner.len() <= outer.len() && inner.iter().all(|v| rest.any(|o| o == v))
+}
+
+/// `values` ascending without repeats, if at most [`MAX_VALUES`] of them (the values of a
+/// [`Val::Set`]).
+fn set_of(mut values: Vec<u64>) -> Option<Vec<u64>> {
+    values.sort_unstable();
+    values.dedup();
+    (values.len() <= MAX_VALUES).then_some(values)
 }
 
 /// Each integer register's values (`x0` always 0).
@@ -344,12 +346,11 @@ pub(crate) fn resolve(
                 let Val::Set(base) = &r[usize::from(insn.rs1)] else {
                     return None;
                 };
-                let targets: Vec<u64> = Val::of(
+                let targets = set_of(
                     base.iter()
                         .map(|b| b.wrapping_add(insn.imm as i64 as u64) & !1)
                         .collect(),
-                )
-                .into_set()?;
+                )?;
                 if !targets.iter().all(|&t| inside(t)) {
                     return None;
                 }
@@ -407,6 +408,23 @@ pub(crate) fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A join is the set of the values either holds, whether or not one holds the
+        /// other (then it keeps that one).
+        #[test]
+        fn a_join_is_the_union(
+            a in proptest::collection::vec(0u64..40, 1..30),
+            b in proptest::collection::vec(0u64..40, 1..30),
+            overlap in any::<bool>(),
+        ) {
+            let b = if overlap { a[..a.len() / 2 + 1].to_vec() } else { b };
+            let union = Val::of(a.iter().chain(&b).copied().collect());
+            prop_assert_eq!(Val::of(a.clone()).join(&Val::of(b.clone())), union.clone());
+            prop_assert_eq!(Val::of(b).join(&Val::of(a)), union);
+        }
+    }
 
     /// A synthetic program: instructions by address, and read-only words.
     #[derive(Default)]
