@@ -12,7 +12,7 @@
 //! | return, halt, undecodable | `Leave` |
 //! | any block that cannot reach a `Leave` edge (an endless loop: `j .` after a bare-metal exit's store to `tohost`) | `Leave` in addition: only the program's end leaves it |
 //! | indirect jump, its jump table resolved ([`CodeView::jump_tables`]) | `Flow` to each target |
-//! | indirect jump, unresolved (then every indirect jump of the function is) | `Leave`; the function is swept linearly over its symbol, every instruction starts a block, and [`EdgeKind::Resync`] edges lead from the entry to every block: a profile restarts at the jump's target |
+//! | indirect jump, unresolved (then every indirect jump of the function is) | `Leave`, and [`EdgeKind::Resync`] edges lead from the entry to where such a jump may land, where a profile restarts: the code pointers the program holds inside the function ([`CodeView::code_pointers`], followed too) and the return sites; or, where those are not known, every instruction of the function, swept linearly over its symbol, each starting a block |
 //!
 //! A branch, jump or fall-through to another function's entry leaves the function. Calls are
 //! recorded as [`CallSite`]s. Functions larger than [`MAX_INSNS`] instructions are cut there
@@ -144,10 +144,13 @@ pub fn recover_function<S: std::hash::BuildHasher>(
     let mut leaders: Vec<u64> = vec![entry];
     follow(code, &foreign, vec![entry], &mut insns, &mut leaders);
     // Indirect jumps: through the jump tables the code view resolves, whose targets are
-    // followed too, or else (any jump not resolved) as jumps that may land on any
-    // instruction of the function: its symbol is swept linearly and every instruction
-    // starts a block.
+    // followed too, or else (any jump not resolved) as jumps that restart paths where
+    // they land: at the code pointers the program holds inside the function, where the
+    // code view knows them (followed too), or else on any instruction of the function (its
+    // symbol is swept linearly and every instruction starts a block).
     let mut tables = BTreeMap::new();
+    // Where an unresolved jump may land (`None`: on every block).
+    let mut landings: Option<Vec<u64>> = None;
     if insns.values().any(|i| i.flow == FlowClass::IndirectJump) {
         tables = code.jump_tables(entry, &foreign).unwrap_or_default();
         let targets: Vec<u64> = tables.values().flatten().copied().collect();
@@ -158,8 +161,21 @@ pub fn recover_function<S: std::hash::BuildHasher>(
             .any(|(pc, i)| i.flow == FlowClass::IndirectJump && !tables.contains_key(pc));
         if unresolved {
             tables.clear();
-            sweep(code, entry, functions, &mut insns);
-            leaders.extend(insns.keys().copied());
+            let mut swept = HashMap::default();
+            let end = sweep(code, entry, functions, &mut swept);
+            match code.code_pointers(entry, end) {
+                Some(mut held) => {
+                    // (A held word inside an instruction is no label.)
+                    held.retain(|a| swept.contains_key(a));
+                    leaders.extend(&held);
+                    follow(code, &foreign, held.clone(), &mut insns, &mut leaders);
+                    landings = Some(held);
+                }
+                None => {
+                    insns.extend(swept);
+                    leaders.extend(insns.keys().copied());
+                }
+            }
         }
     }
     let mut insns: Vec<(u64, InsnInfo)> = insns.into_iter().collect();
@@ -260,8 +276,23 @@ pub fn recover_function<S: std::hash::BuildHasher>(
         cfg.graph.add_edge(Cfg::entry(), e, EdgeKind::Start);
     }
     if indirect {
+        // Landings: the held code pointers and the return sites (a call links them), or
+        // every block.
+        let returns: HashSet<u64> = ends
+            .iter()
+            .filter(|e| {
+                let flow = e.2.map(|i| i.flow);
+                matches!(flow, Some(FlowClass::Call { .. } | FlowClass::IndirectCall))
+            })
+            .map(|e| e.3)
+            .collect();
+        let entry_node = node_at.get(&entry).copied().unwrap_or(Cfg::entry());
         for &(n, ..) in &ends {
-            if n != node_at.get(&entry).copied().unwrap_or(Cfg::entry()) {
+            let start = cfg.graph[n].start;
+            let lands = landings
+                .as_ref()
+                .is_none_or(|held| held.binary_search(&start).is_ok() || returns.contains(&start));
+            if lands && n != entry_node {
                 cfg.graph.add_edge(Cfg::entry(), n, EdgeKind::Resync);
             }
         }
@@ -315,13 +346,14 @@ fn follow(
 }
 
 /// Sweeps the symbol of the function at `entry` linearly into `insns`, up to another
-/// function's entry: the instructions an unresolved indirect jump may land on.
+/// function's entry: the instructions an unresolved indirect jump may land on. Returns
+/// where the sweep ended (the function's end).
 fn sweep<S: std::hash::BuildHasher>(
     code: &dyn CodeView,
     entry: u64,
     functions: &HashSet<u64, S>,
     insns: &mut HashMap<u64, InsnInfo, FixedState>,
-) {
+) -> u64 {
     let name = code.symbol(entry).map(|(n, _)| n.to_string());
     let mut pc = entry;
     while insns.len() < MAX_INSNS && (pc == entry || !functions.contains(&pc)) {
@@ -335,6 +367,7 @@ fn sweep<S: std::hash::BuildHasher>(
         insns.insert(pc, i);
         pc = pc.wrapping_add(u64::from(i.len));
     }
+    pc
 }
 
 /// Gives every block that cannot reach the virtual exit a [`EdgeKind::Leave`] edge: code
@@ -430,8 +463,9 @@ mod tests {
         assert_eq!(g.node_count(), 3);
     }
 
-    /// [`Code`] whose code view resolves the jump tables `tables` (of every function).
-    struct Switch(Code, Option<BTreeMap<u64, Vec<u64>>>);
+    /// [`Code`] whose code view resolves the jump tables `tables` (of every function), and
+    /// knows the code pointers `pointers` (of every function).
+    struct Switch(Code, Option<BTreeMap<u64, Vec<u64>>>, Option<Vec<u64>>);
 
     impl CodeView for Switch {
         fn insn(&self, addr: u64) -> Option<InsnInfo> {
@@ -449,10 +483,13 @@ mod tests {
         fn jump_tables(&self, _: u64, _: &dyn Fn(u64) -> bool) -> Option<BTreeMap<u64, Vec<u64>>> {
             self.1.clone()
         }
+        fn code_pointers(&self, _: u64, _: u64) -> Option<Vec<u64>> {
+            self.2.clone()
+        }
     }
 
     #[test]
-    fn a_resolved_jump_table_gives_flow_edges_and_an_unresolved_one_resyncs() {
+    fn a_resolved_jump_table_gives_flow_edges_and_an_unresolved_one_resyncs_where_it_may_land() {
         use FlowClass::*;
         // 0x100 nop; 0x104 jr (cases 0x108, 0x110); 0x108 nop; 0x10c ret;
         // 0x110 bnez -> 0x100; 0x114 ret.
@@ -468,7 +505,7 @@ mod tests {
         };
         let tables = BTreeMap::from([(0x104, vec![0x108, 0x110])]);
         let f = recover_function(
-            &Switch(code(), Some(tables)),
+            &Switch(code(), Some(tables), Option::None),
             0x100,
             &HashSet::<u64>::from([0x100]),
         );
@@ -500,18 +537,37 @@ mod tests {
         assert_eq!(kinds(0), [(2, EdgeKind::Start)]);
         // Unresolved: every instruction starts a block, each entered from the entry.
         let f = recover_function(
-            &Switch(code(), Option::None),
+            &Switch(code(), Option::None, Option::None),
             0x100,
             &HashSet::<u64>::from([0x100]),
         );
         assert_eq!(f.node_count(), 2 + 6);
-        assert_eq!(
-            f.graph
-                .edge_weights()
-                .filter(|&&k| k == EdgeKind::Resync)
-                .count(),
-            5
+        let resyncs = |f: &Cfg| -> Vec<u64> {
+            let mut to: Vec<u64> = f
+                .graph
+                .edge_indices()
+                .filter(|&e| f.graph[e] == EdgeKind::Resync)
+                .filter_map(|e| Some(f.graph[f.graph.edge_endpoints(e)?.1].start))
+                .collect();
+            to.sort_unstable();
+            to
+        };
+        assert_eq!(resyncs(&f), [0x104, 0x108, 0x10c, 0x110, 0x114]);
+        // Unresolved, with the code pointers known: the code from the entry and from the
+        // one pointer (0x110), entered there only.
+        let f = recover_function(
+            &Switch(code(), Option::None, Some(vec![0x110])),
+            0x100,
+            &HashSet::<u64>::from([0x100]),
         );
+        let blocks: Vec<(u64, u64)> = f
+            .graph
+            .node_indices()
+            .skip(2)
+            .map(|n| (f.graph[n].start, f.graph[n].end))
+            .collect();
+        assert_eq!(blocks, [(0x100, 0x108), (0x110, 0x114), (0x114, 0x118)]);
+        assert_eq!(resyncs(&f), [0x110]);
     }
 
     #[test]

@@ -74,6 +74,8 @@ pub struct ElfImage {
     pub tohost: Option<u64>,
     /// Address of the symbol `fromhost` (HTIF, bare metal), if any.
     pub fromhost: Option<u64>,
+    /// Its code pointers, found when first asked for ([`ElfImage::pointers`]).
+    pub(crate) pointers: std::sync::OnceLock<crate::code_pointers::CodePointers>,
 }
 
 /// Why an ELF file cannot be run.
@@ -262,6 +264,7 @@ impl ElfImage {
             fromhost: find("fromhost"),
             segments,
             symbols,
+            pointers: Default::default(),
         })
     }
 
@@ -378,6 +381,46 @@ impl ElfImage {
             *b = s.data.get(at + k).copied().unwrap_or(0);
         }
         Some(u64::from_le_bytes(bytes))
+    }
+
+    /// Its code pointers: the addresses of instructions that its data holds or its code
+    /// forms ([`crate::code_pointers`]), scanned when first asked for.
+    pub fn pointers(&self) -> &crate::code_pointers::CodePointers {
+        self.pointers
+            .get_or_init(|| crate::code_pointers::CodePointers::of(self))
+    }
+
+    /// The code pointers inside the function at `[start, end)` (see
+    /// [`CodePointers::inside`](crate::code_pointers::CodePointers::inside)); `None` if
+    /// they are not known, or its code does not lie in one executable segment.
+    pub fn code_pointers_inside(&self, start: u64, end: u64) -> Option<Vec<u64>> {
+        let code = self.exec_bytes(start, end)?;
+        self.pointers().inside(start, code)
+    }
+
+    /// The file bytes of `[start, end)`, if they lie in one executable segment.
+    pub(crate) fn exec_bytes(&self, start: u64, end: u64) -> Option<&[u8]> {
+        let s = self.segment_of(start).filter(|s| s.exec)?;
+        let from = usize::try_from(start - s.vaddr).ok()?;
+        let to = usize::try_from(end.checked_sub(s.vaddr)?).ok()?;
+        s.data.get(from..to)
+    }
+
+    /// An image of `segments` and `symbols` entered at 0x1000, with no program headers and
+    /// no HTIF (for tests).
+    #[cfg(test)]
+    pub(crate) fn of_parts(segments: Vec<Segment>, symbols: Vec<Symbol>) -> ElfImage {
+        ElfImage {
+            entry: 0x1000,
+            segments,
+            symbols,
+            phdr_addr: 0,
+            phent: 0,
+            phnum: 0,
+            tohost: None,
+            fromhost: None,
+            pointers: Default::default(),
+        }
     }
 
     /// `[start, end)` of every executable segment.
@@ -563,16 +606,7 @@ mod tests {
                     seg
                 })
                 .collect();
-            ElfImage {
-                entry: 0x1000,
-                segments,
-                symbols: Vec::new(),
-                phdr_addr: 0,
-                phent: 0,
-                phnum: 0,
-                tohost: None,
-                fromhost: None,
-            }
+            ElfImage::of_parts(segments, Vec::new())
         })
     }
 

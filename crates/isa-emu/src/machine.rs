@@ -1494,6 +1494,11 @@ impl CodeView for Machine {
     ) -> Option<BTreeMap<u64, Vec<u64>>> {
         self.image.jump_tables(entry, leaves)
     }
+
+    /// The file's code pointers: data as loaded.
+    fn code_pointers(&self, start: u64, end: u64) -> Option<Vec<u64>> {
+        self.image.code_pointers_inside(start, end)
+    }
 }
 
 /// The code of the file as loaded, before it runs: what a [`Machine`]'s view shows of a
@@ -1526,5 +1531,9 @@ impl CodeView for ElfImage {
         leaves: &dyn Fn(u64) -> bool,
     ) -> Option<BTreeMap<u64, Vec<u64>>> {
         crate::jump_table::resolve(self, entry, leaves)
+    }
+
+    fn code_pointers(&self, start: u64, end: u64) -> Option<Vec<u64>> {
+        self.code_pointers_inside(start, end)
     }
 }

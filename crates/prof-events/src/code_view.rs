@@ -86,4 +86,17 @@ pub trait CodeView {
         let _ = (entry, leaves);
         None
     }
+
+    /// Where inside the function whose code lies at `[start, end)` an indirect jump that
+    /// [`jump_tables`](Self::jump_tables) does not resolve may land, when the program
+    /// holds every address of an instruction there that it may jump to: the addresses its
+    /// data holds there (a computed goto's table of labels), ascending. A return address a
+    /// call linked (the instruction after a call) may be landed on too, and another
+    /// function's code. `None` (the default) where that is not known, as where code may
+    /// form such an address itself: the jump may then land on any instruction of the
+    /// function.
+    fn code_pointers(&self, start: u64, end: u64) -> Option<Vec<u64>> {
+        let _ = (start, end);
+        None
+    }
 }
