@@ -437,13 +437,7 @@ mod tests {
         let p = Program::recover(&code, &[]);
         assert_eq!(p.functions.len(), 2);
         let f = &p.functions[p.by_entry[&0x100]];
-        let starts: Vec<(u64, u64)> = f
-            .graph
-            .node_indices()
-            .skip(2)
-            .map(|n| (f.graph[n].start, f.graph[n].end))
-            .collect();
-        assert_eq!(starts, vec![(0x100, 0x108), (0x108, 0x10c), (0x10c, 0x110)]);
+        assert_eq!(blocks(f), [(0x100, 0x108), (0x108, 0x10c), (0x10c, 0x110)]);
         let edge = |a: usize, b: usize| {
             f.graph
                 .find_edge(NodeIndex::new(a), NodeIndex::new(b))
@@ -461,6 +455,15 @@ mod tests {
         // g's indirect jump: only its entry block is reachable, resync edges cover it.
         let g = &p.functions[p.by_entry[&0x200]];
         assert_eq!(g.node_count(), 3);
+    }
+
+    /// `[start, end)` of each block of `f`, in node order.
+    fn blocks(f: &Cfg) -> Vec<(u64, u64)> {
+        f.graph
+            .node_indices()
+            .skip(2)
+            .map(|n| (f.graph[n].start, f.graph[n].end))
+            .collect()
     }
 
     /// [`Code`] whose code view resolves the jump tables `tables` (of every function), and
@@ -509,14 +512,8 @@ mod tests {
             0x100,
             &HashSet::<u64>::from([0x100]),
         );
-        let blocks: Vec<(u64, u64)> = f
-            .graph
-            .node_indices()
-            .skip(2)
-            .map(|n| (f.graph[n].start, f.graph[n].end))
-            .collect();
         assert_eq!(
-            blocks,
+            blocks(&f),
             [
                 (0x100, 0x108),
                 (0x108, 0x110),
@@ -560,13 +557,7 @@ mod tests {
             0x100,
             &HashSet::<u64>::from([0x100]),
         );
-        let blocks: Vec<(u64, u64)> = f
-            .graph
-            .node_indices()
-            .skip(2)
-            .map(|n| (f.graph[n].start, f.graph[n].end))
-            .collect();
-        assert_eq!(blocks, [(0x100, 0x108), (0x110, 0x114), (0x114, 0x118)]);
+        assert_eq!(blocks(&f), [(0x100, 0x108), (0x110, 0x114), (0x114, 0x118)]);
         assert_eq!(resyncs(&f), [0x110]);
     }
 
