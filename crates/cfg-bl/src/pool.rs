@@ -23,22 +23,48 @@ pub(crate) struct Dense {
 }
 
 /// The pool of dense counters and of [`Memo`]s' counters.
+///
+/// The counters lie in one zeroed allocation of [`RESERVE`] counters or more, of which the
+/// first `len` are placed: placing a table writes nothing, so the pages of counters that
+/// never count are never touched (an allocation that large is mapped zeroed by the system,
+/// page by page as it is first written; a global-based profile's tables hold mostly sums
+/// that never run).
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
+    /// The allocation: `len` counters placed, zeros past them.
     counts: Vec<u64>,
+    /// How many counters are placed.
+    len: usize,
     /// Counters of [`Memo`]s given back, for reuse.
     free: Vec<usize>,
 }
 
+/// Counters the pool allocates at first (32 MiB, mapped as they are written), and then
+/// at least twice what it held.
+const RESERVE: usize = 1 << 22;
+
 impl Pool {
     /// How many counters the pool holds.
     pub(crate) fn len(&self) -> usize {
-        self.counts.len()
+        self.len
     }
 
     /// The counters (for probes, which count in them).
     pub(crate) fn counts_mut(&mut self) -> &mut [u64] {
-        &mut self.counts
+        &mut self.counts[..self.len]
+    }
+
+    /// Places `n` more counters (holding 0) and returns the first's index.
+    fn grow(&mut self, n: usize) -> usize {
+        let base = self.len;
+        let len = base.saturating_add(n);
+        if len > self.counts.len() {
+            let mut bigger = vec![0; len.max(2 * self.counts.len()).max(RESERVE)];
+            bigger[..base].copy_from_slice(&self.counts[..base]);
+            self.counts = bigger;
+        }
+        self.len = len;
+        base
     }
 
     /// Places `counters`' tables in the pool: per table, where it counts (a dense table in
@@ -47,14 +73,10 @@ impl Pool {
         (0u32..)
             .zip(&counters.tables)
             .map(|(table, t)| match t {
-                Table::Dense(v) => {
-                    let base = self.counts.len();
-                    self.counts.resize(base + v.len(), 0);
-                    Place::Pool(Dense {
-                        base,
-                        size: v.len() as u128,
-                    })
-                }
+                Table::Dense(v) => Place::Pool(Dense {
+                    base: self.grow(v.len()),
+                    size: v.len() as u128,
+                }),
                 Table::Sparse(_) => Place::Sparse(table),
             })
             .collect()
@@ -62,15 +84,12 @@ impl Pool {
 
     /// A counter of its own (holding 0) for a [`Memo`].
     pub(crate) fn alloc(&mut self) -> usize {
-        self.free.pop().unwrap_or_else(|| {
-            self.counts.push(0);
-            self.counts.len() - 1
-        })
+        self.free.pop().unwrap_or_else(|| self.grow(1))
     }
 
     /// Gives counter `i` from [`alloc`](Self::alloc) back (its count is dropped).
     pub(crate) fn free(&mut self, i: usize) {
-        if let Some(c) = self.counts.get_mut(i) {
+        if let Some(c) = self.counts_mut().get_mut(i) {
             *c = 0;
             self.free.push(i);
         }
@@ -78,17 +97,17 @@ impl Pool {
 
     /// Counter `i`'s count.
     pub(crate) fn count(&self, i: usize) -> u64 {
-        self.counts.get(i).copied().unwrap_or(0)
+        self.counts[..self.len].get(i).copied().unwrap_or(0)
     }
 
     /// Counter `i`'s count, leaving it 0.
     pub(crate) fn take(&mut self, i: usize) -> u64 {
-        self.counts.get_mut(i).map_or(0, std::mem::take)
+        self.counts_mut().get_mut(i).map_or(0, std::mem::take)
     }
 
     /// Sets counter `i` to `n`.
     pub(crate) fn set(&mut self, i: usize, n: u64) {
-        if let Some(c) = self.counts.get_mut(i) {
+        if let Some(c) = self.counts_mut().get_mut(i) {
             *c = n;
         }
     }
@@ -102,7 +121,7 @@ impl Pool {
     /// `counts[i] += n`; `false` if `i` lies outside the pool.
     #[inline]
     pub(crate) fn add(&mut self, i: usize, n: u64) -> bool {
-        match self.counts.get_mut(i) {
+        match self.counts_mut().get_mut(i) {
             Some(c) => {
                 *c += n;
                 true
@@ -125,12 +144,16 @@ impl Pool {
     }
 
     /// Brings `counters` up to date with the pool (`places` as [`place`](Self::place) gave
-    /// them): copies the dense tables into them.
+    /// them): copies the dense tables' counts into them. A dense table's counts only grow,
+    /// so only those that are not 0 are written: the pages of a table's counters that
+    /// never counted stay untouched.
     pub(crate) fn copy_out(&self, places: &[Place], counters: &mut Counters) {
         for (place, t) in places.iter().zip(&mut counters.tables) {
             if let (Place::Pool(d), Table::Dense(v)) = (place, t) {
-                if let Some(src) = self.counts.get(d.base..d.base + v.len()) {
-                    v.copy_from_slice(src);
+                if let Some(src) = self.counts[..self.len].get(d.base..d.base + v.len()) {
+                    for (c, &n) in v.iter_mut().zip(src).filter(|(_, &n)| n != 0) {
+                        *c = n;
+                    }
                 }
             }
         }
