@@ -49,7 +49,12 @@ impl Pool {
         self.len
     }
 
-    /// The counters (for probes, which count in them).
+    /// The counters placed.
+    fn placed(&self) -> &[u64] {
+        &self.counts[..self.len]
+    }
+
+    /// The counters placed (for probes, which count in them).
     pub(crate) fn counts_mut(&mut self) -> &mut [u64] {
         &mut self.counts[..self.len]
     }
@@ -97,7 +102,7 @@ impl Pool {
 
     /// Counter `i`'s count.
     pub(crate) fn count(&self, i: usize) -> u64 {
-        self.counts[..self.len].get(i).copied().unwrap_or(0)
+        self.placed().get(i).copied().unwrap_or(0)
     }
 
     /// Counter `i`'s count, leaving it 0.
@@ -150,7 +155,7 @@ impl Pool {
     pub(crate) fn copy_out(&self, places: &[Place], counters: &mut Counters) {
         for (place, t) in places.iter().zip(&mut counters.tables) {
             if let (Place::Pool(d), Table::Dense(v)) = (place, t) {
-                if let Some(src) = self.counts[..self.len].get(d.base..d.base + v.len()) {
+                if let Some(src) = self.placed().get(d.base..d.base + v.len()) {
                     for (c, &n) in v.iter_mut().zip(src).filter(|(_, &n)| n != 0) {
                         *c = n;
                     }

@@ -164,9 +164,7 @@ pub fn recover_function<S: std::hash::BuildHasher>(
             let mut swept = HashMap::default();
             let end = sweep(code, entry, functions, &mut swept);
             match code.code_pointers(entry, end) {
-                Some(mut held) => {
-                    // (A held word inside an instruction is no label.)
-                    held.retain(|a| swept.contains_key(a));
+                Some(held) => {
                     leaders.extend(&held);
                     follow(code, &foreign, held.clone(), &mut insns, &mut leaders);
                     landings = Some(held);

@@ -31,7 +31,7 @@ use std::collections::HashSet;
 
 use prof_events::FlowClass;
 
-use crate::decode::{decode, insn_len};
+use crate::block::decode_fetched;
 use crate::elf::ElfImage;
 use crate::insn::{Insn, Op};
 
@@ -66,69 +66,60 @@ impl CodePointers {
     }
 
     /// The held code pointers inside the function whose code, `code`, starts at `start`,
-    /// ascending, if its code forms no address past its entry (the entry itself may be
-    /// formed: a recursive call) and each of its indirect jumps goes to a doubleword it
-    /// loaded; `None` if not.
+    /// that start one of its instructions (decoded linearly), ascending, if its code forms
+    /// no address past its entry (the entry itself may be formed: a recursive call) and
+    /// each of its indirect jumps goes to a doubleword it loaded; `None` if not.
     pub fn inside(&self, start: u64, code: &[u8]) -> Option<Vec<u64>> {
+        let insns = decoded(start, code);
         let end = start.saturating_add(code.len() as u64);
         let interior = start.saturating_add(1)..end;
-        let mut formed = Vec::new();
-        form(start, code, &mut formed);
-        if formed
-            .iter()
-            .any(|&(lo, hi)| hi >= interior.start && lo < interior.end)
-        {
+        if formed(&insns).any(|(lo, hi)| hi >= interior.start && lo < interior.end) {
             return None;
         }
         let at = self.held.partition_point(|&w| w < start);
+        // (A held word inside an instruction is no label.)
         let held: Vec<u64> = self.held[at..]
             .iter()
             .take_while(|&&w| w < end)
+            .filter(|&&w| insns.binary_search_by_key(&w, |&(pc, _)| pc).is_ok())
             .copied()
             .collect();
-        jumps_load_pointers(start, code, &held).then_some(held)
+        jumps_load_pointers(&insns, &held).then_some(held)
     }
 }
 
-/// The instructions of `code` (loaded at `base`), decoded linearly, with their addresses.
-fn decoded(base: u64, code: &[u8]) -> impl Iterator<Item = (u64, Insn)> + '_ {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        let raw = raw_at(code, at)?;
-        let pc = base.wrapping_add(at as u64);
-        at += usize::from(insn_len(raw as u16));
-        Some((pc, decode(raw)))
-    })
-}
-
-/// The instruction bits at byte `at` of `code` (the low half only, if compressed).
-fn raw_at(code: &[u8], at: usize) -> Option<u32> {
-    let half = |k: usize| -> Option<u32> {
-        let b = code.get(k..k + 2)?;
-        Some(u32::from(u16::from_le_bytes([b[0], b[1]])))
+/// The instructions of `code` (loaded at `base`), decoded linearly, with their addresses,
+/// up to the first that is cut off by its end.
+fn decoded(base: u64, code: &[u8]) -> Vec<(u64, Insn)> {
+    let half = |a: u64| -> Result<u16, ()> {
+        let k = usize::try_from(a.wrapping_sub(base)).map_err(|_| ())?;
+        let b = code.get(k..k.saturating_add(2)).ok_or(())?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
     };
-    let low = half(at)?;
-    if insn_len(low as u16) == 2 {
-        Some(low)
-    } else {
-        Some(low | half(at + 2)? << 16)
+    let mut insns = Vec::new();
+    let mut pc = base;
+    while let Ok(insn) = decode_fetched(half, pc) {
+        insns.push((pc, insn));
+        pc = pc.wrapping_add(u64::from(insn.len));
     }
+    insns
 }
 
-/// Whether every indirect jump of `code` (a function loaded at `base`) jumps to a register
-/// that its block loaded with `ld` (and nothing wrote since): the block's start is any
-/// target of a direct branch or jump, any of `held`, and any instruction after one that
+/// Whether every indirect jump of `insns` (a function, decoded linearly) jumps to a
+/// register that its block loaded with `ld` (and nothing wrote since): the block's start is
+/// any target of a direct branch or jump, any of `held`, and any instruction after one that
 /// does not fall through (or a call, whose callee changes the registers).
-fn jumps_load_pointers(base: u64, code: &[u8], held: &[u64]) -> bool {
-    let targets: HashSet<u64> = decoded(base, code)
-        .filter_map(|(pc, i)| match i.flow(pc) {
+fn jumps_load_pointers(insns: &[(u64, Insn)], held: &[u64]) -> bool {
+    let targets: HashSet<u64> = insns
+        .iter()
+        .filter_map(|&(pc, i)| match i.flow(pc) {
             FlowClass::Branch { target } | FlowClass::Jump { target } => Some(target),
             _ => None,
         })
         .collect();
     // Bit r: register r holds a doubleword the block loaded.
     let mut loaded = 0u32;
-    for (pc, i) in decoded(base, code) {
+    for &(pc, i) in insns {
         if targets.contains(&pc) || held.binary_search(&pc).is_ok() {
             loaded = 0;
         }
@@ -136,7 +127,7 @@ fn jumps_load_pointers(base: u64, code: &[u8], held: &[u64]) -> bool {
         if flow == FlowClass::IndirectJump && loaded & (1 << (i.rs1 & 31)) == 0 {
             return false;
         }
-        if i.rd != 0 && i.rd < 32 {
+        if (1..32).contains(&i.rd) {
             loaded &= !(1 << i.rd);
             if i.op == Op::Ld {
                 loaded |= 1 << i.rd;
@@ -149,48 +140,36 @@ fn jumps_load_pointers(base: u64, code: &[u8], held: &[u64]) -> bool {
     true
 }
 
-/// Adds the values that `lui` and `auipc` form in `code` (a function's bytes, loaded at
-/// `base`) to `formed`, decoding it linearly.
-fn form(base: u64, code: &[u8], formed: &mut Vec<(u64, u64)>) {
-    let mut at = 0;
-    while let Some(raw) = raw_at(code, at) {
-        let len = usize::from(insn_len(raw as u16));
-        // Only `lui`, `auipc` and `c.lui` form an address: skip the rest undecoded.
-        let forms = match len {
-            4 => matches!(raw & 0x7f, 0x17 | 0x37),
-            _ => raw & 0xe003 == 0x6001,
+/// `[lo, hi]` of each value that `lui` and `auipc` form in `insns` (a function, decoded
+/// linearly): a single value where an `addi`/`addiw` into the same register follows, none
+/// where a `jalr` through it follows (`call`/`tail`), else the window of a 12-bit addition.
+fn formed(insns: &[(u64, Insn)]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    insns.iter().enumerate().filter_map(|(k, &(pc, insn))| {
+        let value = match insn.op {
+            Op::Lui => i64::from(insn.imm) as u64,
+            Op::Auipc => pc.wrapping_add(i64::from(insn.imm) as u64),
+            _ => return None,
         };
-        if forms {
-            let insn = decode(raw);
-            let pc = base.wrapping_add(at as u64);
-            let value = match insn.op {
-                Op::Lui => Some(i64::from(insn.imm) as u64),
-                Op::Auipc => Some(pc.wrapping_add(i64::from(insn.imm) as u64)),
-                _ => None,
-            };
-            if let Some(value) = value.filter(|_| insn.rd != 0) {
-                let next = raw_at(code, at + len).map(decode);
-                let rd = insn.rd;
-                let span = match next {
-                    // `call`/`tail`: the jump consumes it, and links a return address.
-                    Some(n) if n.op == Op::Jalr && n.rs1 == rd => None,
-                    // `la`/`li`: the register holds exactly the sum.
-                    Some(n) if n.op == Op::Addi && n.rs1 == rd && n.rd == rd => {
-                        let v = value.wrapping_add(i64::from(n.imm) as u64);
-                        Some((v, v))
-                    }
-                    Some(n) if n.op == Op::Addiw && n.rs1 == rd && n.rd == rd => {
-                        let v = value.wrapping_add(i64::from(n.imm) as u64) as u32 as i32;
-                        let v = i64::from(v) as u64;
-                        Some((v, v))
-                    }
-                    _ => Some((value.wrapping_sub(LO12), value.wrapping_add(LO12 - 1))),
-                };
-                formed.extend(span.filter(|(lo, hi)| lo <= hi));
-            }
+        let rd = insn.rd;
+        if !(1..32).contains(&rd) {
+            return None;
         }
-        at += len;
-    }
+        let (lo, hi) = match insns.get(k + 1).map(|&(_, n)| n) {
+            // `call`/`tail`: the jump consumes it, and links a return address.
+            Some(n) if n.op == Op::Jalr && n.rs1 == rd => return None,
+            // `la`/`li`: the register holds exactly the sum.
+            Some(n) if n.op == Op::Addi && n.rs1 == rd && n.rd == rd => {
+                let v = value.wrapping_add(i64::from(n.imm) as u64);
+                (v, v)
+            }
+            Some(n) if n.op == Op::Addiw && n.rs1 == rd && n.rd == rd => {
+                let v = value.wrapping_add(i64::from(n.imm) as u64) as u32 as i32;
+                (i64::from(v) as u64, i64::from(v) as u64)
+            }
+            _ => (value.wrapping_sub(LO12), value.wrapping_add(LO12 - 1)),
+        };
+        (lo <= hi).then_some((lo, hi))
+    })
 }
 
 #[cfg(test)]

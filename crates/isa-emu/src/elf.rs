@@ -74,7 +74,8 @@ pub struct ElfImage {
     pub tohost: Option<u64>,
     /// Address of the symbol `fromhost` (HTIF, bare metal), if any.
     pub fromhost: Option<u64>,
-    /// Its code pointers, found when first asked for ([`ElfImage::pointers`]).
+    /// The words of its data that point into its code, found when first asked for
+    /// ([`ElfImage::code_pointers_inside`]).
     pub(crate) pointers: std::sync::OnceLock<crate::code_pointers::CodePointers>,
 }
 
@@ -383,19 +384,17 @@ impl ElfImage {
         Some(u64::from_le_bytes(bytes))
     }
 
-    /// Its code pointers: the addresses of instructions that its data holds or its code
-    /// forms ([`crate::code_pointers`]), scanned when first asked for.
-    pub fn pointers(&self) -> &crate::code_pointers::CodePointers {
-        self.pointers
-            .get_or_init(|| crate::code_pointers::CodePointers::of(self))
-    }
-
-    /// The code pointers inside the function at `[start, end)` (see
-    /// [`CodePointers::inside`](crate::code_pointers::CodePointers::inside)); `None` if
-    /// they are not known, or its code does not lie in one executable segment.
+    /// The code pointers inside the function at `[start, end)`: the addresses of its
+    /// instructions that the file's data holds, when they are all it may jump to (see
+    /// [`CodeView::code_pointers`](prof_events::CodeView::code_pointers); the data is
+    /// scanned when first asked for); `None` if not, or if its code does not lie in one
+    /// executable segment.
     pub fn code_pointers_inside(&self, start: u64, end: u64) -> Option<Vec<u64>> {
         let code = self.exec_bytes(start, end)?;
-        self.pointers().inside(start, code)
+        let pointers = self
+            .pointers
+            .get_or_init(|| crate::code_pointers::CodePointers::of(self));
+        pointers.inside(start, code)
     }
 
     /// The file bytes of `[start, end)`, if they lie in one executable segment.

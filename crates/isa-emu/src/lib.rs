@@ -93,7 +93,7 @@
 
 pub mod bare;
 pub mod block;
-pub mod code_pointers;
+mod code_pointers;
 pub mod cpu;
 pub mod decode;
 pub mod disasm;

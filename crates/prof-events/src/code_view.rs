@@ -89,8 +89,9 @@ pub trait CodeView {
 
     /// Where inside the function whose code lies at `[start, end)` an indirect jump that
     /// [`jump_tables`](Self::jump_tables) does not resolve may land, when the program
-    /// holds every address of an instruction there that it may jump to: the addresses its
-    /// data holds there (a computed goto's table of labels), ascending. A return address a
+    /// holds every address of an instruction there that it may jump to: the addresses of
+    /// its instructions that its data holds (a computed goto's table of labels),
+    /// ascending. A return address a
     /// call linked (the instruction after a call) may be landed on too, and another
     /// function's code. `None` (the default) where that is not known, as where code may
     /// form such an address itself: the jump may then land on any instruction of the
