@@ -57,6 +57,7 @@
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
+use std::time::{Duration, Instant};
 
 /// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
 type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
@@ -236,6 +237,8 @@ pub struct PathSink {
     /// The first few transfers that could not be followed: function, block start, target,
     /// kind.
     pub desync_samples: Vec<(String, u64, u64, EmuEdge)>,
+    /// Time spent recovering and instrumenting functions ([`set_up_time`](Self::set_up_time)).
+    set_up: Duration,
 }
 
 impl PathSink {
@@ -295,7 +298,17 @@ impl PathSink {
             dense_limit: crate::runtime::DENSE_LIMIT,
             dense_budget: crate::runtime::DENSE_BUDGET,
             desync_samples: Vec::new(),
+            set_up: Duration::ZERO,
         }
+    }
+
+    /// The wall-clock time this sink has spent so far recovering (if it recovers lazily)
+    /// and instrumenting functions on their first call: the fixed part of its overhead,
+    /// which a benchmark tells apart from the part that grows with the run (the `overhead`
+    /// example, `cargo xtask bench-paths`). Not part of the profile, which stays the same
+    /// from run to run.
+    pub fn set_up_time(&self) -> Duration {
+        self.set_up
     }
 
     /// Profiles the function entered at `entry` with `regions` in place of the regions the
@@ -414,7 +427,22 @@ impl PathSink {
         }
     }
 
+    /// Whether function `f` is instrumented, instrumenting it (and recovering it first, if
+    /// the sink recovers lazily) if it is not yet and has not failed: timed, as set-up.
     fn ensure(&mut self, f: usize) -> bool {
+        match self.functions.get(f) {
+            Some(func) if func.inst.is_some() => return true,
+            Some(func) if func.error.is_none() => {}
+            _ => return false,
+        }
+        let started = Instant::now();
+        let instrumented = self.recover_and_instrument(f);
+        self.set_up += started.elapsed();
+        instrumented
+    }
+
+    /// [`ensure`](Self::ensure) of a function not instrumented yet.
+    fn recover_and_instrument(&mut self, f: usize) -> bool {
         self.recover(f);
         let mode = self.mode;
         let regions = self.regions;

@@ -808,3 +808,31 @@ fn lazy_recovery_gives_the_eager_profile() {
         }
     }
 }
+
+/// The set-up a sink reports is the time it spent recovering and instrumenting the
+/// functions called: none before the run, some after it, and within the run's time.
+#[test]
+fn set_up_time_is_the_runs_recovery_and_instrumentation() {
+    for guest in all_guests().into_iter().take(2) {
+        let mut m = machine(&guest);
+        let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);
+        let mut sink = PathSink::lazy(program, Mode::RegionBased, RegionChoice::Loops);
+        assert_eq!(
+            sink.set_up_time(),
+            std::time::Duration::ZERO,
+            "{}",
+            guest.name
+        );
+        let started = std::time::Instant::now();
+        m.run(&mut sink);
+        let run = started.elapsed();
+        let instrumented = sink.functions.iter().filter(|f| f.inst.is_some()).count();
+        assert!(instrumented > 0, "{}", guest.name);
+        let set_up = sink.set_up_time();
+        assert!(
+            set_up > std::time::Duration::ZERO && set_up <= run,
+            "{}: set-up {set_up:?} of a run of {run:?}",
+            guest.name
+        );
+    }
+}
