@@ -892,15 +892,17 @@
 //! and 1.17x, 1.21x and 1.21x without set-up. (The same command at 9530f44, on the quiet
 //! machine right after it booted: 1.19x, 1.21x and 1.22x; later that morning the runs with no
 //! sink took up to twice as long from one run to the next.) On coremark 1, flat, set-up was
-//! 10-11 ms in single runs (7 ms, the median of 9 in one process), of which `__vfprintf_internal` 1.7 ms (its recovery 1.1 ms: sweeping its symbol
-//! for its end 0.32 ms, its jump tables 0.24 ms, its code pointers 0.21 ms) and
-//! `next_token`'s jump tables 0.32 ms (timed with prints, not kept).
+//! 10-11 ms in single runs (7 ms, the median of 9 in one process), of which
+//! `__vfprintf_internal` 1.7 ms (its recovery 1.1 ms: sweeping its symbol for its end
+//! 0.32 ms, its jump tables 0.24 ms, its code pointers 0.21 ms) and `next_token`'s jump
+//! tables 0.32 ms (timed with prints, not kept).
 //!
 //! Why primes costs more region-based than flat in time (`overhead --runs 5 --only MODE`,
 //! twice each: 1.25x against 1.14x-1.15x) though only 2% more in instructions (callgrind:
 //! 4552.2M against 4463.5M; calls 39M more, returns 20M, pushes and pops 19M): `perf
 //! record -F 20000` samples mapped to the compiled instructions (the code dumped with gdb
-//! at the run's end, address randomization off; scripts not kept) put the difference in
+//! when the emulator unmapped it, address randomization off; scripts not kept) put the
+//! difference in
 //! `__umodti3`, called 10.1M times. Its byte loop, unrolled in an event superblock, counts
 //! the same counter four times at fixed displacements (`add [rdx+0x2cb70], 1`) after one
 //! count through the sum (`add [rdx+rax*8+0x2cb68], 1`): region-based, the loop's first
@@ -910,10 +912,12 @@
 //! its chain of 128-bit divisions, and the added probe instructions delay it where the
 //! window cannot hide them. Leaving the pair counter's increment out of compiled returns
 //! (a trial) did not move sort 300000 flat either (0.454-0.463 s against 0.458-0.467 s).
-//! The floor kept at every call and return, which flat profiles skip (no sum is ever
-//! saved), is most of what region-based and global-based profiles add to sort's calls and
-//! returns (84M and 44M instructions); avoiding it would need a floor that compiled code
-//! and the sink read without storing it at each call (not started).
+//! Region-based and global-based profiles add 84M instructions to sort's calls and 44M to
+//! its returns (`--sections sort`). The floor that their compiled code keeps, and flat
+//! profiles skip (no sum is ever saved), is 4 instructions a call and 2 a return (read
+//! from the compiler's `call_open` and return probe, not measured apart): 84M and 42M at
+//! sort's 21.0M calls, so nearly all of it. Avoiding it would need a floor that compiled
+//! code and the sink read without storing it at each call (not started).
 
 //! ## Features
 //!

@@ -164,7 +164,8 @@ fn formed(insns: &[(u64, Insn)]) -> impl Iterator<Item = (u64, u64)> + '_ {
             }
             Some(n) if n.op == Op::Addiw && n.rs1 == rd && n.rd == rd => {
                 let v = value.wrapping_add(i64::from(n.imm) as u64) as u32 as i32;
-                (i64::from(v) as u64, i64::from(v) as u64)
+                let v = i64::from(v) as u64;
+                (v, v)
             }
             _ => (value.wrapping_sub(LO12), value.wrapping_add(LO12 - 1)),
         };
