@@ -57,6 +57,7 @@
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 /// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
@@ -117,7 +118,9 @@ pub struct Stats {
 #[derive(Debug)]
 pub struct Function {
     /// The plan (and CFG, regions, numbering); `None` until called, or if it failed.
-    pub inst: Option<Instrumented>,
+    /// (Boxed, as the runtime's tables are, so that a function the run never calls costs
+    /// a small header: a static binary lists a thousand functions or more.)
+    pub inst: Option<Box<Instrumented>>,
     /// Why instrumentation failed.
     pub error: Option<String>,
     /// The counters (complete after the run's [`Sink::exit`]: the sink counts dense tables,
@@ -138,7 +141,7 @@ pub struct Function {
     pairs: Option<usize>,
     name: String,
     /// The CFG until it is instrumented (`None` before a lazy sink recovers it, too).
-    cfg: Option<Cfg>,
+    cfg: Option<Box<Cfg>>,
     /// Regions given by the user ([`PathSink::set_regions`]) in place of the sink's
     /// [`RegionChoice`].
     user_regions: Option<Vec<Vec<NodeIndex>>>,
@@ -146,6 +149,16 @@ pub struct Function {
     weights: Option<Vec<u64>>,
     /// Per counter table: where it counts (in the sink's pool, or sparse in `counters`).
     places: Vec<Place>,
+    /// Its plan saves no sum (see [`Instrumented::saves_none`]): its activations own none
+    /// of the saved sums, so its returns need not check for them.
+    saves_none: bool,
+    /// The runtime's tables, once it is instrumented ([`Function::t`] reads them).
+    tables: Option<Box<Tables>>,
+}
+
+/// What the runtime looks up in an instrumented function, by node and by address.
+#[derive(Debug, Default)]
+struct Tables {
     node_at: HashMap<u64, NodeIndex>,
     /// The edge from the virtual entry to the entry block.
     start: Option<(EdgeIndex, NodeIndex)>,
@@ -168,13 +181,13 @@ pub struct Function {
     flows: Adjacency<(u64, usize, NodeIndex)>,
     /// Resynchronisation edges and their targets, by the target's start address.
     resync: HashMap<u64, (usize, NodeIndex)>,
-    /// Its plan saves no sum (see [`Instrumented::saves_none`]): its activations own none
-    /// of the saved sums, so its returns need not check for them.
-    saves_none: bool,
     /// Per node: the sum an activation standing there may lend its probes in place of a
     /// wide one, if any ([`offsets::room`]); found when one first needs it.
     room: Option<Vec<Option<i64>>>,
 }
+
+/// The tables of a function not instrumented: all empty.
+static NO_TABLES: LazyLock<Tables> = LazyLock::new(Tables::default);
 
 #[derive(Clone, Debug)]
 struct Act {
@@ -422,7 +435,7 @@ impl PathSink {
         };
         if func.cfg.is_none() && func.inst.is_none() && func.error.is_none() {
             if let Some(&(entry, _)) = lazy.functions().get(f) {
-                func.cfg = Some(lazy.recover(entry));
+                func.cfg = Some(Box::new(lazy.recover(entry)));
             }
         }
     }
@@ -455,7 +468,7 @@ impl PathSink {
             return false;
         };
         if let Some(cfg) = func.cfg.take() {
-            let built = func.instrument(cfg, mode, regions);
+            let built = func.instrument(*cfg, mode, regions);
             match built {
                 Ok(inst) => {
                     func.index(&inst.hier.cfg);
@@ -464,7 +477,7 @@ impl PathSink {
                     func.shortcuts(&inst);
                     func.saves_none = inst.saves_none();
                     func.counters = Some(counters);
-                    func.inst = Some(inst);
+                    func.inst = Some(Box::new(inst));
                 }
                 Err(e) => {
                     func.error = Some(e.to_string());
@@ -488,9 +501,9 @@ impl PathSink {
         };
         if let Some(f) = f.filter(|&f| self.ensure(f)) {
             let func = &mut self.functions[f];
-            if let Some((e, w)) = func.start {
+            if let Some((e, w)) = func.t().start {
                 let lists = [Ops::Start, Ops::Edge(e.index())];
-                let entered = match func.entry.filter(|_| !self.record_edges) {
+                let entered = match func.t().entry.filter(|_| !self.record_edges) {
                     Some(entry) => {
                         act.state.stack.extend(entry.push);
                         act.state.sum = entry.sum;
@@ -543,9 +556,9 @@ impl PathSink {
         let Some(func) = act.func.and_then(|f| self.functions.get_mut(f)) else {
             return;
         };
-        let leave = func.leave.get(act.node.index()).copied().flatten();
+        let leave = func.t().leave.get(act.node.index()).copied().flatten();
         let lists = leave.map(|e| [Ops::Edge(e), Ops::End]);
-        let quick = func.finish.get(act.node.index()).copied().flatten();
+        let quick = func.t().finish.get(act.node.index()).copied().flatten();
         if let (Some((place, add)), false) = (quick, self.record_edges) {
             func.count_at(&mut self.pool, place, act.state.sum.wrapping_add(add));
             func.ends += 1;
@@ -896,17 +909,19 @@ impl PathSink {
         // was keyed), such as a resynchronising indirect jump (coremark 600K, strings 500K),
         // fails before the falls are composed.
         let last = last as usize;
-        if func.node_end.get(last).is_some_and(|&e| e <= end) && func.flow_to(last, to).is_none() {
+        if func.t().node_end.get(last).is_some_and(|&e| e <= end)
+            && func.t().flow_to(last, to).is_none()
+        {
             return None;
         }
         self.scratch_ops.clear();
         self.scratch_edges.clear();
         let (ops, edges) = (&mut self.scratch_ops, &mut self.scratch_edges);
         let last = func.walk_falls(key_node(k), end, ops, edges);
-        let node = if func.node_end.get(last).is_some_and(|&e| e > end) {
+        let node = if func.t().node_end.get(last).is_some_and(|&e| e > end) {
             last
         } else {
-            let (e, w) = func.flow_to(last, to)?;
+            let (e, w) = func.t().flow_to(last, to)?;
             compose(ops, inst.ops_for(e));
             edges.push(e as u32);
             w.index()
@@ -938,7 +953,7 @@ impl PathSink {
             return;
         };
         // The sum as a sign-extended addition (the start may be a negative value).
-        let sum = fun.entry.and_then(|e| {
+        let sum = fun.t().entry.and_then(|e| {
             let v = e.sum as i64;
             (v as i128 as u128 == e.sum).then_some(v)
         });
@@ -1040,7 +1055,10 @@ impl PathSink {
         let (Some(inst), true) = (&fun.inst, fun.saves_none) else {
             return;
         };
-        let room = fun.room.get_or_insert_with(|| offsets::room(inst));
+        let Some(tables) = fun.tables.as_deref_mut() else {
+            return;
+        };
+        let room = tables.room.get_or_insert_with(|| offsets::room(inst));
         if let Some(&Some(lent)) = room.get(node) {
             let lent = lent as i128 as u128;
             self.offset = self.probe.sum.wrapping_sub(lent);
@@ -1118,7 +1136,7 @@ impl PathSink {
             // The frame keeps the sum the caller resumes with: less the resume's addition.
             let g = self.acts.last().and_then(|a| a.func);
             let fun = g.and_then(|g| self.functions.get(g));
-            let resume = fun.and_then(|fun| fun.resume.get(site).copied().flatten());
+            let resume = fun.and_then(|fun| fun.t().resume.get(site).copied().flatten());
             let saved = frame.resumed.wrapping_sub(resume.map_or(0, |(_, add)| add));
             if let Some(caller) = self.acts.last_mut() {
                 caller.node = NodeIndex::new(site);
@@ -1174,10 +1192,10 @@ impl PathSink {
         };
         let (g, start, w, push) = self.callee_start(to)?;
         let caller = self.functions.get(f)?;
-        if caller.node_end.get(last as usize) != Some(&end) {
+        if caller.t().node_end.get(last as usize) != Some(&end) {
             return None;
         }
-        let (resume, resume_add) = caller.resume.get(last as usize).copied().flatten()?;
+        let (resume, resume_add) = caller.t().resume.get(last as usize).copied().flatten()?;
         Some(Probe {
             key: key(f, node),
             epoch: self.probe.epoch,
@@ -1205,7 +1223,7 @@ impl PathSink {
             return None;
         }
         let callee = self.functions.get(g)?;
-        let (Some(entry), Some((_, w))) = (callee.entry, callee.start) else {
+        let (Some(entry), Some((_, w))) = (callee.t().entry, callee.t().start) else {
             return None;
         };
         let (start, push) = entry.signed()?;
@@ -1223,7 +1241,7 @@ impl PathSink {
         };
         let fun = self.functions.get(f)?;
         let inst = fun.inst.as_ref()?;
-        let leave = fun.leave.get(last as usize).copied().flatten()?;
+        let leave = fun.t().leave.get(last as usize).copied().flatten()?;
         let (table, at) = Function::finish_count(inst, leave)?;
         let at = at.wrapping_add(add as i128 as u128);
         let ops = [Op::Count { table, add: at }, Op::Set(set as i128 as u128)];
@@ -1367,7 +1385,7 @@ impl PathSink {
         let finish = self
             .functions
             .get(f)
-            .and_then(|fun| fun.finish.get(last as usize));
+            .and_then(|fun| fun.t().finish.get(last as usize));
         let Some(&Some((place, fadd))) = finish else {
             return false;
         };
@@ -1467,7 +1485,13 @@ impl PathSink {
         }
         let id = block.id.index();
         let f = self.acts.last()?.func?;
-        let node = self.functions.get(f)?.node_at.get(&block.start)?.index();
+        let node = self
+            .functions
+            .get(f)?
+            .t()
+            .node_at
+            .get(&block.start)?
+            .index();
         self.key_slot(id, f, node);
         Some((id, f, node))
     }
@@ -1600,8 +1624,8 @@ impl PathSink {
         };
         let at = caller.node.index();
         let resume = self.functions.get(g).and_then(|fun| {
-            (fun.node_end.get(at) == Some(&to))
-                .then(|| fun.resume.get(at).copied().flatten())
+            (fun.t().node_end.get(at) == Some(&to))
+                .then(|| fun.t().resume.get(at).copied().flatten())
                 .flatten()
         });
         let Some((w, radd)) = resume else {
@@ -1740,7 +1764,7 @@ impl PathSink {
         if let Some(&g) = self.by_entry.get(&to) {
             return Some(Out::Tail(g as u32));
         }
-        let &(e, w) = self.functions.get(f)?.resync.get(&to)?;
+        let &(e, w) = self.functions.get(f)?.t().resync.get(&to)?;
         (kind == EmuEdge::IndirectJump).then_some(Out::Resync {
             edge: e as u32,
             node: w.index() as u32,
@@ -1855,7 +1879,7 @@ impl PathSink {
                 let Some(fun) = act.func.and_then(|f| self.functions.get(f)) else {
                     return;
                 };
-                match fun.flow_to(act.node.index(), to) {
+                match fun.t().flow_to(act.node.index(), to) {
                     Some((e, w)) => self.take(e, w),
                     None => {
                         if let Some(cfg) = fun.inst.as_ref().map(|i| &i.hier.cfg) {
@@ -1946,7 +1970,7 @@ enum Ops {
 impl Function {
     /// The sum its start pushes on a fresh activation, if any (a cached call's).
     fn first_push(&self) -> Option<u128> {
-        self.entry.and_then(|e| e.push)
+        self.t().entry.and_then(|e| e.push)
     }
 
     /// The function's name (its symbol, or its address).
@@ -2000,25 +2024,30 @@ impl Function {
         }
     }
 
-    /// Precomputes the shortcuts of activation starts and ends (`entry`, `finish`).
+    /// Precomputes the shortcuts of activation starts and ends (`entry`, `finish`) and of
+    /// returns (`resume`), once the tables are indexed and the counters placed.
     fn shortcuts(&mut self, inst: &Instrumented) {
+        let places = &self.places;
+        let Some(t) = self.tables.as_deref_mut() else {
+            return;
+        };
         let mut ops = Vec::new();
         compose(&mut ops, &inst.start_ops);
-        if let Some((e, _)) = self.start {
+        if let Some((e, _)) = t.start {
             compose(&mut ops, inst.ops_for(e.index()));
         }
-        self.entry = Entry::of(&ops);
-        self.finish = self
+        t.entry = Entry::of(&ops);
+        t.finish = t
             .leave
             .iter()
             .map(|leave| {
                 let (table, add) = Self::finish_count(inst, (*leave)?)?;
-                Some((Place::of(table, &self.places), add))
+                Some((Place::of(table, places), add))
             })
             .collect();
-        self.resume = (0..self.node_end.len())
+        t.resume = (0..t.node_end.len())
             .map(|v| {
-                let (e, w) = self.flow_to(v, *self.node_end.get(v)?)?;
+                let (e, w) = t.flow_to(v, *t.node_end.get(v)?)?;
                 let mut ops = Vec::new();
                 compose(&mut ops, inst.ops_for(e));
                 match ops[..] {
@@ -2076,8 +2105,9 @@ impl Function {
         let Some(inst) = &self.inst else { return node };
         let mut node = node;
         let mut guard = 0u32;
-        while self.node_end.get(node).is_some_and(|&e| e < end) && guard < 1 << 16 {
-            let Some(Some((e, w))) = self.fall.get(node).copied() else {
+        let t = self.t();
+        while t.node_end.get(node).is_some_and(|&e| e < end) && guard < 1 << 16 {
+            let Some(Some((e, w))) = t.fall.get(node).copied() else {
                 break;
             };
             compose(ops, inst.ops_for(e));
@@ -2088,22 +2118,11 @@ impl Function {
         node
     }
 
-    /// The flow edge from `node` to the block starting at `to`.
-    fn flow_to(&self, node: usize, to: u64) -> Option<(usize, NodeIndex)> {
-        self.flows
-            .of(node)
-            .iter()
-            .find(|(s, ..)| *s == to)
-            .map(|&(_, e, w)| (e, w))
-    }
-
     /// A function not instrumented yet (named `name`; its CFG, unless it is recovered
     /// later): its tables are built on its first call.
     fn new(name: String, cfg: Option<Cfg>) -> Function {
         Function {
             name,
-            start: None,
-            node_end: Vec::new(),
             inst: None,
             error: None,
             counters: None,
@@ -2111,31 +2130,40 @@ impl Function {
             starts: 0,
             ends: 0,
             pairs: None,
-            cfg,
+            cfg: cfg.map(Box::new),
             user_regions: None,
             weights: None,
             places: Vec::new(),
-            entry: None,
-            finish: Vec::new(),
-            resume: Vec::new(),
-            node_at: HashMap::default(),
-            fall: Vec::new(),
-            leave: Vec::new(),
-            flows: Adjacency::default(),
-            resync: HashMap::default(),
             saves_none: false,
-            room: None,
+            tables: None,
         }
+    }
+
+    /// The runtime's tables (empty until the function is instrumented).
+    fn t(&self) -> &Tables {
+        self.tables.as_deref().unwrap_or(&NO_TABLES)
     }
 
     /// Builds the runtime's tables of `cfg`.
     fn index(&mut self, cfg: &Cfg) {
+        self.tables = Some(Box::new(Tables::of(cfg)));
+        self.edge_counts = vec![0; cfg.graph.edge_count()];
+    }
+}
+
+impl Tables {
+    /// The tables of `cfg` (its shortcuts, `entry`, `finish` and `resume`, come with the
+    /// plan: see [`Function::shortcuts`]).
+    fn of(cfg: &Cfg) -> Tables {
         let n = cfg.node_count();
-        self.fall = vec![None; n];
-        self.leave = vec![None; n];
-        self.node_at.reserve(n);
+        let mut t = Tables {
+            fall: vec![None; n],
+            leave: vec![None; n],
+            ..Tables::default()
+        };
+        t.node_at.reserve(n);
         for v in cfg.graph.node_indices().skip(2) {
-            self.node_at.insert(cfg.graph[v].start, v);
+            t.node_at.insert(cfg.graph[v].start, v);
         }
         let succs = cfg.all_succs();
         let flows = cfg.graph.node_indices().flat_map(|v| {
@@ -2145,30 +2173,39 @@ impl Function {
             };
             succs.of(v).iter().filter(flow).map(to)
         });
-        self.flows = Adjacency::new(n, flows);
+        t.flows = Adjacency::new(n, flows);
         for v in cfg.graph.node_indices() {
             for &(e, w) in succs.of(v) {
                 match cfg.graph[e] {
                     EdgeKind::Flow => {
                         let ts = cfg.graph[w].start;
                         if ts == cfg.graph[v].end {
-                            self.fall[v.index()] = Some((e.index(), w));
+                            t.fall[v.index()] = Some((e.index(), w));
                         }
                     }
-                    EdgeKind::Leave => self.leave[v.index()] = Some(e.index()),
+                    EdgeKind::Leave => t.leave[v.index()] = Some(e.index()),
                     EdgeKind::Resync => {
-                        self.resync.insert(cfg.graph[w].start, (e.index(), w));
+                        t.resync.insert(cfg.graph[w].start, (e.index(), w));
                     }
                     EdgeKind::Start => {}
                 }
             }
         }
-        self.start = cfg
+        t.start = cfg
             .succs(Cfg::entry())
             .into_iter()
             .find(|&(e, _)| cfg.graph[e] == EdgeKind::Start);
-        self.node_end = cfg.graph.node_weights().map(|b| b.end).collect();
-        self.edge_counts = vec![0; cfg.graph.edge_count()];
+        t.node_end = cfg.graph.node_weights().map(|b| b.end).collect();
+        t
+    }
+
+    /// The flow edge from `node` to the block starting at `to`.
+    fn flow_to(&self, node: usize, to: u64) -> Option<(usize, NodeIndex)> {
+        self.flows
+            .of(node)
+            .iter()
+            .find(|(s, ..)| *s == to)
+            .map(|&(_, e, w)| (e, w))
     }
 }
 
@@ -2299,7 +2336,7 @@ impl Sink for PathSink {
         }
         let entry = match block.ends_with {
             // An unresolved jump restarts the activation; a jump table's is a flow edge.
-            BlockEnd::IndirectJump if !self.functions.get(f)?.resync.is_empty() => {
+            BlockEnd::IndirectJump if !self.functions.get(f)?.t().resync.is_empty() => {
                 return self.restart_probe(id, f, node, to);
             }
             BlockEnd::IndirectJump => None,
