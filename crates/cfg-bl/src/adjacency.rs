@@ -10,6 +10,12 @@ pub(crate) struct Adjacency<T> {
 }
 
 impl<T: Copy + Default> Adjacency<T> {
+    /// No nodes.
+    pub(crate) const EMPTY: Adjacency<T> = Adjacency {
+        start: Vec::new(),
+        items: Vec::new(),
+    };
+
     /// The `(node, item)` pairs of `pairs` (nodes below `nodes`), grouped by node.
     pub(crate) fn new(
         nodes: usize,

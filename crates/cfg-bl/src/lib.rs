@@ -925,8 +925,8 @@
 //! sink and 2453 region-based, and a C loop touching 1280 fresh pages took 4.2-4.6 ms on
 //! this machine (3.4 us a fault), so some 4 ms of crc's run. A heap census near the run's
 //! end (`valgrind --tool=massif`, crc 1024, region-based) put 1.06 MB of it in the sink's
-//! [`Function`](sink::Function)s, one per ELF function (1070 in crc), 1104 bytes each
-//! whether called or not. A function's plan and runtime tables are now boxed and made only
+//! [`Function`](sink::Function)s, one per function symbol (crc has 1070, `readelf -s`),
+//! 1104 bytes each whether called or not. A function's plan and runtime tables are now boxed and made only
 //! when it is instrumented: 272 bytes a function, 124-152 faults fewer a flat run on each
 //! bench guest (the same command per guest, against the build before), and `profkit paths
 //! --clear-env --mode M --json` identical on the 16 guests in the 3 modes. The set-up
@@ -935,8 +935,7 @@
 //! block), the emulator's translations with their probes (1.2 MB) and the plans (the
 //! largest, hierarchy edge classes and augmented graphs, 0.4 and 0.3 MB). Times that day
 //! could not tell changes of a few percent apart: with no sink, coremark 3000 took
-//! 0.444-0.471 s and the same configuration of primes 400000 0.37-0.60 s from one run to
-//! the next.
+//! 0.444-0.471 s, and single region-based runs of primes 400000 0.37-0.60 s.
 
 //! ## Features
 //!

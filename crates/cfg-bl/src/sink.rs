@@ -57,7 +57,6 @@
 //! counts pending in memos reach [`Function::counters`] at the run's exit event.
 
 use std::collections::{BTreeMap, HashMap as StdHashMap};
-use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 /// Hash maps of the runtime: keys are addresses and indices, not attacker-chosen.
@@ -187,7 +186,19 @@ struct Tables {
 }
 
 /// The tables of a function not instrumented: all empty.
-static NO_TABLES: LazyLock<Tables> = LazyLock::new(Tables::default);
+static NO_TABLES: Tables = Tables {
+    node_at: HashMap::with_hasher(foldhash::fast::FixedState::with_seed(0)),
+    start: None,
+    entry: None,
+    finish: Vec::new(),
+    resume: Vec::new(),
+    node_end: Vec::new(),
+    fall: Vec::new(),
+    leave: Vec::new(),
+    flows: Adjacency::EMPTY,
+    resync: HashMap::with_hasher(foldhash::fast::FixedState::with_seed(0)),
+    room: None,
+};
 
 #[derive(Clone, Debug)]
 struct Act {
