@@ -301,8 +301,9 @@ struct Compiler<'a> {
     guard: Option<Guard>,
     /// What the state must get before anything reads it: additions and path ends under a
     /// known guard leave their next key and sum here instead of storing them, since the
-    /// code that follows knows them. Whatever reads the state (a check, a probe of another
-    /// kind, the run loop, a block chained to) gets them stored first
+    /// code that follows knows them, and path ends of a known sum between a probed
+    /// superblock's parts leave their counts. Whatever reads the state (a check, a probe
+    /// of another kind, the run loop, a block chained to) gets them stored first
     /// ([`Compiler::settle`]).
     pending: Unstored,
     /// The top saved sum, where this code saved it (a region entry, or a call into a
@@ -350,11 +351,16 @@ struct Known {
 }
 
 /// The key and the sum's low half known at a point of the code and not yet stored in the
-/// state (see [`Compiler::pending`]).
+/// state, and the counts not yet added to a counter (see [`Compiler::pending`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Unstored {
     key: Option<u64>,
     sum: Option<Ahead>,
+    /// `(disp, n)`: `n` counts of the counter at displacement `disp` from the counters,
+    /// known when compiled, from path ends between a probed superblock's parts (see
+    /// [`Compiler::count_between`]). Like an addition deferred, they count each time
+    /// they are stored.
+    count: Option<(i32, i32)>,
 }
 
 impl Compiler<'_> {
@@ -571,7 +577,7 @@ impl Compiler<'_> {
         // need not be stored (a miss stores it), and a sum known is the caller's.
         let mut caller = Sum::State;
         if guarded && matches!(probe.op, ProbeOp::Call { .. }) {
-            caller = Sum::of(std::mem::take(&mut self.pending).sum);
+            caller = Sum::of(self.take_key_and_sum().sum);
         } else if self.stores_pending(probe) {
             self.settle();
         } else if self.known_sum(probe, miss) {
@@ -831,7 +837,8 @@ impl Compiler<'_> {
                 miss.push(a.jcc(Cc::Ne));
                 // (Under the known guard, the sum pending; the key it sets supersedes
                 // the one pending.)
-                let sum = Sum::of(std::mem::take(&mut self.pending).sum);
+                let taken = std::mem::take(&mut self.pending);
+                let sum = Sum::of(taken.sum);
                 let pairs = Val::Imm(pairs.into());
                 self.activation_checks(pairs, saves_none, miss);
                 self.count_first_then_ways(first, EndAt::Fixed { end, ways }, sum, miss);
@@ -846,6 +853,9 @@ impl Compiler<'_> {
                     a.store(RCX, ProbeState::FLOOR as i32, RAX);
                 }
                 a.alu_mem_imm(Alu::Sub, RCX, ProbeState::DEPTH as i32, 1);
+                // The counts pending, past the checks (a miss stores what was pending
+                // before the probe): the code leaves the activation.
+                self.add_counts(taken.count);
                 return;
             }
         }
@@ -1082,8 +1092,8 @@ impl Compiler<'_> {
         }
     }
 
-    /// Stores the key and sum of `unstored` in the state the context points to. Uses rax
-    /// and rcx.
+    /// Stores the key and sum of `unstored` in the state the context points to, and adds
+    /// its counts to their counter. Uses rax and rcx, and rdx where it counts.
     fn store(&mut self, unstored: Unstored) {
         if unstored == Unstored::default() {
             return;
@@ -1098,6 +1108,27 @@ impl Compiler<'_> {
                 .asm
                 .alu_mem_imm(Alu::Add, RCX, ProbeState::SUM as i32, d),
             None => {}
+        }
+        self.add_counts(unstored.count);
+    }
+
+    /// Adds the counts `count` of [`Unstored`], if any, to their counter. Uses rdx.
+    fn add_counts(&mut self, count: Option<(i32, i32)>) {
+        if let Some((disp, n)) = count {
+            self.keep(Kept::Counters);
+            self.asm.alu_mem_imm(Alu::Add, RDX, disp, n);
+        }
+    }
+
+    /// The key and sum pending, taken for a call that sets them itself; the counts stay
+    /// pending.
+    fn take_key_and_sum(&mut self) -> Unstored {
+        let count = self.pending.count;
+        let taken = std::mem::take(&mut self.pending);
+        self.pending.count = count;
+        Unstored {
+            count: None,
+            ..taken
         }
     }
 
@@ -1428,10 +1459,36 @@ impl Compiler<'_> {
     fn count_fixed(&mut self, end: &ProbeEnd, miss: &mut Vec<usize>, lazy: bool) {
         let sum = self.pending_sum();
         match self.given_way(end, sum, miss) {
-            Some(counter) => self.count(counter),
+            Some(counter) => self.count_between(counter),
             None => miss.push(self.asm.jmp()),
         }
         self.sum_after(end.set, lazy);
+    }
+
+    /// [`count`](Self::count), but between a probed superblock's parts ([`defer`]) the
+    /// count of a counter known when compiled is left pending: a loop the superblock
+    /// unrolls then adds its iterations' counts to the counter once, at the exit it
+    /// leaves by, rather than each to the sum the one before stored (a chain of
+    /// read-modify-writes of one address). The count it replaces in what is pending, of
+    /// another counter, is added here: past the probe's checks, so a miss, which stores
+    /// what was pending before the probe, still counts it once.
+    ///
+    /// [`defer`]: Self::defer
+    fn count_between(&mut self, counter: Counter) {
+        let Counter::At(disp) = counter else {
+            return self.count(counter);
+        };
+        if !self.defer {
+            return self.count(counter);
+        }
+        let n = match self.pending.count {
+            Some((d, n)) if d == disp => n + 1,
+            other => {
+                self.add_counts(other);
+                1
+            }
+        };
+        self.pending.count = Some((disp, n));
     }
 
     /// The sum after a probe, `set`, known when compiled: left pending if `lazy`
@@ -1829,10 +1886,7 @@ impl Compiler<'_> {
         // its key, which a block chained to past its check knows, only where the run loop
         // or a block that checks it (through the trampoline below) reads it.
         let after = std::mem::take(&mut self.pending);
-        self.store(Unstored {
-            key: None,
-            sum: after.sum,
-        });
+        self.store(Unstored { key: None, ..after });
         let after = after.key;
         let follows = probe.and_then(Guard::after);
         // The code past the check of the guard a chained stub follows keeps the state
@@ -1860,7 +1914,7 @@ impl Compiler<'_> {
         }
         self.store(Unstored {
             key: after,
-            sum: None,
+            ..Unstored::default()
         });
         self.asm.label();
         let leave = self.asm.code.len();
@@ -1881,7 +1935,7 @@ impl Compiler<'_> {
             let at = self.asm.code.len();
             self.store(Unstored {
                 key: Some(key),
-                sum: None,
+                ..Unstored::default()
             });
             let jump = self.asm.jmp();
             Tramp {
@@ -2838,13 +2892,13 @@ pub(crate) fn compile(
             let dirty = c.regs.dirty();
             c.write_back(&dirty);
             // Return and site probes, the record and the run loop read the state's key
-            // (the next pc, in rax, waits in rdx meanwhile), but for a return's probe
+            // (the next pc, in rax, waits in r12 meanwhile), but for a return's probe
             // under the known guard, which takes what is pending (a miss stores it).
             let ret_probe = src.ret_probe.filter(|_| src.logged && !src.unprobed);
             if c.pending != Unstored::default() && ret_probe.is_none_or(|p| c.stores_pending(&p)) {
-                c.asm.mov(RDX, RAX);
+                c.asm.mov(R12, RAX);
                 c.settle();
-                c.asm.mov(RAX, RDX);
+                c.asm.mov(RAX, R12);
             }
             // A return's probe that applies stands for the record, as a fixed exit's does.
             let applied = match (ret_probe, src.site.filter(|_| !src.unprobed)) {
