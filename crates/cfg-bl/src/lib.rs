@@ -936,6 +936,26 @@
 //! largest, hierarchy edge classes and augmented graphs, 0.4 and 0.3 MB). Times that day
 //! could not tell changes of a few percent apart: with no sink, coremark 3000 took
 //! 0.444-0.471 s, and single region-based runs of primes 400000 0.37-0.60 s.
+//!
+//! Deferred counts (5ef3250). Between a probed superblock's parts, a path end whose
+//! counter the code knows leaves its count pending, as additions leave their sum: the
+//! code adds it once where it leaves the superblock or counts another counter. An
+//! unrolled loop whose iterations each end a path (`__umodti3`'s byte loop in primes,
+//! `crc32_bitwise`'s bit loop) then adds its iterations' counts once, at its exit, instead
+//! of each to the value the one before had just stored, a chain of read-modify-writes of
+//! one address. Three alternating rounds of `overhead --runs 5` on coremark 3000, sort
+//! 300000, strings 500000, primes 400000 and crc 1048576 (2026-12-03, medians of the
+//! ratios, 026c70f -> 5ef3250): primes flat 1.141x -> 1.106x, region-based 1.226x ->
+//! 1.174x, global-based 1.229x -> 1.167x; coremark, sort and strings within the noise
+//! (flat 1.319x/1.277x, 1.284x/1.266x, 1.238x/1.228x); geomean of the five flat 1.232x ->
+//! 1.216x, region-based 1.252x -> 1.238x, global-based 1.259x -> 1.247x. Crc flat went the
+//! other way, 1.184x -> 1.208x, and 1.183x -> 1.201x in five more rounds of `--runs 7`,
+//! though it runs fewer instructions (callgrind of `overhead --only flat --alone` with the
+//! perf map: 1011.3M -> 1002.0M; `crc32_bitwise`'s superblock counts 11.5M -> 6.3M, its
+//! exits 8.4M -> 9.4M; primes region-based 4552.2M -> 4528.7M, `__umodti3`'s superblock
+//! counts 92.4M -> 60.6M and exits 90.9M -> 101.0M). Why crc is slower is not known; the
+//! placement of the compiled code is a guess, not checked. The profiles are byte-identical (`profkit paths --json`, the 16 guests in
+//! the 3 modes).
 
 //! ## Features
 //!
