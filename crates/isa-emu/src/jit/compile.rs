@@ -1048,7 +1048,7 @@ impl Compiler<'_> {
     }
 
     /// Stores what is pending ([`pending`](Self::pending)) in the state the context points
-    /// to. Uses rax and rcx.
+    /// to. Uses rax and rcx, and rdx where it counts.
     fn settle(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         self.store(pending);
