@@ -5,8 +5,9 @@
 //! ratio to the run without sinks.
 //!
 //! `cargo run --release -p cfg-bl --example overhead --features bench-examples -- [--runs N] [--dense-limit N] [--only CONFIG [--alone]] [--perf-map PATH] guests/bin/primes.elf [ARGS...]`
-//! (the guest runs with cwd = the current directory, empty stdin, output captured; every
-//! configuration must print the same and exit the same way).
+//! (the options in any order before the guest; the guest runs with cwd = the current
+//! directory, empty stdin, output captured; every configuration must print the same and
+//! exit the same way).
 //!
 //! Times are the thread's CPU time (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`), not wall time. A
 //! path-sink run's time includes setting the sink up (listing the functions and copying
@@ -155,50 +156,86 @@ fn median(v: &mut [Duration]) -> Duration {
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
+/// The command line's options, before the guest's path.
+struct Options {
+    runs: usize,
+    dense_limit: u128,
+    only: Option<String>,
+    alone: bool,
+    perf_map: Option<PathBuf>,
+}
+
+const USAGE: &str = "usage: overhead [--runs N] [--dense-limit N] [--only CONFIG [--alone]] \
+                     [--perf-map PATH] GUEST.elf [ARGS...]";
+
+/// Takes the options, in any order, off the front of `args` (up to the guest's path).
+fn options(args: &mut Vec<String>) -> Result<Options, String> {
+    let mut o = Options {
+        runs: 3,
+        dense_limit: cfg_bl::runtime::DENSE_LIMIT,
+        only: None,
+        alone: false,
+        perf_map: None,
+    };
+    while let Some(flag) = args.first().filter(|a| a.starts_with("--")).cloned() {
+        args.remove(0);
+        if flag == "--alone" {
+            o.alone = true;
+            continue;
+        }
+        if args.is_empty() {
+            return Err(format!("{flag} needs a value"));
+        }
+        let value = args.remove(0);
+        let number = |what: &str| format!("{flag} needs {what}, not `{value}`");
+        match flag.as_str() {
+            "--runs" => {
+                o.runs = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| number("a positive number"))?;
+            }
+            // The sink's dense/sparse threshold (see `PathSink::dense_limit`).
+            "--dense-limit" => o.dense_limit = value.parse().map_err(|_| number("a number"))?,
+            // One configuration (besides `none`), for profiling; with `--alone`, that one
+            // only (for counting its instructions in a process of its own).
+            "--only" if SETUPS.iter().any(|s| s.0 == value) => o.only = Some(value),
+            "--only" => {
+                let names: Vec<&str> = SETUPS.iter().map(|s| s.0).collect();
+                return Err(format!(
+                    "--only: no configuration `{value}` (one of {names:?})"
+                ));
+            }
+            // The emulator writes a perf map of its compiled code to PATH (for `cargo
+            // xtask bench-paths --sections`).
+            "--perf-map" => o.perf_map = Some(PathBuf::from(value)),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    if o.alone && o.only.is_none() {
+        return Err("--alone needs --only CONFIG".into());
+    }
+    Ok(o)
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mut runs = 3usize;
-    if args.first().map(String::as_str) == Some("--runs") {
-        runs = match args.get(1).and_then(|n| n.parse().ok()).filter(|&n| n > 0) {
-            Some(n) => n,
-            None => {
-                eprintln!("--runs needs a positive number");
-                std::process::exit(2);
-            }
-        };
-        args.drain(..2);
-    }
-    // `--dense-limit N`: the sink's dense/sparse threshold (see `PathSink::dense_limit`).
-    let mut dense_limit = cfg_bl::runtime::DENSE_LIMIT;
-    if args.first().map(String::as_str) == Some("--dense-limit") {
-        dense_limit = args
-            .get(1)
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(dense_limit);
-        args.drain(..2.min(args.len()));
-    }
-    // `--only NAME`: run one configuration (besides `none`), for profiling; `--alone`
-    // after it: that one only (for counting its instructions in a process of its own).
-    let mut only = None;
-    if args.first().map(String::as_str) == Some("--only") {
-        only = args.get(1).cloned();
-        args.drain(..2.min(args.len()));
-    }
-    let alone = args.first().map(String::as_str) == Some("--alone");
-    if alone {
-        args.drain(..1);
-    }
-    // `--perf-map PATH`: the emulator writes a perf map of its compiled code to PATH (for
-    // `cargo xtask bench-paths --sections`).
-    let mut perf_map = None;
-    if args.first().map(String::as_str) == Some("--perf-map") {
-        perf_map = args.get(1).map(PathBuf::from);
-        args.drain(..2.min(args.len()));
-    }
+    let Options {
+        runs,
+        dense_limit,
+        only,
+        alone,
+        perf_map,
+    } = match options(&mut args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
     let Some(path) = args.first() else {
-        eprintln!(
-            "usage: overhead [--runs N] [--dense-limit N] [--only CONFIG [--alone]] [--perf-map PATH] GUEST.elf [ARGS...]"
-        );
+        eprintln!("{USAGE}");
         std::process::exit(2);
     };
     let elf = match std::fs::read(path) {
