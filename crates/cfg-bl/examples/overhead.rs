@@ -187,17 +187,17 @@ fn options(args: &mut Vec<String>) -> Result<Options, String> {
             return Err(format!("{flag} needs a value"));
         }
         let value = args.remove(0);
-        let number = |what: &str| format!("{flag} needs {what}, not `{value}`");
+        let bad = |what: &str| format!("{flag} needs {what}, not `{value}`");
         match flag.as_str() {
             "--runs" => {
                 o.runs = value
                     .parse()
                     .ok()
                     .filter(|&n| n > 0)
-                    .ok_or_else(|| number("a positive number"))?;
+                    .ok_or_else(|| bad("a positive number"))?;
             }
             // The sink's dense/sparse threshold (see `PathSink::dense_limit`).
-            "--dense-limit" => o.dense_limit = value.parse().map_err(|_| number("a number"))?,
+            "--dense-limit" => o.dense_limit = value.parse().map_err(|_| bad("a number"))?,
             // One configuration (besides `none`), for profiling; with `--alone`, that one
             // only (for counting its instructions in a process of its own).
             "--only" if SETUPS.iter().any(|s| s.0 == value) => o.only = Some(value),

@@ -1123,12 +1123,10 @@ impl Compiler<'_> {
     /// The key and sum pending, taken for a call that sets them itself; the counts stay
     /// pending.
     fn take_key_and_sum(&mut self) -> Unstored {
-        let count = self.pending.count;
-        let taken = std::mem::take(&mut self.pending);
-        self.pending.count = count;
         Unstored {
+            key: self.pending.key.take(),
+            sum: self.pending.sum.take(),
             count: None,
-            ..taken
         }
     }
 
@@ -1468,19 +1466,16 @@ impl Compiler<'_> {
     /// [`count`](Self::count), but between a probed superblock's parts ([`defer`]) the
     /// count of a counter known when compiled is left pending: a loop the superblock
     /// unrolls then adds its iterations' counts to the counter once, at the exit it
-    /// leaves by, rather than each to the sum the one before stored (a chain of
-    /// read-modify-writes of one address). The count it replaces in what is pending, of
+    /// leaves by, rather than each to the count the one before had just stored (a chain
+    /// of read-modify-writes of one address). The count it replaces in what is pending, of
     /// another counter, is added here: past the probe's checks, so a miss, which stores
     /// what was pending before the probe, still counts it once.
     ///
     /// [`defer`]: Self::defer
     fn count_between(&mut self, counter: Counter) {
-        let Counter::At(disp) = counter else {
+        let (Counter::At(disp), true) = (counter, self.defer) else {
             return self.count(counter);
         };
-        if !self.defer {
-            return self.count(counter);
-        }
         let n = match self.pending.count {
             Some((d, n)) if d == disp => n + 1,
             other => {
