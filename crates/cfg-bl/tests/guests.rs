@@ -8,8 +8,8 @@ use cfg_bl::runtime::Table;
 use cfg_bl::sink::{PathSink, RegionChoice};
 use cfg_bl::{LazyProgram, Mode, Program};
 use isa_emu::linux::{Input, LinuxConfig, Output};
-use isa_emu::{Config, Machine};
-use prof_events::CodeView;
+use isa_emu::{Config, Machine, RunSummary};
+use prof_events::{CodeView, Sink};
 
 fn guests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../guests")
@@ -54,6 +54,12 @@ fn all_guests() -> Vec<Guest> {
 
 fn linux_guests() -> Vec<Guest> {
     all_guests().into_iter().filter(|g| !g.bare).collect()
+}
+
+/// Runs `m` with `sink` behind `dyn Sink`: one instance of the emulator's run loops for
+/// the whole file, where each sink type cost two (most of this test's build time).
+fn run(m: &mut Machine, sink: &mut dyn Sink) -> RunSummary {
+    m.run(sink)
 }
 
 fn machine(g: &Guest) -> Machine {
@@ -154,7 +160,7 @@ fn path_profiles_agree_with_edge_profiles_on_every_guest() {
         for (mode, regions) in modes {
             let (mut m, mut sink) = sink_for(guest, mode, regions);
             sink.record_edges = true;
-            let summary = m.run(&mut sink);
+            let summary = run(&mut m, &mut sink);
             let mut items = 0;
             let mut executed = 0u64;
             let mut paths_total = 0;
@@ -212,7 +218,7 @@ fn profile(
 ) -> (Paths, cfg_bl::Stats) {
     let (mut m, mut sink) = sink_for(guest, mode, regions);
     setup(&mut sink);
-    m.run(&mut sink);
+    run(&mut m, &mut sink);
     (sink.paths(), sink.stats)
 }
 
@@ -267,7 +273,7 @@ fn the_dense_budget_makes_large_tables_sparse() {
     let large = |budget: usize| {
         let (mut m, mut sink) = sink_for(&guest, Mode::RegionBased, RegionChoice::Flat);
         sink.dense_budget = budget;
-        m.run(&mut sink);
+        run(&mut m, &mut sink);
         let (mut dense, mut sparse) = (0, 0);
         for f in &sink.functions {
             let (Some(inst), Some(c)) = (&f.inst, &f.counters) else {
@@ -312,7 +318,7 @@ impl Switching {
     }
 }
 
-impl prof_events::Sink for Switching {
+impl Sink for Switching {
     fn may_stop(&mut self) -> bool {
         !self.traces
     }
@@ -370,9 +376,9 @@ fn clearing_the_cache_mid_run_changes_no_path_count() {
                         edges: 0,
                         traces,
                     };
-                    let run = m.run(&mut switching);
+                    let summary = run(&mut m, &mut switching);
                     assert!(switching.edges > 4 * switching.every, "{name}");
-                    assert_eq!(run.event_superblocks > 0, traces, "{name}");
+                    assert_eq!(summary.event_superblocks > 0, traces, "{name}");
                     let sink = switching.sink;
                     assert!(!plain.0.is_empty(), "{name}");
                     assert_eq!(
@@ -401,7 +407,7 @@ fn edge_by_edge<S>(sink: S) -> Forward<S> {
     }
 }
 
-impl<S: prof_events::Sink> prof_events::Sink for Forward<S> {
+impl<S: Sink> Sink for Forward<S> {
     fn may_stop(&mut self) -> bool {
         false
     }
@@ -434,7 +440,7 @@ impl<S: prof_events::Sink> prof_events::Sink for Forward<S> {
 /// Forwards everything to a path sink, counting the edge events it takes.
 struct Counted(PathSink, u64);
 
-impl prof_events::Sink for Counted {
+impl Sink for Counted {
     fn may_stop(&mut self) -> bool {
         self.0.may_stop()
     }
@@ -473,7 +479,7 @@ impl prof_events::Sink for Counted {
 /// apart after the run) is the same sink's edge by edge: paths, stats and activations.
 /// Returns the event superblocks of the run through `wrap`, and the edge events the sink
 /// took edge by edge.
-fn against_edge_by_edge<W: prof_events::Sink>(
+fn against_edge_by_edge<W: Sink>(
     guest: &Guest,
     (mode, regions): (Mode, RegionChoice),
     wrap: impl FnOnce(PathSink) -> W,
@@ -481,11 +487,11 @@ fn against_edge_by_edge<W: prof_events::Sink>(
 ) -> (u64, u64) {
     let (mut m, sink) = sink_for(guest, mode, regions);
     let mut wrapped = wrap(sink);
-    let supers = m.run(&mut wrapped).event_superblocks;
+    let supers = run(&mut m, &mut wrapped).event_superblocks;
     let sink = unwrap(wrapped);
     let (mut m, plain) = sink_for(guest, mode, regions);
     let mut one_by_one = Counted(plain, 0);
-    m.run(&mut edge_by_edge(&mut one_by_one));
+    run(&mut m, &mut edge_by_edge(&mut one_by_one));
     let (plain, edges) = (one_by_one.0, one_by_one.1);
     assert!(!plain.paths().is_empty(), "{}", guest.name);
     let what = format!("{} {mode:?} {regions:?}", guest.name);
@@ -576,7 +582,7 @@ fn user_regions_given_to_the_sink_profile_like_the_same_loops() {
     let g = guest("sort");
     for mode in [Mode::RegionBased, Mode::GlobalBased { shrink: true }] {
         let (mut m, mut loops) = sink_for(&g, mode, RegionChoice::Loops);
-        m.run(&mut loops);
+        run(&mut m, &mut loops);
         let given = regions_as_addresses(&loops);
         assert!(given.len() >= 2, "sort has functions with loops");
         let (mut m, mut user) = sink_for(&g, mode, RegionChoice::Flat);
@@ -585,7 +591,7 @@ fn user_regions_given_to_the_sink_profile_like_the_same_loops() {
             user.set_regions(*entry, regions)
                 .expect("loops are valid regions");
         }
-        let summary = m.run(&mut user);
+        let summary = run(&mut m, &mut user);
         assert_eq!(
             user.stats,
             cfg_bl::Stats::default(),
@@ -698,7 +704,7 @@ fn bad_user_regions_and_weights_are_clear_errors() {
         .expect_err("too short");
     assert!(e.to_string().contains("2 edge counts for"), "{e}");
     // The failed calls changed nothing: the profile is the plain loop profile.
-    m.run(&mut sink);
+    run(&mut m, &mut sink);
     assert_eq!(
         sink.paths(),
         profile(&g, Mode::RegionBased, RegionChoice::Loops, |_| {}).0
@@ -725,12 +731,12 @@ fn measured_weights_move_increments_but_not_paths() {
         ] {
             let (mut m, mut estimate) = sink_for(guest, mode, regions);
             estimate.record_edges = true;
-            m.run(&mut estimate);
+            run(&mut m, &mut estimate);
             let edges = estimate.edge_profile();
             let (mut m, mut measured) = sink_for(guest, mode, regions);
             measured.record_edges = true;
             measured.set_edge_profile(&edges).expect("the profile fits");
-            m.run(&mut measured);
+            run(&mut m, &mut measured);
             let what = format!("{} {mode:?} {regions:?}", guest.name);
             assert!(!estimate.paths().is_empty(), "{what}");
             assert_eq!(measured.paths(), estimate.paths(), "{what}");
@@ -781,8 +787,8 @@ fn lazy_recovery_gives_the_eager_profile() {
             (Mode::RegionBased, RegionChoice::Flat),
             (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
         ] {
-            let run = |mut m: Machine, mut sink: PathSink| {
-                m.run(&mut sink);
+            let profile = |mut m: Machine, mut sink: PathSink| {
+                run(&mut m, &mut sink);
                 let called: Vec<(usize, String)> = (sink.functions.iter().enumerate())
                     .filter(|(_, f)| f.inst.is_some() || f.error.is_some())
                     .map(|(i, f)| (i, f.name().to_string()))
@@ -790,10 +796,10 @@ fn lazy_recovery_gives_the_eager_profile() {
                 (sink.paths(), sink.stats, called, sink.functions.len())
             };
             let (m, eager) = sink_for(&guest, mode, regions);
-            let eager = run(m, eager);
+            let eager = profile(m, eager);
             let m = machine(&guest);
             let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);
-            let lazy = run(m, PathSink::lazy(program, mode, regions));
+            let lazy = profile(m, PathSink::lazy(program, mode, regions));
             assert!(!eager.0.is_empty(), "{}", guest.name);
             // A static C library: most of its functions never run.
             if !guest.bare {
@@ -824,7 +830,7 @@ fn set_up_time_is_the_runs_recovery_and_instrumentation() {
             guest.name
         );
         let started = std::time::Instant::now();
-        m.run(&mut sink);
+        run(&mut m, &mut sink);
         let run = started.elapsed();
         let instrumented = sink.functions.iter().filter(|f| f.inst.is_some()).count();
         assert!(instrumented > 0, "{}", guest.name);
