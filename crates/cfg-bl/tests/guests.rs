@@ -787,7 +787,7 @@ fn lazy_recovery_gives_the_eager_profile() {
             (Mode::RegionBased, RegionChoice::Flat),
             (Mode::GlobalBased { shrink: true }, RegionChoice::Loops),
         ] {
-            let profile = |mut m: Machine, mut sink: PathSink| {
+            let observe = |mut m: Machine, mut sink: PathSink| {
                 run(&mut m, &mut sink);
                 let called: Vec<(usize, String)> = (sink.functions.iter().enumerate())
                     .filter(|(_, f)| f.inst.is_some() || f.error.is_some())
@@ -796,10 +796,10 @@ fn lazy_recovery_gives_the_eager_profile() {
                 (sink.paths(), sink.stats, called, sink.functions.len())
             };
             let (m, eager) = sink_for(&guest, mode, regions);
-            let eager = profile(m, eager);
+            let eager = observe(m, eager);
             let m = machine(&guest);
             let program = LazyProgram::new(m.image().clone(), &[m.image().entry]);
-            let lazy = profile(m, PathSink::lazy(program, mode, regions));
+            let lazy = observe(m, PathSink::lazy(program, mode, regions));
             assert!(!eager.0.is_empty(), "{}", guest.name);
             // A static C library: most of its functions never run.
             if !guest.bare {
@@ -831,13 +831,13 @@ fn set_up_time_is_the_runs_recovery_and_instrumentation() {
         );
         let started = std::time::Instant::now();
         run(&mut m, &mut sink);
-        let run = started.elapsed();
+        let took = started.elapsed();
         let instrumented = sink.functions.iter().filter(|f| f.inst.is_some()).count();
         assert!(instrumented > 0, "{}", guest.name);
         let set_up = sink.set_up_time();
         assert!(
-            set_up > std::time::Duration::ZERO && set_up <= run,
-            "{}: set-up {set_up:?} of a run of {run:?}",
+            set_up > std::time::Duration::ZERO && set_up <= took,
+            "{}: set-up {set_up:?} of a run of {took:?}",
             guest.name
         );
     }
