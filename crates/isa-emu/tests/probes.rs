@@ -771,7 +771,7 @@ fn a_perf_map_names_the_compiled_code_and_its_probes() {
         true,
         (u64::MAX, false, true, true, u64::MAX),
     );
-    m.run(&mut w);
+    m.run(&mut w as &mut dyn Sink);
     let anonymous = anonymous_mappings();
     drop(m);
     let map = std::fs::read_to_string(&path).expect("the perf map");

@@ -508,7 +508,8 @@ fn guests_with_superblocks_match_single_step_at_many_fuel_limits() {
                     ..Config::default()
                 };
                 let mut m = guest_util::machine(&g, config);
-                let s = m.run(&mut ());
+                // As `run_config`'s sinks, behind `dyn Sink`: one instance of the run loops.
+                let s = m.run(&mut () as &mut dyn Sink);
                 (
                     s.outcome,
                     s.pc,

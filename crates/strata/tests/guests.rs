@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use isa_emu::linux::{LinuxConfig, Output};
-use isa_emu::{Config as EmuConfig, Machine};
+use isa_emu::{Config as EmuConfig, Machine, RunSummary};
 use prof_events::{BlockId, BlockInfo, CodeView, Control, Interest, Sink, SinkExt};
 use strata::{Config, PhaseConfig, StrataSink};
 
@@ -36,6 +36,12 @@ fn load(guest: &str, emu: EmuConfig) -> Machine {
     Machine::linux(&elf, linux, emu).expect("guest loads")
 }
 
+/// Runs `m` to its end with `sinks` behind `dyn Sink`: one instance of the emulator's run
+/// loops for this file, not two per sink type (each takes long to compile).
+fn run_with(m: &mut Machine, sinks: &mut dyn Sink) -> RunSummary {
+    m.run(sinks)
+}
+
 fn run(guest: &str) -> (StrataSink, Trace, u64, Machine) {
     let mut m = load(guest, EmuConfig::default());
     let config = Config {
@@ -43,7 +49,7 @@ fn run(guest: &str) -> (StrataSink, Trace, u64, Machine) {
         ..Config::default()
     };
     let mut sinks = StrataSink::new(&config, PhaseConfig::default()).and(Trace::default());
-    let summary = m.run(&mut sinks);
+    let summary = run_with(&mut m, &mut sinks);
     let (s, t) = sinks.into_inner();
     (s, t, summary.instret, m)
 }
@@ -139,7 +145,7 @@ fn phases_guest_signals_at_its_phase_boundaries() {
         seen: Vec::new(),
     };
     let mut sinks = StrataSink::new(&Config::default(), phases).and(marks);
-    m.run(&mut sinks);
+    run_with(&mut m, &mut sinks);
     let (s, marks) = sinks.into_inner();
     let found = s.phases();
     assert_eq!(marks.seen.len(), 4, "{:?}", marks.seen);
@@ -193,7 +199,7 @@ fn the_isam_file_streamed_during_a_run_has_its_batches_before_the_exit() {
         }
     }
     let mut sinks = streaming.and(Watch(out.clone(), Vec::new()));
-    m.run(&mut sinks);
+    run_with(&mut m, &mut sinks);
     let (mut sink, watch) = sinks.into_inner();
     let len = sink.finish_file().expect("streaming").expect("written");
     let bytes = out.0.borrow().clone();
