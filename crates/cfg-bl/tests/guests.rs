@@ -56,8 +56,7 @@ fn linux_guests() -> Vec<Guest> {
     all_guests().into_iter().filter(|g| !g.bare).collect()
 }
 
-/// Runs `m` with `sink` behind `dyn Sink`: one instance of the emulator's run loops for
-/// the whole file, where each sink type cost two (most of this test's build time).
+/// Runs `m` with `sink` behind `dyn Sink` (why: docs/architecture.md, isa-emu's `machine.rs`).
 fn run(m: &mut Machine, sink: &mut dyn Sink) -> RunSummary {
     m.run(sink)
 }

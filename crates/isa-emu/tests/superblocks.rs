@@ -508,7 +508,7 @@ fn guests_with_superblocks_match_single_step_at_many_fuel_limits() {
                     ..Config::default()
                 };
                 let mut m = guest_util::machine(&g, config);
-                // As `run_config`'s sinks, behind `dyn Sink`: one instance of the run loops.
+                // Behind `dyn Sink`, as `run_config`'s sinks (why: docs/architecture.md).
                 let s = m.run(&mut () as &mut dyn Sink);
                 (
                     s.outcome,

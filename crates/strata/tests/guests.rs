@@ -36,8 +36,7 @@ fn load(guest: &str, emu: EmuConfig) -> Machine {
     Machine::linux(&elf, linux, emu).expect("guest loads")
 }
 
-/// Runs `m` to its end with `sinks` behind `dyn Sink`: one instance of the emulator's run
-/// loops for this file, not two per sink type (each takes long to compile).
+/// Runs `m` with `sinks` behind `dyn Sink` (why: docs/architecture.md, isa-emu's `machine.rs`).
 fn run_with(m: &mut Machine, sinks: &mut dyn Sink) -> RunSummary {
     m.run(sinks)
 }

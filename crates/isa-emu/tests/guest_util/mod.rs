@@ -93,8 +93,7 @@ pub fn with_and_without_probes<S: prof_events::Sink>(
     let run = |probes: bool| {
         let mut m = machine(guest, Config::default());
         let mut sink = make(m.image().entry, probes);
-        // Behind `dyn Sink`: one instance of the emulator's run loops per test binary,
-        // not two per sink type (each takes long to compile).
+        // Behind `dyn Sink` (why: docs/architecture.md, `machine.rs`).
         let s = m.run(&mut sink as &mut dyn prof_events::Sink);
         (sink, s, stdout(&m))
     };
