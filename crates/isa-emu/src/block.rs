@@ -196,6 +196,13 @@ impl Block {
         }
     }
 
+    /// Its indirect call's or jump's [`Site`] and which it is, if it has one.
+    pub fn site(&self) -> Option<(u32, SiteKind)> {
+        SiteKind::of(self.ends_with)
+            .filter(|_| self.site != NONE)
+            .map(|kind| (self.site, kind))
+    }
+
     /// The block linked to exit `exit` (0 for the fall-through, else 1), if any. A link is
     /// only set where the exit's target never changes (see [`BlockCache::set_chain`]), so
     /// it needs no check against the pc jumped to.
@@ -575,9 +582,7 @@ impl BlockCache {
             // (Unprobed code is given them, not run: see `Source::unprobed`.)
             probes,
             ret_probe,
-            site: SiteKind::of(block.ends_with)
-                .filter(|_| block.site != NONE && !unprobed)
-                .map(|kind| (block.site, kind)),
+            site: block.site().filter(|_| !unprobed),
             parts: &[],
         };
         jit.compile(&src).unwrap_or(NONE)

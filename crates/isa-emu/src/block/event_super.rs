@@ -32,9 +32,10 @@
 //! In runs with probes (see [`BlockCache::set_probing`]), an event superblock that passes
 //! no call, return or indirect jump without a probe is *probed*: it takes the parts whose
 //! probe to the next one adds to the sum, ends a path or makes a call that only opens the
-//! callee's frame ([`runs_between_parts`]), and may end in a return with a probe; its
-//! code runs those probes between the parts and each exit's probe (the return's too, as
-//! a block's code does), instead of logging (see
+//! callee's frame ([`runs_between_parts`]), and may end in a return with a probe or in an
+//! indirect call or jump with a site; its code runs those probes between the parts and
+//! each exit's probe (the return's and the site's too, as a block's code does), instead
+//! of logging (see
 //! [`Source::parts`](crate::jit::Source)), and a probe that does not apply has that part's
 //! basic block's exit logged, so the run loop delivers it alone. After a bail-out, the
 //! events of the parts from the one it bailed out in are delivered. Forming one asks the
@@ -304,11 +305,16 @@ impl BlockCache {
     /// With `unprobed`, a probed superblock's code that runs none of its probes: the code
     /// its guard's failed check diverts to ([`Source::unprobed`]).
     pub(super) fn compile_super(&mut self, sup: &EventSuper, index: u32, unprobed: bool) -> u32 {
-        // A probed superblock may end in a return: its exit runs the return's probe.
-        let last = (sup.parts + sup.nparts).checked_sub(1);
-        let ret_probe = last
+        // A probed superblock may end in a return, whose probe its exit runs, or in an
+        // indirect call or jump, whose site it searches, as its last part's code does.
+        let last = (sup.parts + sup.nparts)
+            .checked_sub(1)
             .filter(|_| sup.probed)
-            .and_then(|i| self.ret_probe(self.parts.get(i as usize)?.slot));
+            .and_then(|i| Some(self.parts.get(i as usize)?.slot));
+        let ret_probe = last.and_then(|slot| self.ret_probe(slot));
+        let site = last
+            .filter(|_| !unprobed)
+            .and_then(|slot| self.blocks.get(slot as usize)?.site());
         let range = sup.first as usize..(sup.first + sup.len) as usize;
         let (Some(jit), Some(insns), Some(meta)) = (
             self.jit.as_mut(),
@@ -353,7 +359,7 @@ impl BlockCache {
             unprobed,
             probes: [None, None],
             ret_probe,
-            site: None,
+            site,
             parts: &parts,
         };
         jit.compile(&src).unwrap_or(NONE)
@@ -362,7 +368,11 @@ impl BlockCache {
     /// How many of the parts `chosen` (a walk's) a probed event superblock takes: blocks
     /// with only edge events, each but the last with a probe to the next that
     /// [`runs_between_parts`] (the code runs it between them), the last leaving by a fixed
-    /// exit (whose stubs run its probes) or a return with a probe (which its exit runs).
+    /// exit (whose stubs run its probes), a return with a probe (which its exit runs) or
+    /// an indirect call or jump with a site (which its exit searches). Ending in the site
+    /// rather than before it gives each superblock that leads to a `switch` its own copy
+    /// of the dispatch, as a plain superblock has: coremark 3000, flat, under cachegrind's
+    /// branch simulator, 1.45M indirect jumps mispredicted of 10.7M, 0.36M after.
     fn probed_len(&self, chosen: &[(u32, u32)]) -> usize {
         let block = |i: usize| &self.blocks[chosen[i].0 as usize];
         let leads = |i: usize| {
@@ -388,6 +398,7 @@ impl BlockCache {
                 BlockEnd::Branch { .. } | BlockEnd::Jump | BlockEnd::FallThrough | BlockEnd::Call
             )
             && self.ret_probe(chosen[n - 1].0).is_none()
+            && block(n - 1).site().is_none()
         {
             n -= 1;
         }
