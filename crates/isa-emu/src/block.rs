@@ -913,15 +913,15 @@ impl BlockCache {
         let (Some(block), Some(jit)) = (self.blocks.get(slot as usize), self.jit.as_mut()) else {
             return;
         };
-        let Some(site) = jit.site_mut(block.site) else {
+        let Some((index, kind)) = block.site() else {
+            return;
+        };
+        let Some(site) = jit.site_mut(index) else {
             return;
         };
         if site.answers(to, epoch) || site.asked >= Site::ASKS {
             return;
         }
-        let Some(kind) = SiteKind::of(block.ends_with) else {
-            return;
-        };
         let knew = site.hottest(kind).is_some();
         site.learn(
             sink.probe(&block.info(BlockId(self.id_base + slot)), to),
